@@ -1,0 +1,49 @@
+"""A game master's cheat sheet: a deck and the rounds it deals from the top."""
+
+from __future__ import annotations
+
+from .deck import Deck
+from .edgework import Edgework, join_names
+from .limits import TableLimits
+from .module import REPLACE_BELOW
+from .rounds import play_round
+
+
+def cheat_sheet(edgework: Edgework, limits: TableLimits, deck: Deck) -> str:
+    lines = [
+        f"Baccarat deck: {deck.color}, appearing with {deck.solved} solved",
+        f"Edgework: serial {edgework.serial}, ports {join_names(edgework.ports)}, "
+        f"lit {join_names(edgework.lit)}, unlit {join_names(edgework.unlit)}",
+        f"Limits: {limits.placard()} (ratio row {limits.ratio_row + 1})",
+    ]
+    if deck.unshuffled:
+        lines.append("Lit BOB with 8 or 9 ports: the deck is unshuffled.")
+    else:
+        lines.append(
+            f"Letter {deck.letter} + 26 x digit {deck.digit} + {deck.solved} solved -> first index "
+            f"{deck.first_index}; most common port {deck.port_name} -> multiplier {deck.multiplier}"
+        )
+    lines.append("")
+    lines.append("Cards, top first:")
+    for row in range(0, 52, 13):
+        chunk = deck.cards[row:row + 13]
+        lines.append(f"  {row + 1:2d}-{row + len(chunk):2d}: " + " ".join(f"{str(c):>3}" for c in chunk))
+    lines.append("")
+    lines.append("Rounds if played from the top (the deck is replaced when fewer than 26 are left):")
+    position = 0
+    number = 1
+    while True:
+        game = play_round(deck.cards[position:])
+        position += len(game.order)
+        pairs = [name for name, hit in (("player pair", game.player_pair()),
+                                        ("banker pair", game.banker_pair())) if hit]
+        extra = f", {' and '.join(pairs)}" if pairs else ""
+        lines.append(
+            f"  round {number}: player {' '.join(map(str, game.player)):<11} = {game.player_score}"
+            f"  banker {' '.join(map(str, game.banker)):<11} = {game.banker_score}"
+            f"  -> {game.winner.upper()}{extra}"
+        )
+        if 52 - position < REPLACE_BELOW:
+            break
+        number += 1
+    return "\n".join(lines)

@@ -1,0 +1,71 @@
+"""The module's inputs as plain objects, and their JSON form."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import BaccaratError
+from .rounds import AREAS
+
+
+@dataclass(frozen=True)
+class Press:
+    """A short press on a betting area: one chip of the active denomination."""
+
+    area: str
+
+
+@dataclass(frozen=True)
+class Hold:
+    """A betting area held for the long-press time: the area is cleared."""
+
+    area: str
+
+
+@dataclass(frozen=True)
+class Arrow:
+    direction: str  # "left" (smaller) or "right" (larger)
+
+
+@dataclass(frozen=True)
+class Deal:
+    pass
+
+
+@dataclass(frozen=True)
+class SetSolved:
+    solved: int
+
+
+Input = Press | Hold | Arrow | Deal | SetSolved
+
+
+def check_area(area: object) -> str:
+    if area not in AREAS:
+        raise BaccaratError(f"betting area {area!r} is not one of {', '.join(AREAS)}")
+    return area  # type: ignore[return-value]
+
+
+def parse_input(data: Any) -> Input:
+    """One input from its JSON form, e.g. ``{"press": "player"}``."""
+    if not isinstance(data, dict) or len(data) != 1:
+        raise BaccaratError(f"input {data!r} is not an object with one key")
+    (key, value), = data.items()
+    if key == "press":
+        return Press(check_area(value))
+    if key == "hold":
+        return Hold(check_area(value))
+    if key == "arrow":
+        if value not in ("left", "right"):
+            raise BaccaratError(f"arrow {value!r} is not 'left' or 'right'")
+        return Arrow(value)
+    if key == "deal":
+        if value is not True:
+            raise BaccaratError(f"deal {value!r} must be true")
+        return Deal()
+    if key == "solved":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise BaccaratError(f"solved count {value!r} is not a non-negative whole number")
+        return SetSolved(value)
+    raise BaccaratError(f"unknown input {key!r}")

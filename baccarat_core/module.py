@@ -1,0 +1,285 @@
+"""The Baccarat module as a state machine.
+
+Every method takes one input and returns the events it caused, in order.
+Randomness (table limits, the colour of a replacement deck) comes from the
+``random.Random`` passed in, so a seed replays a whole game.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from . import events as ev
+from .cards import Card, hand_score
+from .chips import DENOMINATIONS, is_ordered, reorder
+from .deck import COLORS, Deck, build_deck, check_color
+from .edgework import Edgework
+from .errors import BaccaratError
+from .inputs import Arrow, Deal, Hold, Input, Press, SetSolved, check_area
+from .limits import TableLimits, format_dollars, random_limits
+from .rounds import AREAS, MAIN_AREAS, SIDE_AREAS, Round, bet_results, play_round
+
+#: A deck with fewer cards than this left after a round is replaced.
+REPLACE_BELOW = 26
+
+_AREA_NAMES = {"player": "Player", "banker": "Banker", "tie": "Tie",
+               "player_pair": "Player Pair", "banker_pair": "Banker Pair"}
+
+
+class BaccaratModule:
+    """One Baccarat module: limits, deck, chips, strikes and the solved flag."""
+
+    def __init__(
+        self,
+        edgework: Edgework,
+        limits: TableLimits | None = None,
+        *,
+        rng: random.Random | None = None,
+        first_color: str | None = None,
+    ) -> None:
+        self.rng = rng if rng is not None else random.Random()
+        self.edgework = edgework
+        self.limits_random = limits is None
+        self.limits = limits if limits is not None else random_limits(self.rng)
+        self._first_color = check_color(first_color) if first_color else None
+        self.deck: Deck | None = None
+        self.position = 0
+        self.denomination_index = 0
+        self.stacks: dict[str, list[int]] = {area: [] for area in AREAS}
+        self.strikes = 0
+        self.solved = False
+        self.last_round: Round | None = None
+
+    # -- starting -----------------------------------------------------------
+    def start(self) -> list[ev.Event]:
+        """The limits and the first deck, as the module shows them at power-on."""
+        color = self._first_color or self.rng.choice(COLORS)
+        return [ev.LimitsSet(self.limits.minimum, self.limits.maximum, self.limits_random),
+                self._new_deck(color)]
+
+    # -- reading ------------------------------------------------------------
+    @property
+    def denomination(self) -> int:
+        return DENOMINATIONS[self.denomination_index]
+
+    @property
+    def cards_left(self) -> int:
+        return 52 - self.position
+
+    def bets(self) -> dict[str, int]:
+        return {area: sum(stack) for area, stack in self.stacks.items()}
+
+    def next_round(self) -> Round:
+        """The round that the current deck would deal next (a game master's hint)."""
+        return play_round(self._require_deck().cards[self.position:])
+
+    # -- inputs -------------------------------------------------------------
+    def handle(self, action: Input) -> list[ev.Event]:
+        if isinstance(action, Press):
+            return self.press(action.area)
+        if isinstance(action, Hold):
+            return self.hold(action.area)
+        if isinstance(action, Arrow):
+            return self.arrow(action.direction)
+        if isinstance(action, Deal):
+            return self.deal()
+        if isinstance(action, SetSolved):
+            return self.set_solved(action.solved)
+        raise BaccaratError(f"unknown input {action!r}")
+
+    def press(self, area: str) -> list[ev.Event]:
+        check_area(area)
+        if self.solved:
+            return [ev.InputIgnored(f"press {area}", "solved")]
+        stack = self.stacks[area]
+        stack.append(self.denomination)
+        return [ev.ChipAdded(area, self.denomination, tuple(stack), sum(stack))]
+
+    def hold(self, area: str) -> list[ev.Event]:
+        check_area(area)
+        if self.solved:
+            return [ev.InputIgnored(f"hold {area}", "solved")]
+        total = sum(self.stacks[area])
+        self.stacks[area].clear()
+        return [ev.AreaCleared(area, total)]
+
+    def arrow(self, direction: str) -> list[ev.Event]:
+        if direction not in ("left", "right"):
+            raise BaccaratError(f"arrow {direction!r} is not 'left' or 'right'")
+        if self.solved:
+            return [ev.InputIgnored(f"arrow {direction}", "solved")]
+        step = 1 if direction == "right" else -1
+        index = min(max(self.denomination_index + step, 0), len(DENOMINATIONS) - 1)
+        if index == self.denomination_index:
+            return []
+        self.denomination_index = index
+        return [ev.DenominationChanged(self.denomination)]
+
+    def deal(self) -> list[ev.Event]:
+        if self.solved:
+            return [ev.InputIgnored("deal", "solved")]
+        bets = self.bets()
+        out: list[ev.Event] = [ev.DealStarted({a: b for a, b in bets.items() if b})]
+        problem = self._exclusive_problem(bets)
+        if problem:
+            return out + [self._strike("exclusive", problem)]
+        problem = self._limits_problem(bets)
+        if problem:
+            return out + [self._strike("limits", problem)]
+        disordered = [area for area in AREAS if not is_ordered(self.stacks[area])]
+        if disordered:
+            for area in disordered:
+                self.stacks[area] = list(reorder(self.stacks[area]))
+            out.append(ev.ChipsReordered({a: tuple(self.stacks[a]) for a in disordered}))
+            names = ", ".join(_AREA_NAMES[a] for a in disordered)
+            out.append(self._strike("stack_order", f"a larger chip sat on a smaller one in {names}"))
+        out += self._play(bets)
+        return out
+
+    def set_solved(self, solved: int) -> list[ev.Event]:
+        self.edgework = self.edgework.with_solved(solved)
+        return [ev.SolvedCountChanged(self.edgework.solved)]
+
+    # -- game-master commands -------------------------------------------------
+    def set_edgework(self, edgework: Edgework) -> list[ev.Event]:
+        """New edgework; the current deck is re-dealt from it (same colour)."""
+        self.edgework = edgework
+        e = edgework
+        return [ev.EdgeworkChanged(e.serial, e.ports, e.lit, e.unlit, e.solved),
+                self._new_deck(self._require_deck().color)]
+
+    def set_limits(self, limits: TableLimits) -> list[ev.Event]:
+        """New placard; the current deck is re-dealt from it (same colour)."""
+        self.limits = limits
+        self.limits_random = False
+        return [ev.LimitsSet(limits.minimum, limits.maximum, False),
+                self._new_deck(self._require_deck().color)]
+
+    def reset(self, limits: TableLimits | None = None) -> list[ev.Event]:
+        """A fresh game: new limits (random unless given), new deck, no chips, no strikes."""
+        self.limits_random = limits is None
+        self.limits = limits if limits is not None else random_limits(self.rng)
+        self.stacks = {area: [] for area in AREAS}
+        self.denomination_index = 0
+        self.strikes = 0
+        self.solved = False
+        self.last_round = None
+        old = self.deck.color if self.deck else None
+        color = self.rng.choice([c for c in COLORS if c != old])
+        return [ev.ModuleReset(), ev.LimitsSet(self.limits.minimum, self.limits.maximum,
+                                               self.limits_random), self._new_deck(color)]
+
+    def force_solve(self) -> list[ev.Event]:
+        if self.solved:
+            return [ev.InputIgnored("force solve", "solved")]
+        self.solved = True
+        return [ev.Solved(forced=True)]
+
+    # -- state that survives a restart ----------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        deck = self._require_deck()
+        return {
+            "edgework": self.edgework.to_dict(),
+            "limits": self.limits.to_dict(),
+            "limits_random": self.limits_random,
+            "deck": {**deck.to_dict(), "solved": deck.solved, "letter": deck.letter,
+                     "digit": deck.digit, "port_column": deck.port_column},
+            "position": self.position,
+            "denomination": self.denomination,
+            "strikes": self.strikes,
+            "solved": self.solved,
+        }
+
+    @classmethod
+    def restore(cls, state: dict[str, Any], *, rng: random.Random | None = None) -> BaccaratModule:
+        """Rebuild a module from :meth:`snapshot` (bets on the table are not kept)."""
+        try:
+            limits = TableLimits(state["limits"]["min"], state["limits"]["max"])
+            module = cls(Edgework.from_dict(state["edgework"]), limits, rng=rng)
+            d = state["deck"]
+            cards = tuple(Card.parse(c) for c in d["cards"])
+            if sorted(c.index for c in cards) != list(range(1, 53)):
+                raise BaccaratError("saved deck is not 52 different cards")
+            module.deck = Deck(check_color(d["color"]), int(d["solved"]), cards, bool(d["unshuffled"]),
+                               d.get("first_index"), d.get("multiplier"), d.get("letter"),
+                               d.get("digit"), d.get("port_column"))
+            position = state["position"]
+            if not isinstance(position, int) or not 0 <= position <= 52 - 6:
+                raise BaccaratError(f"saved deck position {position!r} is out of range")
+            module.position = position
+            module.denomination_index = DENOMINATIONS.index(state["denomination"])
+            module.strikes = int(state["strikes"])
+            module.solved = bool(state["solved"])
+            module.limits_random = bool(state.get("limits_random", False))
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            if isinstance(error, BaccaratError):
+                raise
+            raise BaccaratError(f"saved state is damaged: {error!r}") from None
+        return module
+
+    # -- internals --------------------------------------------------------------
+    def _require_deck(self) -> Deck:
+        if self.deck is None:
+            raise BaccaratError("the module has not started: call start() first")
+        return self.deck
+
+    def _new_deck(self, color: str, replaces: str | None = None) -> ev.DeckAppeared:
+        deck = build_deck(self.edgework, self.limits, color, self.edgework.solved)
+        self.deck = deck
+        self.position = 0
+        return ev.DeckAppeared(deck.color, deck.solved, deck.unshuffled, deck.first_index,
+                               deck.multiplier, deck.letter, deck.digit, deck.port_name,
+                               str(deck.cards[0]), replaces)
+
+    def _strike(self, reason: str, detail: str) -> ev.Strike:
+        self.strikes += 1
+        return ev.Strike(reason, detail, self.strikes)
+
+    def _exclusive_problem(self, bets: dict[str, int]) -> str | None:
+        placed = [a for a in MAIN_AREAS if bets[a]]
+        if len(placed) == 1:
+            return None
+        if placed:
+            return (f"bets on both Player ({format_dollars(bets['player'])}) and Banker "
+                    f"({format_dollars(bets['banker'])})")
+        return "no bet on Player or Banker"
+
+    def _limits_problem(self, bets: dict[str, int]) -> str | None:
+        lo, hi = self.limits.minimum, self.limits.maximum
+        for area in MAIN_AREAS:
+            if bets[area] and not self.limits.allows(bets[area]):
+                return (f"{_AREA_NAMES[area]} bet {format_dollars(bets[area])} is outside the limits "
+                        f"{format_dollars(lo)} - {format_dollars(hi)}")
+        for area in SIDE_AREAS:
+            if bets[area] and not self.limits.allows_side(bets[area]):
+                return (f"{_AREA_NAMES[area]} bet {format_dollars(bets[area])} is outside the side-bet "
+                        f"limits ${lo / 10:g} - ${hi / 10:g}")
+        return None
+
+    def _play(self, bets: dict[str, int]) -> list[ev.Event]:
+        deck = self._require_deck()
+        game = play_round(deck.cards[self.position:])
+        self.position += len(game.order)
+        self.last_round = game
+        out: list[ev.Event] = []
+        hands: dict[str, list[Card]] = {"player": [], "banker": []}
+        for hand, card in game.order:
+            hands[hand].append(card)
+            out.append(ev.CardDealt(hand, str(card), hand_score(hands[hand])))
+        results = bet_results(game, bets)
+        profit = sum(results.values())
+        out.append(ev.RoundPlayed(tuple(map(str, game.player)), tuple(map(str, game.banker)),
+                                  game.player_score, game.banker_score, game.winner, profit, results))
+        if profit > 0:
+            self.solved = True
+            out.append(ev.Solved())
+            return out
+        if profit < 0:
+            out.append(self._strike("loss", f"the round lost ${-profit / 100:.2f}"))
+        self.stacks = {area: [] for area in AREAS}
+        out.append(ev.ChipsCleared())
+        if self.cards_left < REPLACE_BELOW:
+            color = self.rng.choice([c for c in COLORS if c != deck.color])
+            out.append(self._new_deck(color, replaces=deck.color))
+        return out

@@ -1,0 +1,1 @@
+"""The Baccarat prop: the daemon, its hardware and its command line."""

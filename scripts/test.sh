@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Installs what the tests need (a venv, Mosquitto, tmux) and runs the whole suite.
+set -euo pipefail
+. "$(dirname "$0")/_venv.sh" test
+command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ] || apt_install mosquitto
+command -v tmux >/dev/null || apt_install tmux
+.venv/bin/ruff check .
+.venv/bin/python -m pytest "$@"
