@@ -1,0 +1,65 @@
+"""The status light and the deck-colour light, built on gpiozero."""
+
+from __future__ import annotations
+
+from gpiozero import LED, RGBLED
+
+#: RGB mix per deck back colour. Silver is a dim white where PWM is available.
+DECK_COLORS: dict[str, tuple[float, float, float]] = {
+    "red": (1.0, 0.0, 0.0),
+    "blue": (0.0, 0.0, 1.0),
+    "green": (0.0, 1.0, 0.0),
+    "silver": (0.35, 0.35, 0.4),
+}
+
+
+class StatusLight:
+    """Off while armed, a red flash on each strike, steady green once solved."""
+
+    def __init__(self, red: LED, green: LED, *, flash_seconds: float = 1.0) -> None:
+        self.red = red
+        self.green = green
+        self.flash_seconds = flash_seconds
+
+    def armed(self) -> None:
+        self.red.off()
+        self.green.off()
+
+    def strike(self) -> None:
+        if self.green.is_lit:
+            return
+        self.red.blink(on_time=self.flash_seconds, off_time=0, n=1, background=True)
+
+    def solved(self) -> None:
+        self.red.off()
+        self.green.on()
+
+    def off(self) -> None:
+        self.armed()
+
+    def close(self) -> None:
+        self.red.close()
+        self.green.close()
+
+
+class DeckLight:
+    """An RGB LED showing the back colour of the current deck."""
+
+    def __init__(self, led: RGBLED, *, pwm: bool = True) -> None:
+        self.led = led
+        self.pwm = pwm
+        self.color: str | None = None
+
+    def show(self, color: str) -> None:
+        mix = DECK_COLORS[color]
+        if not self.pwm:  # on/off pins: silver shows as white
+            mix = tuple(1.0 if c > 0 else 0.0 for c in mix)
+        self.led.color = mix
+        self.color = color
+
+    def off(self) -> None:
+        self.led.off()
+        self.color = None
+
+    def close(self) -> None:
+        self.led.close()

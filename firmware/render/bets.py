@@ -1,0 +1,86 @@
+"""The bets: five chip stacks bottom to top, their totals, the active denomination."""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+from PIL import Image
+
+from baccarat_core.chips import chip_label
+from baccarat_core.rounds import AREAS
+
+from .canvas import CHAR_W, CHIP_RGB, LINE_H, TINY_H, TINY_W, Painter
+from .views import BetsView
+
+LABELS: dict[str, str] = {"player": "PLR", "banker": "BNK", "tie": "TIE",
+                          "player_pair": "P.P", "banker_pair": "B.P"}
+
+
+def runs(stack: tuple[int, ...]) -> list[tuple[int, int]]:
+    """Consecutive equal chips as (value, count), bottom first: 100 25 25 1 -> 100, 25x2, 1."""
+    return [(value, len(list(group))) for value, group in groupby(stack)]
+
+
+def _chip_text(value: int, count: int) -> str:
+    return chip_label(value) + (f"X{count}" if count > 1 else "")
+
+
+def _total(amount: int) -> str:
+    return f"${amount:,}" if amount else ""
+
+
+def render_bets(view: BetsView, size: tuple[int, int], mode: str) -> Image.Image:
+    p = Painter(size, mode)
+    compact = p.height < 48
+    pitch = TINY_H + 1 if compact else (LINE_H if p.height < 96 else (p.height - LINE_H - 4) // 5)
+    chip_x = 11 * TINY_W + 2 if compact else 11 * CHAR_W + 5
+    right = p.width - (34 if compact else 0)
+    for row, area in enumerate(AREAS):
+        y = row * pitch + (0 if compact else 1)
+        stack = view.stacks.get(area, ())
+        if compact:
+            p.tiny((0, y), _tiny_label(area))
+            p.tiny((4 * TINY_W, y), _total(sum(stack)).replace("$", ""))
+            _chips(p, chip_x, y, stack, right, tiny_only=True)
+        else:
+            p.text((0, y), LABELS[area])
+            p.text((3 * CHAR_W + 2, y), _total(sum(stack)))
+            _chips(p, chip_x, y, stack, right, tiny_only=False)
+    _denomination(p, view, compact)
+    return p.image
+
+
+def _tiny_label(area: str) -> str:
+    # The 3x5 font has digits only: number the areas as the key map does.
+    return str(AREAS.index(area) + 1)
+
+
+def _chips(p: Painter, x: int, y: int, stack: tuple[int, ...], right: int, *, tiny_only: bool) -> None:
+    """Chips left to right = bottom to top, each a lit box with its value in dark figures."""
+    items = runs(stack)
+    widths = [len(_chip_text(v, n)) * TINY_W + 3 for v, n in items]
+    # When the stack is too long, keep its top and mark the hidden bottom with "+".
+    hidden = False
+    while items and x + sum(widths) > right:
+        items, widths, hidden = items[1:], widths[1:], True
+    if hidden:
+        x += p.tiny((x, y + 1), "+") + 2
+    for (value, count), width in zip(items, widths, strict=True):
+        p.draw.rectangle((x, y, x + width - 2, y + TINY_H + 1), fill=p.ink(CHIP_RGB.get(value)))
+        p.tiny((x + 1, y + 1), _chip_text(value, count), fill=p.dark())
+        x += width
+
+
+def _denomination(p: Painter, view: BetsView, compact: bool) -> None:
+    """Bottom-left: the active chip between the arrows that can still move."""
+    left = "<" if view.can_go_left else " "
+    right = ">" if view.can_go_right else " "
+    if compact:
+        x, y = p.width - 33, p.height - TINY_H - 8
+        p.draw.rectangle((x, y - 2, p.width - 1, p.height - 1), outline=p.ink())
+        p.tiny((x + 3, y + 1), "$" + chip_label(view.denomination))
+        return
+    y = p.height - LINE_H + 1
+    text = f"{left} CHIP ${view.denomination:,} {right}"
+    p.draw.line((0, y - 3, p.width - 1, y - 3), fill=p.ink())
+    p.text((0, y), text, CHIP_RGB.get(view.denomination))

@@ -1,0 +1,130 @@
+"""Drawing helpers shared by the screens: fonts, colours, suit icons."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from PIL import Image, ImageDraw, ImageFont
+
+#: The classic 6x11 bitmap font: crisp on a 1-bit OLED. Capitals and digits
+#: have ink in rows 2-10 of a glyph, so lines can be 9-10 pixels apart.
+FONT = ImageFont.load_default_imagefont()
+CHAR_W = 6
+LINE_H = 10
+_TOP = 2  # blank rows above the capitals in FONT
+
+# A 3x5 font for chip faces and compact layouts: ".#" rows per glyph.
+_TINY_GLYPHS: dict[str, tuple[str, ...]] = {
+    "0": ("###", "#.#", "#.#", "#.#", "###"), "1": (".#.", "##.", ".#.", ".#.", "###"),
+    "2": ("##.", "..#", ".#.", "#..", "###"), "3": ("##.", "..#", ".#.", "..#", "##."),
+    "4": ("#.#", "#.#", "###", "..#", "..#"), "5": ("###", "#..", "##.", "..#", "##."),
+    "6": (".##", "#..", "###", "#.#", "###"), "7": ("###", "..#", ".#.", ".#.", ".#."),
+    "8": ("###", "#.#", "###", "#.#", "###"), "9": ("###", "#.#", "###", "..#", "##."),
+    "K": ("#.#", "#.#", "##.", "#.#", "#.#"), "X": ("...", "#.#", ".#.", "#.#", "..."),
+    "$": (".##", "##.", ".#.", ".##", "##."), ",": ("...", "...", "...", ".#.", "#.."),
+    "+": ("...", ".#.", "###", ".#.", "..."), " ": ("...", "...", "...", "...", "..."),
+}
+TINY_W = 4  # 3 pixels and a gap
+TINY_H = 5
+
+# 7x7 suit icons.
+SUIT_ICONS: dict[str, tuple[str, ...]] = {
+    "H": (".##.##.", "#######", "#######", "#######", ".#####.", "..###..", "...#..."),
+    "D": ("...#...", "..###..", ".#####.", "#######", ".#####.", "..###..", "...#..."),
+    "C": ("..###..", "..###..", "##.#.##", "#######", "##.#.##", "...#...", "..###.."),
+    "S": ("...#...", "..###..", ".#####.", "#######", "#######", "...#...", "..###.."),
+}
+SUIT_W = 7
+
+DECK_RGB: dict[str, tuple[int, int, int]] = {
+    "red": (230, 40, 40), "blue": (60, 110, 255), "green": (40, 200, 70), "silver": (200, 200, 210),
+}
+CHIP_RGB: dict[int, tuple[int, int, int]] = {
+    1: (235, 235, 235), 5: (220, 50, 50), 25: (40, 170, 70), 100: (90, 90, 90), 500: (150, 70, 200),
+    1000: (240, 150, 30), 5000: (160, 100, 60), 25000: (60, 180, 220), 100000: (240, 210, 40),
+}
+
+
+class Painter:
+    """Draws on an image of a device's size and mode ("1", "L" or "RGB")."""
+
+    def __init__(self, size: tuple[int, int], mode: str) -> None:
+        self.mode = mode
+        self.image = Image.new(mode, size)
+        self.draw = ImageDraw.Draw(self.image)
+        self.width, self.height = size
+
+    @property
+    def color(self) -> bool:
+        return self.mode == "RGB"
+
+    def ink(self, rgb: tuple[int, int, int] | None = None):
+        """The foreground for this mode: white, or ``rgb`` on a colour display."""
+        if self.mode == "1":
+            return 1
+        if self.mode == "L":
+            return 255
+        return rgb if rgb is not None else (255, 255, 255)
+
+    def dark(self):
+        """The background colour, for text on a lit bar."""
+        return 0 if self.mode != "RGB" else (0, 0, 0)
+
+    def text(self, xy: tuple[int, int], text: str, rgb=None, *, scale: int = 1, fill=None) -> None:
+        """Capitals and digits with their ink starting at ``xy``."""
+        x, y = xy
+        fill = self.ink(rgb) if fill is None else fill
+        if scale == 1:
+            self.draw.text((x, y - _TOP), text, font=FONT, fill=fill)
+            return
+        glyphs = text_mask(text)
+        big = glyphs.resize((glyphs.width * scale, glyphs.height * scale), Image.NEAREST)
+        self.image.paste(fill, (x, y - _TOP * scale), big)
+
+    def centred(self, y: int, text: str, rgb=None, *, left: int = 0, right: int | None = None,
+                scale: int = 1) -> None:
+        right = self.width if right is None else right
+        width = len(text) * CHAR_W * scale
+        self.text((left + max(0, (right - left - width) // 2), y), text, rgb, scale=scale)
+
+    def tiny(self, xy: tuple[int, int], text: str, fill=None) -> int:
+        """Draw with the 3x5 font; returns the width used."""
+        x, y = xy
+        fill = self.ink() if fill is None else fill
+        for char in text.upper():
+            for row, bits in enumerate(_TINY_GLYPHS.get(char, _TINY_GLYPHS[" "])):
+                for col, bit in enumerate(bits):
+                    if bit == "#":
+                        self.draw.point((x + col, y + row), fill=fill)
+            x += TINY_W
+        return len(text) * TINY_W - 1
+
+    def suit(self, xy: tuple[int, int], suit: str, *, scale: int = 1) -> None:
+        x, y = xy
+        rgb = (230, 40, 40) if suit in "HD" else (255, 255, 255)
+        for row, bits in enumerate(SUIT_ICONS[suit]):
+            for col, bit in enumerate(bits):
+                if bit == "#":
+                    self.draw.rectangle((x + col * scale, y + row * scale,
+                                         x + col * scale + scale - 1, y + row * scale + scale - 1),
+                                        fill=self.ink(rgb))
+
+    def card(self, xy: tuple[int, int], card: str, *, scale: int = 1) -> int:
+        """A card as rank and suit icon; returns its width."""
+        rank, suit = card[:-1], card[-1]
+        self.text(xy, rank, scale=scale)
+        x = xy[0] + len(rank) * CHAR_W * scale
+        self.suit((x, xy[1]), suit, scale=scale)
+        return x + SUIT_W * scale - xy[0]
+
+
+@lru_cache(maxsize=256)
+def text_mask(text: str) -> Image.Image:
+    """``text`` in FONT as a 1-bit mask (used for scaled text and by tests)."""
+    image = Image.new("1", (max(1, len(text) * CHAR_W), 11))
+    ImageDraw.Draw(image).text((0, 0), text, font=FONT, fill=1)
+    return image
+
+
+def card_width(card: str, scale: int = 1) -> int:
+    return (len(card) - 1) * CHAR_W * scale + SUIT_W * scale

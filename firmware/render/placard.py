@@ -1,0 +1,31 @@
+"""The table-limits placard: BACCARAT / TABLE LIMITS / $5 - $200."""
+
+from __future__ import annotations
+
+from PIL import Image
+
+from baccarat_core.limits import TableLimits
+
+from .canvas import CHAR_W, LINE_H, Painter
+
+GOLD = (240, 200, 80)
+
+
+def render_placard(limits: TableLimits, size: tuple[int, int], mode: str) -> Image.Image:
+    p = Painter(size, mode)
+    lines = [("BACCARAT", GOLD), ("TABLE LIMITS", None), (limits.placard(), GOLD)]
+    gap = 1 if p.height < 48 else 3
+    # Double-size lines, the title first, while the display has room for them.
+    scales = [1, 1, 1]
+    for line in (0, 2, 1):
+        wider = len(lines[line][0]) * CHAR_W * 2 <= p.width - 4
+        if wider and LINE_H * (sum(scales) + 1) + 2 * gap + 2 <= p.height:
+            scales[line] = 2
+    heights = [LINE_H * s for s in scales]
+    y = max(0, (p.height - sum(heights) - gap * 2) // 2) + 1
+    for (text, rgb), scale, height in zip(lines, scales, heights, strict=True):
+        p.centred(y, text, rgb, scale=scale)
+        y += height + gap
+    if p.height >= 48:
+        p.draw.rectangle((0, 0, p.width - 1, p.height - 1), outline=p.ink(GOLD))
+    return p.image

@@ -1,0 +1,94 @@
+"""The table: both hands, their scores, the result and the deck's colour."""
+
+from __future__ import annotations
+
+from PIL import Image
+
+from .canvas import CHAR_W, DECK_RGB, LINE_H, Painter, card_width
+from .views import TableView
+
+
+def render_table(view: TableView, size: tuple[int, int], mode: str) -> Image.Image:
+    p = Painter(size, mode)
+    if p.height < 48:
+        _compact(p, view)
+    elif p.height >= 96:
+        _tall(p, view)
+    else:
+        _standard(p, view)
+    return p.image
+
+
+def _deck_line(view: TableView) -> str:
+    return f"{view.deck_color.upper()} DECK {view.cards_left}"
+
+
+def _footer(view: TableView) -> str:
+    return view.result or view.status
+
+
+def _cards(p: Painter, x: int, y: int, cards: tuple[str, ...], right: int, scale: int = 1) -> None:
+    gap = 3 * scale
+    while scale > 1 and sum(card_width(c, scale) + gap for c in cards) > right - x:
+        scale -= 1
+        gap = 3
+    for card in cards:
+        x += p.card((x, y), card, scale=scale) + gap
+
+
+def _score(score: int | None) -> str:
+    return "" if score is None else f"= {score}"
+
+
+def _standard(p: Painter, view: TableView) -> None:
+    half = p.width // 2
+    rgb = DECK_RGB.get(view.deck_color)
+    # Deck header in reverse video: the colour's name, for colour-blind players.
+    p.draw.rectangle((0, 0, p.width - 1, LINE_H), fill=p.ink(rgb))
+    header = _deck_line(view)
+    p.text(((p.width - len(header) * CHAR_W) // 2, 1), header, fill=p.dark())
+    spare = p.height - 64
+    y = 13 + spare // 4
+    p.text((1, y), "PLAYER")
+    p.text((half + 2, y), "BANKER")
+    p.draw.line((half - 1, y, half - 1, y + 3 * LINE_H), fill=p.ink())
+    y += LINE_H + 2 + spare // 4
+    _cards(p, 1, y, view.player, half - 2)
+    _cards(p, half + 2, y, view.banker, p.width - 1)
+    y += LINE_H + 1
+    p.text((1, y), _score(view.player_score))
+    p.text((half + 2, y), _score(view.banker_score))
+    p.centred(p.height - LINE_H + 1, _footer(view))
+
+
+def _compact(p: Painter, view: TableView) -> None:
+    for row, (label, cards, score) in enumerate(
+        (("P", view.player, view.player_score), ("B", view.banker, view.banker_score))
+    ):
+        y = 1 + row * (LINE_H + 1)
+        p.text((0, y), label)
+        _cards(p, 9, y, cards, p.width - 24)
+        if score is not None:
+            p.text((p.width - 3 * CHAR_W, y), f"={score}")
+    y = 2 * (LINE_H + 1) + 1
+    color = view.deck_color.upper()
+    p.text((0, y), color, DECK_RGB.get(view.deck_color))
+    footer = _footer(view)
+    room = (p.width - (len(color) + 1) * CHAR_W) // CHAR_W
+    footer = footer if len(footer) <= room else footer[:room]
+    p.text((p.width - len(footer) * CHAR_W, y), footer)
+
+
+def _tall(p: Painter, view: TableView) -> None:
+    rgb = DECK_RGB.get(view.deck_color)
+    p.centred(1, _deck_line(view), rgb)
+    block = (p.height - 2 * LINE_H - 6) // 2
+    for number, (name, cards, score) in enumerate(
+        (("PLAYER", view.player, view.player_score), ("BANKER", view.banker, view.banker_score))
+    ):
+        y = LINE_H + 4 + number * block
+        p.text((2, y), name)
+        text = _score(score)
+        p.text((p.width - len(text) * CHAR_W - 2, y), text)
+        _cards(p, 2, y + LINE_H + 3, cards, p.width - 2, scale=2)
+    p.centred(p.height - LINE_H, _footer(view))

@@ -1,0 +1,29 @@
+"""What each display shows, as plain data built from the game state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class TableView:
+    """Both hands as far as they are dealt, the result, the deck."""
+
+    deck_color: str
+    cards_left: int
+    player: tuple[str, ...] = ()
+    banker: tuple[str, ...] = ()
+    player_score: int | None = None
+    banker_score: int | None = None
+    result: str | None = None  # "PLAYER WINS +$1.00", "DEALING", ...
+    status: str = "PLACE YOUR BETS"
+
+
+@dataclass(frozen=True)
+class BetsView:
+    """The five chip stacks (bottom to top) and the active denomination."""
+
+    stacks: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    denomination: int = 1
+    can_go_left: bool = False
+    can_go_right: bool = True
