@@ -25,6 +25,7 @@ class PropBoard:
 
     def __init__(self, config: Config, *, pin_factory=None) -> None:
         self._sink: InputSink = lambda action: None
+        self.config = config
         inputs, timing = config.inputs, config.timing
         self._devices: list = []
 
@@ -61,6 +62,13 @@ class PropBoard:
                      pin_factory=pin_factory)
         self.deck_light = DeckLight(rgb, pwm=light.pwm)
         self._devices += [red, green, rgb]
+
+    def pressed_level(self, name: str) -> bool:
+        """The pin level (True = high) of input ``name`` while it is pressed."""
+        inputs = self.config.inputs
+        if name == "deal" and inputs.deal_active_high:
+            return True
+        return not inputs.pull_up
 
     def connect(self, sink: InputSink) -> None:
         """Send every input from now on to ``sink`` (called from gpiozero's threads)."""

@@ -95,9 +95,10 @@ class Daemon:
         """Run the game on this thread until :meth:`stop`."""
         if self._restored:
             log.info("state restored: %s", _summary(self.module))
-            self._handle_events([])
             self._dirty |= set(self.screens)
+            self._handle_events([])
         else:
+            self._dirty |= set(self.screens)
             self._handle_events(self.module.start())
         self._show_lights()
         self._refresh()

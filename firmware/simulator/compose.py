@@ -1,0 +1,70 @@
+"""One picture of the whole prop for the simulator: displays, lights, key map."""
+
+from __future__ import annotations
+
+from PIL import Image, ImageDraw
+
+from ..daemon import Daemon
+from ..render.canvas import FONT
+from .keys import KEY_MAP_LINES
+
+BACKGROUND = (24, 60, 36)  # baize green
+GAP = 8
+
+
+def light_states(daemon: Daemon) -> dict[str, object]:
+    """What the status and deck lights show, read back from their gpiozero devices."""
+    status = daemon.board.status
+    red, green = bool(status.red.value), bool(status.green.value)
+    deck = daemon.board.deck_light
+    return {
+        "status": "GREEN (solved)" if green else "RED (strike!)" if red else "off (armed)",
+        "status_rgb": (40, 230, 60) if green else (240, 40, 40) if red else (50, 50, 50),
+        "deck": deck.color or "off",
+        "deck_rgb": tuple(int(c * 255) for c in deck.led.color),
+    }
+
+
+def _frame(daemon: Daemon, role: str) -> Image.Image | None:
+    screen = daemon.screens.get(role)
+    if screen is None or screen.last_frame is None:
+        return None
+    return screen.last_frame.convert("RGB")
+
+
+def compose(daemon: Daemon, *, key_map: bool = True) -> Image.Image:
+    frames = {role: _frame(daemon, role) for role in ("placard", "table", "bets")}
+    sizes = {role: (f.size if f else (128, 64)) for role, f in frames.items()}
+    width = GAP + sizes["table"][0] + GAP + sizes["bets"][0] + GAP
+    top = GAP + sizes["placard"][1] + GAP
+    lower = max(sizes["table"][1], sizes["bets"][1])
+    text_h = (len(KEY_MAP_LINES) + 2) * 11 if key_map else 14
+    text_w = max(len(line) for line in KEY_MAP_LINES) * 6 + 2 * GAP if key_map else 0
+    width = max(width, text_w)
+    height = top + lower + GAP + text_h
+    image = Image.new("RGB", (width, height), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+
+    def place(role: str, xy: tuple[int, int]) -> None:
+        w, h = sizes[role]
+        draw.rectangle((xy[0] - 1, xy[1] - 1, xy[0] + w, xy[1] + h), outline=(90, 90, 90))
+        if frames[role] is not None:
+            image.paste(frames[role], xy)
+        else:
+            draw.text((xy[0] + 4, xy[1] + 4), f"no {role} display", font=FONT, fill=(200, 80, 80))
+
+    place("placard", ((width - sizes["placard"][0]) // 2, GAP))
+    place("table", (GAP, top))
+    place("bets", (GAP + sizes["table"][0] + GAP, top))
+
+    lights = light_states(daemon)
+    y = top + lower + GAP
+    draw.ellipse((GAP, y, GAP + 9, y + 9), fill=lights["status_rgb"])
+    draw.text((GAP + 14, y), f"STATUS {lights['status']}", font=FONT, fill=(230, 230, 230))
+    x = width // 2 + 10
+    draw.ellipse((x, y, x + 9, y + 9), fill=lights["deck_rgb"])
+    draw.text((x + 14, y), f"DECK {lights['deck']}", font=FONT, fill=(230, 230, 230))
+    if key_map:
+        for number, line in enumerate(KEY_MAP_LINES):
+            draw.text((GAP, y + 14 + number * 11), line, font=FONT, fill=(255, 230, 150))
+    return image

@@ -1,0 +1,144 @@
+"""Shared fixtures: gpiozero's MockFactory, a daemon on mock pins and dummy displays."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from firmware.app import build_daemon
+from firmware.config import DEFAULT_CONFIG, Config, parse_config
+from firmware.displays import open_dummy_device
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def config_data(**sections) -> dict:
+    """The reference config as a dict, with ``sections`` merged over it (tests' timing)."""
+    import tomllib
+
+    data = tomllib.loads(DEFAULT_CONFIG.read_text())
+    data["timing"] = {"hold_seconds": 0.5, "debounce_seconds": 0.02, "strike_flash_seconds": 0.3,
+                      "card_seconds": 0.0}
+    data["limits"] = {"mode": "fixed", "min": 25, "max": 1000}
+    data["deck"] = {"first_color": "red"}
+    for name, value in sections.items():
+        if isinstance(value, dict) and isinstance(data.get(name), dict):
+            data[name] = {**data[name], **value}
+        else:
+            data[name] = value
+    return data
+
+
+def make_config(**sections) -> Config:
+    return parse_config(config_data(**sections))
+
+
+@pytest.fixture
+def mock_factory() -> Iterator[MockFactory]:
+    factory = MockFactory(pin_class=MockPWMPin)
+    saved = Device.pin_factory
+    Device.pin_factory = factory
+    yield factory
+    Device.pin_factory = saved
+    factory.reset()
+
+
+class Rig:
+    """A running daemon with helpers to press its buttons like a person would."""
+
+    def __init__(self, daemon, factory: MockFactory) -> None:
+        self.daemon = daemon
+        self.factory = factory
+        self.events: list = []
+        self._event_seen = threading.Condition()
+        daemon.listeners.append(self._record)
+
+    def _record(self, events, module) -> None:
+        with self._event_seen:
+            self.events.extend(events)
+            self._event_seen.notify_all()
+
+    def kinds(self) -> list[str]:
+        return [e.kind for e in self.events]
+
+    def wait_for(self, kind: str, timeout: float = 3.0):
+        deadline = time.monotonic() + timeout
+        with self._event_seen:
+            while True:
+                for event in self.events:
+                    if event.kind == kind:
+                        return event
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"no {kind} event within {timeout} s; got {self.kinds()}")
+                self._event_seen.wait(left)
+
+    def pin(self, name: str):
+        board = self.daemon.board
+        if name in board.areas:
+            return board.areas[name].button.pin
+        if name in ("left", "right"):
+            return board.arrows[name].button.pin
+        return board.deal.button.pin
+
+    def tap(self, name: str, seconds: float = 0.04) -> None:
+        """Press and release (pull-up wiring: pressed = low), then wait for the daemon."""
+        pin = self.pin(name)
+        pin.drive_low()
+        time.sleep(seconds)
+        pin.drive_high()
+        self.daemon.wait_idle()
+
+    def chips(self, area: str, *values: int) -> None:
+        """Put chips of ``values`` on ``area``, moving the denomination with the arrows."""
+        from baccarat_core.chips import DENOMINATIONS
+
+        for value in values:
+            while self.daemon.module.denomination < value:
+                self.tap("right")
+            while self.daemon.module.denomination > value:
+                self.tap("left")
+            assert self.daemon.module.denomination == value, f"no chip of ${value}"
+            self.tap(area)
+        assert all(v in DENOMINATIONS for v in values)
+
+    def deal(self) -> None:
+        self.tap("deal")
+
+    def frame(self, role: str):
+        return self.daemon.screens[role].last_frame
+
+    def led(self, name: str) -> bool:
+        status = self.daemon.board.status
+        return bool(getattr(status, name).value)
+
+
+@pytest.fixture
+def rig_factory(mock_factory):
+    made: list[Rig] = []
+
+    def make(config: Config | None = None, *, seed: int = 1, device_factory=open_dummy_device) -> Rig:
+        daemon = build_daemon(config or make_config(), pin_factory=mock_factory,
+                              device_factory=device_factory, rng=random.Random(seed))
+        rig = Rig(daemon, mock_factory)
+        daemon.start()
+        assert daemon.ready.wait(5), "daemon did not get ready"
+        made.append(rig)
+        return rig
+
+    yield make
+    for rig in made:
+        rig.daemon.stop()
+        rig.daemon.board.close()
+
+
+@pytest.fixture
+def rig(rig_factory) -> Rig:
+    return rig_factory()
