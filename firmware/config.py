@@ -417,10 +417,9 @@ def _check_pins(config: Config) -> None:
             for name, pin in I2C1_PINS.items():
                 seen.setdefault(pin, f"I2C bus 1 {name}")
         if display.interface == "spi":
-            bus = SPI_BUS_PINS[display.port]
-            for name in ("MOSI", "SCLK"):
-                seen.setdefault(bus[name], f"SPI{display.port} {name}")
-            claim(bus[f"CE{display.device}"], f"SPI{display.port} CE{display.device} ({display.role} display)")
+            # With SPI enabled the kernel owns every line of the bus, chip selects included.
+            for name, pin in SPI_BUS_PINS[display.port].items():
+                seen.setdefault(pin, f"SPI{display.port} {name}")
     for pin, role in _ordered_roles(config):
         claim(pin, role)
 

@@ -1,0 +1,169 @@
+"""hardware/: the pin map, wiring diagram and front panel agree with the default config."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from firmware.header import BCM_TO_PHYSICAL, I2C1_PINS, SPI0_PINS
+from hardware import generate
+
+HARDWARE = Path(generate.__file__).parent
+CONFIG = generate.DEFAULT_CONFIG
+
+
+def _config_gpios(config: dict) -> dict[str, int]:
+    """Every GPIO the config names, keyed by "section.key" (read straight from the TOML)."""
+    out = {}
+    for section in ("inputs", "status_light", "deck_light"):
+        for key, value in config[section].items():
+            if type(value) is int:
+                out[f"{section}.{key}"] = value
+    for display in config["displays"]:
+        for key in ("dc", "reset"):
+            if key in display:
+                out[f"{display['role']}.{key}"] = display[key]
+    return out
+
+
+def _pinmap_rows(text: str) -> list[tuple[int, int]]:
+    """(BCM, header pin) of every GPIO row of PINMAP.md's tables."""
+    return [(int(m[1]), int(m[2])) for m in re.finditer(r"^\| [^|]+ \| GPIO(\d+) \| (\d+) \|", text, re.M)]
+
+
+def _copy_with(tmp_path: Path, old: str, new: str) -> Path:
+    text = CONFIG.read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / "config.toml"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("name", list(generate.outputs()))
+def test_checked_in_files_are_up_to_date(name: str) -> None:
+    assert (HARDWARE / name).read_text(encoding="utf-8") == generate.outputs()[name], (
+        f"hardware/{name} is stale: run python3 hardware/generate.py")
+
+
+def test_check_mode_agrees() -> None:
+    assert generate.stale() is None
+    assert generate.main(["--check"]) == 0
+
+
+def test_every_config_gpio_is_in_the_pinmap_with_its_header_pin() -> None:
+    config = generate.load_config(CONFIG)
+    rows = set(_pinmap_rows((HARDWARE / "PINMAP.md").read_text(encoding="utf-8")))
+    for key, gpio in _config_gpios(config).items():
+        assert (gpio, BCM_TO_PHYSICAL[gpio]) in rows, f"{key} = GPIO{gpio} missing from PINMAP.md"
+    for gpio in [*I2C1_PINS.values(), SPI0_PINS["MOSI"], SPI0_PINS["SCLK"], SPI0_PINS["CE0"]]:
+        assert (gpio, BCM_TO_PHYSICAL[gpio]) in rows
+
+
+def test_pin_rows_match_header() -> None:
+    for row in generate.pin_rows(generate.load_config(CONFIG)):
+        if row.bcm is not None:
+            assert BCM_TO_PHYSICAL[row.bcm] == row.physical, row
+
+
+def test_a_changed_pin_makes_the_docs_differ(tmp_path: Path) -> None:
+    moved = _copy_with(tmp_path, "tie = 13", "tie = 18")
+    fresh = generate.outputs(moved)
+    assert fresh["PINMAP.md"] != (HARDWARE / "PINMAP.md").read_text(encoding="utf-8")
+    assert fresh["wiring.svg"] != (HARDWARE / "wiring.svg").read_text(encoding="utf-8")
+    assert (18, 12) in _pinmap_rows(fresh["PINMAP.md"])
+    assert (13, 33) not in _pinmap_rows(fresh["PINMAP.md"])
+    assert generate.stale(moved) == "PINMAP.md"
+
+
+def test_check_fails_when_a_file_is_stale(tmp_path: Path) -> None:
+    for name, text in generate.outputs().items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert generate.stale(directory=tmp_path) is None
+    (tmp_path / "wiring.svg").write_text("<svg/>", encoding="utf-8")
+    assert generate.stale(directory=tmp_path) == "wiring.svg"
+
+
+def test_default_config_has_no_pin_conflicts() -> None:
+    config = generate.load_config(CONFIG)
+    assert generate.conflicts(config) == []
+    gpios = list(_config_gpios(config).values())
+    assert len(gpios) == len(set(gpios)), "a GPIO is used twice"
+    buses = {*I2C1_PINS.values(), *SPI0_PINS.values(), 0, 1, generate.SHUTDOWN_GPIO}
+    assert not buses & set(gpios), "a GPIO collides with I2C/SPI bus pins or the shutdown pin"
+    assert all(gpio in BCM_TO_PHYSICAL for gpio in gpios)
+
+
+@pytest.mark.parametrize(("old", "new", "words"), [
+    ("tie = 13", "tie = 5", "GPIO5 is used twice"),                 # two buttons
+    ("tie = 13", "tie = 24", "GPIO24 is used twice"),               # a button on the display's DC
+    ("tie = 13", "tie = 2", "GPIO2 is used twice: I2C1 SDA"),       # I2C bus
+    ("blue = 4", "blue = 9", "GPIO9 is used twice: SPI0 MISO"),     # SPI bus (MISO is owned too)
+    ("reset = 25", "reset = 7", "GPIO7 is used twice: SPI0 CE1"),
+    ("deal = 21", "deal = 12", "GPIO12 is used twice"),              # the shutdown button's pin
+])
+def test_conflicts_are_reported(tmp_path: Path, old: str, new: str, words: str) -> None:
+    config = generate.load_config(_copy_with(tmp_path, old, new))
+    assert any(words in problem for problem in generate.conflicts(config)), generate.conflicts(config)
+    with pytest.raises(ValueError):
+        generate.render_pinmap(config)
+
+
+@pytest.mark.parametrize("name", ["wiring.svg", "front-panel.svg"])
+def test_svgs_parse(name: str) -> None:
+    root = ET.parse(HARDWARE / name).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+
+
+def test_wiring_svg_labels_all_40_pins_and_every_part() -> None:
+    svg = (HARDWARE / "wiring.svg").read_text(encoding="utf-8")
+    texts = [t.text or "" for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")]
+    for pin in range(1, 41):
+        assert any(re.fullmatch(rf"{pin}  .+|.+  {pin}", t) for t in texts), f"header pin {pin} unlabelled"
+    for row in generate.pin_rows(generate.load_config(CONFIG)):
+        if row.kind in ("input", "led", "spare"):
+            assert row.role in texts
+
+
+def test_front_panel_has_a_place_for_every_part_and_nothing_overlaps() -> None:
+    config = generate.load_config(CONFIG)
+    keys = {c.key for c in generate.CUTOUTS}
+    for key in _config_gpios(config):
+        section, name = key.split(".")
+        if section == "inputs":
+            assert key in keys
+        elif section == "status_light":
+            assert key in keys
+        elif section == "deck_light":
+            assert "deck_light" in keys
+    for display in config["displays"]:
+        assert f"displays.{display['role']}" in keys
+    cutouts = generate.CUTOUTS
+    for i, a in enumerate(cutouts):
+        if a.key != "mount":
+            half_w, half_h = a.body_w / 2, a.body_h / 2
+            assert generate.EDGE_MM <= a.x - half_w and a.x + half_w <= generate.PANEL_MM - generate.EDGE_MM, a
+            assert generate.EDGE_MM <= a.y - half_h and a.y + half_h <= generate.PANEL_MM - generate.EDGE_MM, a
+        for b in cutouts[i + 1:]:
+            assert not generate.overlaps(a, b), (a.label, b.label)
+
+
+def test_resistors_keep_led_current_within_pin_limits() -> None:
+    res = generate.resistors(generate.load_config(CONFIG))
+    assert len(res) == 5
+    for r in res.values():
+        assert r.ohms in {v * 10 ** d for v in generate.E12 for d in range(4)}
+        assert r.ohms >= r.ideal_ohms
+        assert r.worst_ma <= generate.PIN_LIMIT_MA
+    assert sum(r.worst_ma for r in res.values()) <= generate.TOTAL_LIMIT_MA
+    assert generate.resistor_for("red", 2.0).ohms == 270   # (3.3 - 2.0) V / 5 mA = 260 Ω -> 270 Ω
+
+
+def test_readme_embeds_the_generated_files_and_names_the_resistors() -> None:
+    readme = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    assert "![" in readme and "wiring.svg" in readme and "front-panel.svg" in readme and "PINMAP.md" in readme
+    for r in generate.resistors(generate.load_config(CONFIG)).values():
+        assert f"{r.ohms} Ω" in readme
+    assert f"gpio_pin={generate.SHUTDOWN_GPIO}" in readme
