@@ -65,9 +65,8 @@ def serial_digit(edgework: Edgework, limits: TableLimits) -> int:
 def first_index(edgework: Edgework, limits: TableLimits, solved: int) -> int:
     """Letter position + 26 x digit + solved modules, brought into 1-52."""
     index = _letter_value(serial_letter(edgework, limits)) + 26 * serial_digit(edgework, limits) + solved
-    while index > 52:
-        index -= 52
-    return index
+    # the manual's "subtract 52 until within 1-52", in one step: a huge solved count must not hang
+    return (index - 1) % 52 + 1
 
 
 def port_column(edgework: Edgework) -> int:

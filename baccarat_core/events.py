@@ -64,6 +64,9 @@ class DenominationChanged(Event):
     kind: ClassVar[str] = "denomination"
     value: int
 
+    def describe(self) -> str:
+        return f"active chip ${self.value:,}"
+
 
 @dataclass(frozen=True)
 class ChipAdded(Event):
@@ -77,12 +80,19 @@ class ChipAdded(Event):
         return {"event": self.kind, "area": self.area, "chip": self.chip,
                 "stack": list(self.stack), "total": self.total}
 
+    def describe(self) -> str:
+        stack = " ".join(f"${c:,}" for c in self.stack)
+        return f"chip ${self.chip:,} on {self.area}: stack bottom to top {stack} = ${self.total:,}"
+
 
 @dataclass(frozen=True)
 class AreaCleared(Event):
     kind: ClassVar[str] = "clear"
     area: str
     total: int
+
+    def describe(self) -> str:
+        return f"{self.area} cleared (held), ${self.total:,} taken back"
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,8 @@ def cmd_deck(args: argparse.Namespace) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     from .session import run_session
 
+    if hasattr(sys.stdin, "reconfigure"):  # a stray non-UTF-8 byte is a malformed line, not a crash
+        sys.stdin.reconfigure(errors="surrogateescape")
     return run_session(_edgework(args), _limits(args), args.color, args.seed,
                        sys.stdin, sys.stdout, sys.stderr)
 

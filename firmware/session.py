@@ -37,6 +37,9 @@ def run_session(
         except json.JSONDecodeError as error:
             err.write(f"baccarat play: line {number}: not JSON ({error.msg}): {line.strip()[:80]}\n")
             continue
+        except RecursionError:  # e.g. thousands of "[": malformed too, not a crash
+            err.write(f"baccarat play: line {number}: not JSON (nested too deeply): {line.strip()[:80]}\n")
+            continue
         except BaccaratError as error:
             err.write(f"baccarat play: line {number}: {error}\n")
             continue

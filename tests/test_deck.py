@@ -135,6 +135,14 @@ def test_first_index(serial, limits, solved, index, card):
     assert str(deck.cards[0]) == card
 
 
+@pytest.mark.timeout(10)
+def test_first_index_with_a_huge_solved_count_does_not_hang():
+    # 10**11 = 0 (mod 4) and 4 (mod 13), so 10**11 = 4 (mod 52): 27 + 4 = 31 (9D)
+    edgework = Edgework("AB12C3", solved=10**11)
+    assert first_index(edgework, TableLimits(5, 200), 10**11) == 31
+    assert str(build_deck(edgework, TableLimits(5, 200), "red").cards[0]) == "9D"
+
+
 def test_build_deck_solved_argument_overrides_edgework():
     edgework = Edgework("DKRZ52", solved=7)
     limits = TableLimits(5, 200)

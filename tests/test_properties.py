@@ -114,7 +114,7 @@ edgeworks = st.builds(
     ports=st.lists(st.sampled_from(PORT_NAMES), max_size=12).map(tuple),
     lit=st.lists(st.sampled_from(["BOB", "FRK", "CAR", "SND"]), max_size=3, unique=True).map(tuple),
     unlit=st.lists(st.sampled_from(["BOB", "IND", "MSA"]), max_size=2, unique=True).map(tuple),
-    solved=st.integers(min_value=0, max_value=5000),
+    solved=st.one_of(st.integers(min_value=0, max_value=5000), st.integers(min_value=0, max_value=10**15)),
 )
 
 
