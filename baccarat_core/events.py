@@ -172,6 +172,9 @@ class Solved(Event):
     kind: ClassVar[str] = "solved"
     forced: bool = False
 
+    def describe(self) -> str:
+        return "SOLVED by the game master" if self.forced else "SOLVED: the round made money"
+
 
 @dataclass(frozen=True)
 class ChipsCleared(Event):

@@ -94,6 +94,7 @@ class Rig:
         pin.drive_low()
         time.sleep(seconds)
         pin.drive_high()
+        time.sleep(0.025)  # a finger needs longer than the debounce time to press again
         self.daemon.wait_idle()
 
     def chips(self, area: str, *values: int) -> None:
@@ -101,10 +102,11 @@ class Rig:
         from baccarat_core.chips import DENOMINATIONS
 
         for value in values:
-            while self.daemon.module.denomination < value:
-                self.tap("right")
-            while self.daemon.module.denomination > value:
-                self.tap("left")
+            for _ in DENOMINATIONS:
+                if self.daemon.module.denomination < value:
+                    self.tap("right")
+                elif self.daemon.module.denomination > value:
+                    self.tap("left")
             assert self.daemon.module.denomination == value, f"no chip of ${value}"
             self.tap(area)
         assert all(v in DENOMINATIONS for v in values)

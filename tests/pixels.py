@@ -11,22 +11,27 @@ from PIL import Image
 from firmware.render.canvas import text_mask
 
 
-def _rows(image: Image.Image) -> list[str]:
+def _rows(image: Image.Image, invert: bool = False) -> list[str]:
     grey = image.convert("L")
     width = grey.width
     data = grey.tobytes()
-    return ["".join("1" if data[y * width + x] > 40 else "0" for x in range(width))
+    lit, dark = ("0", "1") if invert else ("1", "0")
+    return ["".join(lit if data[y * width + x] > 40 else dark for x in range(width))
             for y in range(grey.height)]
 
 
-def find_text(image: Image.Image, text: str) -> tuple[int, int] | None:
-    """Top-left of ``text`` drawn in the display font (lit on dark), or None."""
+def find_text(image: Image.Image, text: str, *, dark_on_light: bool = False,
+              scale: int = 1) -> tuple[int, int] | None:
+    """Top-left of ``text`` drawn in the display font (lit on dark, or dark on a lit
+    bar; ``scale`` for double-size text), or None."""
     mask = text_mask(text)
+    if scale > 1:
+        mask = mask.resize((mask.width * scale, mask.height * scale), Image.NEAREST)
     box = mask.getbbox()
     if box is None:
         return None
     glyph = _rows(mask.crop(box))
-    rows = _rows(image)
+    rows = _rows(image, invert=dark_on_light)
     height = len(glyph)
     for y in range(len(rows) - height + 1):
         start = 0

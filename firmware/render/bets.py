@@ -33,14 +33,14 @@ def render_bets(view: BetsView, size: tuple[int, int], mode: str) -> Image.Image
     p = Painter(size, mode)
     compact = p.height < 48
     pitch = TINY_H + 1 if compact else (LINE_H if p.height < 96 else (p.height - LINE_H - 4) // 5)
-    chip_x = 11 * TINY_W + 2 if compact else 11 * CHAR_W + 5
+    chip_x = 13 * TINY_W if compact else 11 * CHAR_W + 5
     right = p.width - (34 if compact else 0)
     for row, area in enumerate(AREAS):
         y = row * pitch + (0 if compact else 1)
         stack = view.stacks.get(area, ())
         if compact:
             p.tiny((0, y), _tiny_label(area))
-            p.tiny((4 * TINY_W, y), _total(sum(stack)).replace("$", ""))
+            p.tiny((4 * TINY_W, y), _total(sum(stack)))
             _chips(p, chip_x, y, stack, right, tiny_only=True)
         else:
             p.text((0, y), LABELS[area])
@@ -51,8 +51,7 @@ def render_bets(view: BetsView, size: tuple[int, int], mode: str) -> Image.Image
 
 
 def _tiny_label(area: str) -> str:
-    # The 3x5 font has digits only: number the areas as the key map does.
-    return str(AREAS.index(area) + 1)
+    return {"player_pair": "PP", "banker_pair": "BP"}.get(area, LABELS[area])
 
 
 def _chips(p: Painter, x: int, y: int, stack: tuple[int, ...], right: int, *, tiny_only: bool) -> None:
