@@ -180,6 +180,9 @@ class Solved(Event):
 class ChipsCleared(Event):
     kind: ClassVar[str] = "chips_cleared"
 
+    def describe(self) -> str:
+        return "chips cleared from the table"
+
 
 @dataclass(frozen=True)
 class SolvedCountChanged(Event):
