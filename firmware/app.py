@@ -7,6 +7,7 @@ import os
 import random
 import signal
 import sys
+import threading
 from collections.abc import Callable
 
 from baccarat_core import BaccaratModule
@@ -63,8 +64,10 @@ def build_daemon(
 def run_forever(daemon: Daemon, closers: list[Callable[[], None]] | None = None) -> int:
     """Run on this thread until SIGTERM or SIGINT; lights and displays end off."""
     def stop(signum, frame) -> None:
+        # The handler runs on this thread, which may be inside the game queue's lock:
+        # hand the stop to another thread instead of taking that lock here.
         log.info("signal %s received", signal.Signals(signum).name)
-        daemon.stop()
+        threading.Thread(target=daemon.stop, name="baccarat-stop", daemon=True).start()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

@@ -6,6 +6,7 @@ Like gpiozero's own boards, it is built from devices passed down the same
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from gpiozero import LED, RGBLED, Button
@@ -82,5 +83,9 @@ class PropBoard:
         self.deck_light.off()
 
     def close(self) -> None:
-        for device in reversed(self._devices):
-            device.close()
+        # gpiozero's Button.close() waits up to 0.1 s for its hold thread: close them together.
+        closers = [threading.Thread(target=device.close) for device in self._devices]
+        for closer in closers:
+            closer.start()
+        for closer in closers:
+            closer.join()

@@ -108,6 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .commands import add_daemon_commands
 
     add_daemon_commands(sub)
+    from .control import add_control_commands
+    add_control_commands(sub)
     return parser
 
 

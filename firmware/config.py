@@ -13,6 +13,7 @@ from typing import Any
 
 from baccarat_core import BaccaratError, Edgework, TableLimits
 from baccarat_core.deck import COLORS
+from baccarat_core.limits import MINIMUMS
 
 from .errors import ConfigError
 from .header import BCM_TO_PHYSICAL, I2C1_PINS, SPI0_PINS
@@ -117,6 +118,8 @@ class MqttConfig:
     prop: str = "baccarat"
     keepalive: int = 30
     queue_limit: int = 1000
+    reconnect_min_seconds: float = 1.0
+    reconnect_max_seconds: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -340,8 +343,9 @@ def _limits(section: _Section) -> TableLimits | None:
                 raise section.fail(key, 'is only read with mode = "fixed"')
         section.finish()
         return None
-    minimum = section.get("min", int)
-    maximum = section.get("max", int)
+    minimum = section.get("min", int, check=lambda v: None if v in MINIMUMS
+                          else f"is not one of the manual's minimums ({', '.join(map(str, MINIMUMS))})")
+    maximum = section.get("max", int, check=lambda v: None if v > minimum else f"must be above min ({minimum})")
     section.finish()
     try:
         return TableLimits(minimum, maximum)
@@ -396,8 +400,19 @@ def _mqtt(section: _Section) -> MqttConfig:
         prop=text("prop", "baccarat"),
         keepalive=section.get("keepalive", int, 30, check=_positive),
         queue_limit=section.get("queue_limit", int, 1000, check=_positive),
+        reconnect_min_seconds=float(section.get("reconnect_min_seconds", float, 1.0, check=_positive)),
+        reconnect_max_seconds=float(section.get("reconnect_max_seconds", float, 30.0, check=_positive)),
     )
     section.finish()
+    if cfg.reconnect_max_seconds < cfg.reconnect_min_seconds:
+        raise section.fail("reconnect_max_seconds", f"must not be below reconnect_min_seconds "
+                                                    f"({cfg.reconnect_min_seconds})")
+    for key in ("cert_file", "key_file", "ca_file"):
+        if getattr(cfg, key) and not cfg.tls:
+            raise section.fail(key, "is only read with tls = true")
+    if bool(cfg.cert_file) != bool(cfg.key_file):
+        raise section.fail("cert_file" if cfg.cert_file else "key_file",
+                           "a client certificate needs both cert_file and key_file")
     for key in ("topic_prefix", "bomb_prefix", "prop"):
         if any(c in getattr(cfg, key) for c in "#+") or not getattr(cfg, key):
             raise section.fail(key, "must be a topic without wildcards")

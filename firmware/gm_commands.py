@@ -1,0 +1,277 @@
+"""Game-master commands: one parser and one executor for MQTT, Room 2.0 and the shell.
+
+A command arrives as a JSON object (``{"command": "set_solved", "solved": 3}``)
+or as words (``set-solved 3``, ``reset min=25 max=1000``); both become a
+:class:`Command`, validated before anything runs. :func:`submit` runs it on the
+daemon's game thread and gives back a future of the result; :func:`handle`
+wraps both steps and always produces a reply document, so every front end
+answers the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from baccarat_core import AREAS, BaccaratError, BaccaratModule, Edgework, TableLimits
+from baccarat_core import events as ev
+
+from .errors import PropError
+
+log = logging.getLogger("baccarat.commands")
+
+#: Every command, with the argument keys it accepts.
+COMMANDS: dict[str, frozenset[str]] = {
+    "reset": frozenset({"min", "max"}),
+    "force_solve": frozenset(),
+    "set_limits": frozenset({"min", "max"}),
+    "set_edgework": frozenset({"serial", "ports", "lit", "unlit", "solved"}),
+    "set_solved": frozenset({"solved"}),
+    "hint": frozenset(),
+    "status": frozenset(),
+}
+
+
+class CommandError(PropError):
+    """A command that does not parse or carries a value that fails validation."""
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    limits: TableLimits | None = None
+    edgework: Edgework | None = None
+    solved: int | None = None
+    keep_solved: bool = True
+
+
+def command_name(text: object) -> str:
+    """``force-solve``, ``Force_Solve`` -> ``force_solve``; unknown names are errors."""
+    name = str(text).strip().lower().replace("-", "_")
+    if name not in COMMANDS:
+        raise CommandError(f"unknown command {str(text)[:40]!r} (known: {', '.join(COMMANDS)})")
+    return name
+
+
+def parse_command(data: Any) -> Command:
+    """A command from its JSON form; ``id`` is allowed and ignored here."""
+    if not isinstance(data, dict):
+        raise CommandError(f"a command must be a JSON object, not {_short(data)}")
+    if "command" not in data:
+        raise CommandError("the object has no \"command\" key")
+    name = command_name(data["command"])
+    args = {k: v for k, v in data.items() if k not in ("command", "id")}
+    for key in args:
+        if key not in COMMANDS[name]:
+            raise CommandError(f"{name}: unknown argument {key!r}")
+    try:
+        if name in ("reset", "set_limits"):
+            return Command(name, limits=_limits(name, args))
+        if name == "set_solved":
+            if "solved" not in args:
+                raise CommandError("set_solved: missing \"solved\"")
+            return Command(name, solved=_count(args["solved"]))
+        if name == "set_edgework":
+            edgework = Edgework.from_dict({**args, "solved": _count(args.get("solved", 0))})
+            return Command(name, edgework=edgework, keep_solved="solved" not in args)
+    except CommandError:
+        raise
+    except BaccaratError as error:
+        raise CommandError(f"{name}: {error}") from None
+    return Command(name)
+
+
+def parse_words(text: str) -> tuple[Command | None, str | None]:
+    """A command from words: ``set-solved 3``, ``set-solved:3``, ``reset min=25 max=1000``.
+
+    Returns ``(command, None)``, or ``(None, error)`` for a message that fails.
+    """
+    words = text.replace(":", " ", 1).split()
+    if not words:
+        return None, "empty command"
+    data: dict[str, Any] = {"command": words[0]}
+    for word in words[1:]:
+        key, sep, value = word.partition("=")
+        if not sep:  # a lone value: the one argument of set-solved
+            key, value = "solved", word
+        data[key] = _word_value(key, value)
+    try:
+        return parse_command(data), None
+    except CommandError as error:
+        return None, str(error)
+
+
+def _word_value(key: str, value: str) -> Any:
+    if key in ("ports", "lit", "unlit"):
+        return [v for v in value.split(",") if v]
+    if key in ("min", "max", "solved"):
+        try:
+            return int(value.lstrip("$").replace(",", ""))
+        except ValueError:
+            return value
+    return value
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise CommandError(f"solved count {_short(value)} is not a whole number >= 0")
+    return value
+
+
+def _limits(name: str, args: dict[str, Any]) -> TableLimits | None:
+    if not args and name == "reset":
+        return None
+    if "min" not in args or "max" not in args:
+        raise CommandError(f"{name}: give both \"min\" and \"max\"" + (" or neither" if name == "reset" else ""))
+    return TableLimits(args["min"], args["max"])
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value) if not isinstance(value, (bytes, bytearray)) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+# -- running ---------------------------------------------------------------------
+
+def submit(daemon, command: Command) -> Future:
+    """Run ``command`` on the game thread; the future holds a JSON-ready result."""
+    if command.name == "hint":
+        return daemon.call(lambda: hint(daemon.module))
+    if command.name == "status":
+        return daemon.call(lambda: state_document(daemon.module))
+    produce = _producer(daemon, command)
+    return _then(daemon.apply(produce), lambda events: {"events": [e.to_dict() for e in events]})
+
+
+def _producer(daemon, command: Command) -> Callable[[BaccaratModule], list[ev.Event]]:
+    if command.name == "reset":
+        # Without limits: the config's fixed limits, or a fresh random placard.
+        return lambda m: m.reset(command.limits or daemon.config.limits)
+    if command.name == "force_solve":
+        return lambda m: m.force_solve()
+    if command.name == "set_limits":
+        return lambda m: m.set_limits(command.limits)
+    if command.name == "set_solved":
+        return lambda m: m.set_solved(command.solved)
+    if command.name == "set_edgework":
+        return lambda m: set_edgework(m, command.edgework, keep_solved=command.keep_solved)
+    raise CommandError(f"unknown command {command.name!r}")
+
+
+def set_edgework(module: BaccaratModule, edgework: Edgework, *, keep_solved: bool,
+                 only_if_changed: bool = False) -> list[ev.Event]:
+    """New edgework (keeping the module's solved count unless one is given).
+
+    ``only_if_changed`` skips edgework equal to the module's (a retained message
+    arriving again after a reconnect must not re-deal a deck in play).
+    """
+    if keep_solved:
+        edgework = edgework.with_solved(module.edgework.solved)
+    if only_if_changed and edgework == module.edgework:
+        return []
+    return module.set_edgework(edgework)
+
+
+def handle(daemon, payload: Any, *, words: bool = False) -> Future:
+    """Parse and run one request; the future always holds a reply document.
+
+    The reply is ``{"id", "ok": true, "command", "result"}`` or
+    ``{"id", "ok": false, "command", "error"}``; a bad request changes nothing.
+    """
+    done: Future = Future()
+    request_id = None
+    name = None
+    try:
+        if words:
+            command, problem = parse_words(str(payload))
+            if command is None:
+                raise CommandError(problem)
+        else:
+            data = json.loads(payload) if isinstance(payload, (str, bytes, bytearray)) else payload
+            if isinstance(data, dict):
+                request_id = data.get("id")
+                name = data.get("command")
+            command = parse_command(data)
+        name = command.name
+        running = submit(daemon, command)
+    except (ValueError, UnicodeDecodeError) as error:  # JSON errors, CommandError, BaccaratError
+        message = str(error) if isinstance(error, BaccaratError) else f"not JSON ({error})"
+        log.warning("command rejected: %s", message)
+        done.set_result(_reply(request_id, name, error=message))
+        return done
+
+    def finish(future: Future) -> None:
+        try:
+            done.set_result(_reply(request_id, name, result=future.result()))
+        except Exception as error:  # noqa: BLE001 - reported to the sender, logged once
+            log.warning("command %s failed: %s", name, error)
+            done.set_result(_reply(request_id, name, error=str(error)))
+
+    running.add_done_callback(finish)
+    return done
+
+
+def _reply(request_id: Any, name: Any, *, result: Any = None, error: str | None = None) -> dict[str, Any]:
+    reply: dict[str, Any] = {"id": request_id, "ok": error is None,
+                             "command": name if isinstance(name, str) else None}
+    if error is None:
+        reply["result"] = result
+    else:
+        reply["error"] = error
+    return reply
+
+
+def _then(future: Future, fn: Callable[[Any], Any]) -> Future:
+    out: Future = Future()
+
+    def done(f: Future) -> None:
+        try:
+            out.set_result(fn(f.result()))
+        except Exception as error:  # noqa: BLE001 - passed on to the waiter
+            out.set_exception(error)
+
+    future.add_done_callback(done)
+    return out
+
+
+# -- what the game master reads ----------------------------------------------------
+
+def state_document(module: BaccaratModule) -> dict[str, Any]:
+    """The module's state as the retained MQTT document and ``baccarat status`` show it."""
+    deck = module.deck
+    return {
+        "status": "solved" if module.solved else "armed",
+        "solved": module.solved,
+        "strikes": module.strikes,
+        "limits": module.limits.to_dict(),
+        "deck": deck.color if deck else None,
+        "cards_left": module.cards_left,
+        "denomination": module.denomination,
+        "bets": module.bets(),
+        "stacks": {area: list(module.stacks[area]) for area in AREAS},
+        "edgework": module.edgework.to_dict(),
+        "deck_solved": deck.solved if deck else None,
+    }
+
+
+def hint(module: BaccaratModule) -> dict[str, Any]:
+    """Which bet wins the next round from the current deck."""
+    game = module.next_round()
+    winner = game.winner
+    advice = {"player": "bet on Player", "banker": "bet on Banker",
+              "tie": "Player and Banker push: add a Tie side bet"}[winner]
+    return {
+        "winner": winner,
+        "player": [str(c) for c in game.player],
+        "banker": [str(c) for c in game.banker],
+        "player_score": game.player_score,
+        "banker_score": game.banker_score,
+        "player_pair": game.player_pair(),
+        "banker_pair": game.banker_pair(),
+        "cards": len(game.order),
+        "advice": advice,
+    }

@@ -1,0 +1,127 @@
+"""The Room 2.0 prop convention (xcape.io / Faure Systems), for existing consoles.
+
+Topics ``Room/<room>/Props/<prop>/inbox`` (commands as plain words) and
+``.../outbox`` (human-readable messages):
+
+- ``CONNECTED`` (retained) on connect, ``DISCONNECTED`` as the retained will;
+- ``DATA key=value ...`` with the module's state whenever it changes;
+- ``DONE <command>`` once a command ran, ``OMIT <command>`` for one that is
+  unknown or invalid (followed by ``MESG`` with the reason);
+- ``OVER baccarat`` when the module is solved;
+- ``PONG`` for ``@PING``; ``app:startup`` re-sends all ``DATA``.
+
+Commands go through :mod:`gm_commands`, like MQTT JSON and the shell.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from baccarat_core import BaccaratModule
+from baccarat_core import events as ev
+
+from . import gm_commands
+from .config import MqttConfig
+from .mqtt_link import Link
+
+log = logging.getLogger("baccarat.room")
+
+CHALLENGE = "baccarat"
+
+
+def data_line(doc: dict[str, Any]) -> str:
+    """``DATA status=armed strikes=0 ...`` from a state document (no spaces in values)."""
+    edgework = doc["edgework"]
+    items = {
+        "status": doc["status"],
+        "strikes": doc["strikes"],
+        "limits": f"{doc['limits']['min']}-{doc['limits']['max']}",
+        "deck": doc["deck"],
+        "cards_left": doc["cards_left"],
+        "chip": doc["denomination"],
+        **{f"bet_{area}": amount for area, amount in doc["bets"].items()},
+        "serial": edgework["serial"],
+        "bomb_solved": edgework["solved"],
+    }
+    return "DATA " + " ".join(f"{k}={v}" for k, v in items.items())
+
+
+class RoomService:
+    """A second MQTT connection that speaks Room 2.0 (its own will: ``DISCONNECTED``)."""
+
+    def __init__(self, daemon, cfg: MqttConfig) -> None:
+        self.daemon = daemon
+        base = f"Room/{cfg.room}/Props/{cfg.prop}"
+        self.inbox, self.outbox = f"{base}/inbox", f"{base}/outbox"
+        self.link = Link(cfg, f"{cfg.client_id}-room", will=(self.outbox, "DISCONNECTED"),
+                         subscriptions=(self.inbox,), on_message=self._on_message,
+                         on_connect=self._on_connect, name="room")
+        self._lock = threading.Lock()
+        self._data: str | None = None
+
+    def start(self) -> None:
+        self.daemon.listeners.append(self.on_events)
+        self.link.start()
+
+    def stop(self) -> None:
+        self.link.stop(farewell=(self.outbox, "DISCONNECTED"))
+
+    def send(self, text: str, *, retain: bool = False) -> None:
+        self.link.publish(self.outbox, text, retain=retain)
+
+    # -- out ----------------------------------------------------------------------------
+    def on_events(self, events: list[ev.Event], module: BaccaratModule) -> None:
+        if module.deck is None:
+            return
+        line = data_line(gm_commands.state_document(module))
+        with self._lock:
+            changed = line != self._data
+            self._data = line
+        if changed and self.link.connected.is_set():
+            self.send(line)
+        if any(isinstance(e, ev.Solved) for e in events):
+            self.send(f"OVER {CHALLENGE}")
+
+    def _on_connect(self) -> None:
+        self.send("CONNECTED", retain=True)
+        self._send_data()
+
+    def _send_data(self) -> None:
+        with self._lock:
+            line = self._data
+        if line is not None:
+            self.send(line)
+
+    # -- in ---------------------------------------------------------------------------------
+    def _on_message(self, topic: str, payload: bytes) -> None:
+        try:
+            text = payload.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            log.warning("room: inbox message is not UTF-8 text; omitted")
+            self.send("OMIT (not text)")
+            return
+        if text == "@PING":
+            self.send("PONG")
+            return
+        if text == "app:startup":
+            self._send_data()
+            self.send(f"DONE {text}")
+            return
+        gm_commands.handle(self.daemon, text, words=True).add_done_callback(
+            lambda f: self._answer(text, f.result()))
+
+    def _answer(self, text: str, reply: dict[str, Any]) -> None:
+        if not reply["ok"]:
+            self.send(f"OMIT {text}")
+            self.send(f"MESG {reply['error']}")
+            return
+        result = reply["result"]
+        if reply["command"] == "hint":
+            self.send(f"MESG hint: {result['winner']} wins next ({result['advice']}); player "
+                      f"{' '.join(result['player'])} = {result['player_score']}, banker "
+                      f"{' '.join(result['banker'])} = {result['banker_score']}")
+        elif reply["command"] == "status":
+            self.send(data_line(result))
+        self.send(f"DONE {text}")

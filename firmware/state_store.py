@@ -1,0 +1,131 @@
+"""Game state that survives a power cut: one small JSON file, written atomically.
+
+After every batch of events that changes :meth:`BaccaratModule.snapshot`, the
+file is rewritten (temporary file, fsync, rename, fsync of the directory), so a
+power cut leaves either the old state or the new one, never half of each. The
+write happens before the events are shown: pulling the plug during a deal
+cannot undo the round's strike.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from baccarat_core import BaccaratError, BaccaratModule
+from baccarat_core import events as ev
+
+from .config import Config
+
+log = logging.getLogger("baccarat.state")
+
+VERSION = 1
+
+
+def state_path(config: Config, env: dict[str, str] | None = None) -> Path | None:
+    """Where the state lives: ``[state] file``; else systemd's ``$STATE_DIRECTORY``,
+    ``/var/lib/baccarat`` when writable, or ``~/.local/state/baccarat``.
+    ``file = ""`` turns saving off (None)."""
+    env = os.environ if env is None else env
+    if config.state_file is not None:
+        return Path(config.state_file).expanduser() if config.state_file else None
+    if env.get("STATE_DIRECTORY"):
+        return Path(env["STATE_DIRECTORY"].split(":")[0]) / "state.json"
+    system = Path("/var/lib/baccarat")
+    if system.is_dir() and os.access(system, os.W_OK):
+        return system / "state.json"
+    base = Path(env.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    return base / "baccarat" / "state.json"
+
+
+def fingerprint(config: Config) -> dict[str, Any]:
+    """The parts of the config a saved game depends on: if they change, start afresh."""
+    return {"edgework": config.edgework.to_dict(),
+            "limits": config.limits.to_dict() if config.limits else None}
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write, fsync, rename over ``path``, fsync the directory."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def load_module(path: Path, config: Config, rng: random.Random) -> BaccaratModule:
+    """The module saved in ``path``; raises OSError or BaccaratError with the reason."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise BaccaratError(f"not JSON ({error.msg} at line {error.lineno})") from None
+    if not isinstance(data, dict) or data.get("version") != VERSION or "module" not in data:
+        raise BaccaratError(f"not a version {VERSION} state file")
+    if data.get("config") != fingerprint(config):
+        raise BaccaratError("the config's edgework or limits changed since it was saved")
+    return BaccaratModule.restore(data["module"], rng=rng)
+
+
+def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
+    """The saved game, or None (with a log line saying why) for a fresh one."""
+    path = state_path(config)
+    if path is None:
+        log.info("state saving is off ([state] file = \"\"); starting a fresh game")
+        return None
+    try:
+        module = load_module(path, config, rng)
+    except FileNotFoundError:
+        log.info("no saved state at %s; starting a fresh game", path)
+        return None
+    except (OSError, BaccaratError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        log.warning("state file %s is damaged or stale (%s); starting a fresh game", path, reason)
+        return None
+    log.info("restored the game saved in %s", path)
+    return module
+
+
+class StateKeeper:
+    """A daemon listener that saves the snapshot whenever it changes."""
+
+    def __init__(self, path: Path, config: Config) -> None:
+        self.path = path
+        self.fingerprint = fingerprint(config)
+        self._last: str | None = None
+        self._failing = False
+
+    def __call__(self, events: list[ev.Event], module: BaccaratModule) -> None:
+        if module.deck is None:
+            return
+        text = json.dumps({"version": VERSION, "config": self.fingerprint, "module": module.snapshot()},
+                          sort_keys=True)
+        if text == self._last:
+            return
+        try:
+            write_atomic(self.path, text + "\n")
+        except OSError as error:
+            if not self._failing:  # say it once per failure spell, not on every chip
+                log.error("cannot save the state to %s (%s); the game goes on", self.path,
+                          error.strerror or error)
+            self._failing = True
+            return
+        if self._failing:
+            log.info("state saved to %s again", self.path)
+        self._failing = False
+        self._last = text

@@ -1,0 +1,73 @@
+"""A whole prop in a process of its own, for the kill -9 tests (``python tests/prop_process.py CONFIG.json SEED``).
+
+It builds the daemon as ``baccarat run`` does (restore_module, build_daemon,
+attach_services) on mock pins and dummy displays. Commands arrive on stdin as
+JSON lines: ``{"tap": "player"}``, ``{"deal": true}`` (no wait: the deal runs
+on), ``{"hint": true}``, ``{"snapshot": true}``. Stdout gets JSON lines: a
+``ready`` line, each batch of events as the daemon hands it to its listeners,
+and one answer per command.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from firmware import gm_commands  # noqa: E402
+from firmware.app import build_daemon, mock_pin_factory  # noqa: E402
+from firmware.config import parse_config  # noqa: E402
+from firmware.displays import open_dummy_device  # noqa: E402
+from firmware.services import attach_services, restore_module  # noqa: E402
+
+_out = threading.Lock()
+
+
+def emit(data: dict) -> None:
+    with _out:
+        sys.stdout.write(json.dumps(data) + "\n")
+        sys.stdout.flush()
+
+
+def main(config_file: str, seed: str) -> None:
+    config = parse_config(json.loads(Path(config_file).read_text()))
+    rng = random.Random(int(seed))
+    module = restore_module(config, rng)
+    daemon = build_daemon(config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device,
+                          rng=rng, module=module)
+    attach_services(daemon, config)  # the state keeper listens first ...
+    daemon.listeners.append(lambda events, m: emit({"events": [e.kind for e in events]}))  # ... then we
+    daemon.start()
+    daemon.ready.wait(5)
+    emit({"ready": {"restored": module is not None,
+                    "snapshot": daemon.call(daemon.module.snapshot).result(5)}})
+    board = daemon.board
+    for line in sys.stdin:
+        command = json.loads(line)
+        if "tap" in command:
+            name = command["tap"]
+            pin = (board.areas[name] if name in board.areas else board.arrows[name]).button.pin
+            pin.drive_low()
+            time.sleep(0.04)
+            pin.drive_high()
+            time.sleep(0.03)
+            daemon.wait_idle()
+            emit({"tapped": name})
+        elif "deal" in command:
+            pin = board.deal.button.pin
+            pin.drive_low()
+            time.sleep(0.04)
+            pin.drive_high()
+        elif "hint" in command:
+            emit({"hint": daemon.call(lambda: gm_commands.hint(daemon.module)).result(30)})
+        elif "snapshot" in command:
+            emit({"snapshot": daemon.call(daemon.module.snapshot).result(30)})
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

@@ -1,0 +1,267 @@
+"""State that survives a reboot: the atomic file, restore on start, kill -9 between rounds and mid-deal."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from baccarat_core import BaccaratModule
+from firmware import state_store
+from firmware.app import build_daemon
+from firmware.displays import open_dummy_device
+from firmware.services import attach_services, restore_module
+from tests.conftest import ROOT, Rig, config_data, make_config
+
+
+def saved(path: Path) -> dict:
+    return json.loads(path.read_text())["module"]
+
+
+# -- the file --------------------------------------------------------------------------
+
+def test_write_atomic_replaces_the_file_and_leaves_no_temporary(tmp_path):
+    target = tmp_path / "deep" / "state.json"
+    state_store.write_atomic(target, "one\n")
+    state_store.write_atomic(target, "two\n")
+    assert target.read_text() == "two\n"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["state.json"]
+
+
+def test_state_path_defaults(tmp_path):
+    assert state_store.state_path(make_config(state={"file": str(tmp_path / "s.json")})) == tmp_path / "s.json"
+    assert state_store.state_path(make_config(state={"file": ""})) is None
+    config = make_config()
+    assert state_store.state_path(config, {"STATE_DIRECTORY": "/var/lib/baccarat"}) == \
+        Path("/var/lib/baccarat/state.json")
+    if not os.access("/var/lib/baccarat", os.W_OK):
+        assert state_store.state_path(config, {"XDG_STATE_HOME": str(tmp_path)}) == \
+            tmp_path / "baccarat" / "state.json"
+
+
+def test_missing_file_starts_a_fresh_game_and_says_so(tmp_path, caplog):
+    config = make_config(state={"file": str(tmp_path / "state.json")})
+    with caplog.at_level(logging.INFO, logger="baccarat.state"):
+        assert restore_module(config, random.Random(1)) is None
+    assert "no saved state" in caplog.text and "fresh game" in caplog.text
+
+
+@pytest.mark.parametrize("content", ["{not json", "[]", '{"version": 1, "module": {"limits": 3}}', ""])
+def test_damaged_file_starts_a_fresh_game_and_says_so(tmp_path, caplog, content):
+    path = tmp_path / "state.json"
+    path.write_text(content)
+    config = make_config(state={"file": str(path)})
+    if content.startswith('{"version"'):  # damaged inside, right envelope
+        path.write_text(json.dumps({"version": 1, "config": state_store.fingerprint(config),
+                                    "module": {"limits": 3}}))
+    with caplog.at_level(logging.INFO, logger="baccarat.state"):
+        assert restore_module(config, random.Random(1)) is None
+    assert "damaged" in caplog.text and "fresh game" in caplog.text
+
+
+def test_state_of_another_config_is_not_restored(tmp_path, caplog):
+    path = tmp_path / "state.json"
+    first = make_config(state={"file": str(path)})
+    module = BaccaratModule(first.edgework, first.limits, rng=random.Random(1), first_color="red")
+    module.start()
+    state_store.StateKeeper(path, first)([], module)
+    changed = make_config(state={"file": str(path)}, edgework={"serial": "ZZ9ZZ9"})
+    with caplog.at_level(logging.INFO, logger="baccarat.state"):
+        assert restore_module(changed, random.Random(1)) is None
+    assert "config's edgework or limits changed" in caplog.text
+    assert restore_module(first, random.Random(1)) is not None
+
+
+def test_keeper_writes_only_when_the_snapshot_changes(tmp_path, monkeypatch):
+    path = tmp_path / "state.json"
+    config = make_config(state={"file": str(path)})
+    module = BaccaratModule(config.edgework, config.limits, rng=random.Random(1), first_color="red")
+    module.start()
+    writes = []
+    real = state_store.write_atomic
+    monkeypatch.setattr(state_store, "write_atomic", lambda p, t: (writes.append(t), real(p, t)))
+    keeper = state_store.StateKeeper(path, config)
+    keeper([], module)
+    keeper(module.press("player"), module)  # chips are not saved: no write
+    keeper(module.arrow("right"), module)   # the active chip is
+    assert len(writes) == 2
+    assert saved(path) == module.snapshot()
+
+
+def test_unwritable_state_file_is_reported_once_and_the_game_goes_on(tmp_path, caplog):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    config = make_config(state={"file": str(blocker / "state.json")})  # a directory that is a file
+    module = BaccaratModule(config.edgework, config.limits, rng=random.Random(1), first_color="red")
+    module.start()
+    keeper = state_store.StateKeeper(blocker / "state.json", config)
+    with caplog.at_level(logging.ERROR, logger="baccarat.state"):
+        keeper([], module)
+        keeper(module.arrow("right"), module)
+    assert len(caplog.records) == 1 and "the game goes on" in caplog.text
+
+
+# -- in process: save and restore through the services -------------------------------------
+
+def test_daemon_saves_after_each_change_and_a_restart_restores_it(tmp_path, mock_factory):
+    path = tmp_path / "state.json"
+    config = make_config(state={"file": str(path)}, control={"socket": ""})
+    rng = random.Random(7)
+    assert restore_module(config, rng) is None
+    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=rng)
+    rig = Rig(daemon, mock_factory)
+    closers = attach_services(daemon, config)
+    daemon.start()
+    try:
+        assert daemon.ready.wait(5)
+        assert saved(path) == daemon.module.snapshot()
+        rig.chips("player", 25)
+        rig.deal()
+        rig.wait_for("round")
+        rig.daemon.wait_idle()
+        assert saved(path) == daemon.module.snapshot()
+        after = daemon.module.snapshot()
+    finally:
+        daemon.stop()
+        for close in closers:
+            close()
+        daemon.board.close()
+    rng2 = random.Random(99)
+    module = restore_module(config, rng2)
+    assert module is not None and module.snapshot() == after
+    assert module.rng is rng2  # later decks and resets still draw from the injected generator
+    assert all(not stack for stack in module.stacks.values())  # bets on the table are dropped
+
+
+# -- kill -9 of a real process -------------------------------------------------------------------
+
+class PropProcess:
+    """tests/prop_process.py as a child process; JSON lines both ways."""
+
+    def __init__(self, config_file: Path, seed: int = 3) -> None:
+        self.proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "prop_process.py"), str(config_file),
+                                      str(seed)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        self.lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.ready = self.expect("ready", 20)
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.put(json.loads(line))
+        self.lines.put(None)
+
+    def expect(self, key: str, timeout: float = 10.0, test=lambda value: True):
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                item = self.lines.get(timeout=max(deadline - time.monotonic(), 0.01))
+            except queue.Empty:
+                raise AssertionError(f"no {key!r} from the prop within {timeout} s") from None
+            if item is None:
+                raise AssertionError(f"the prop ended: {self.proc.stderr.read()[-2000:]}")
+            if key in item and test(item[key]):
+                return item[key]
+
+    def send(self, **command) -> None:
+        self.proc.stdin.write(json.dumps(command) + "\n")
+        self.proc.stdin.flush()
+
+    def tap(self, name: str) -> None:
+        self.send(tap=name)
+        self.expect("tapped")
+
+    def snapshot(self) -> dict:
+        self.send(snapshot=True)
+        return self.expect("snapshot", 30)
+
+    def kill9(self) -> None:
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(5)
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.kill9()
+
+
+@pytest.fixture
+def prop_process(tmp_path):
+    made: list[PropProcess] = []
+
+    def start(card_seconds: float) -> PropProcess:
+        data = config_data(state={"file": str(tmp_path / "state.json")}, control={"socket": ""},
+                           timing={"card_seconds": card_seconds})
+        config_file = tmp_path / "config.json"
+        config_file.write_text(json.dumps(data))
+        made.append(PropProcess(config_file))
+        return made[-1]
+
+    yield start
+    for p in made:
+        p.stop()
+
+
+def _bet_to_lose(prop: PropProcess) -> dict:
+    """A $25 bet on the hand that does not win the next round; returns the hint."""
+    prop.send(hint=True)
+    hint = prop.expect("hint")
+    loser = "player" if hint["winner"] != "player" else "banker"
+    prop.tap("right")
+    prop.tap("right")  # $1 -> $5 -> $25
+    prop.tap(loser)
+    return hint
+
+
+def test_kill_9_between_rounds_restores_the_state_after_the_last_round(prop_process):
+    prop = prop_process(card_seconds=0.05)
+    assert prop.ready["restored"] is False
+    hint = _bet_to_lose(prop)
+    prop.send(deal=True)
+    prop.expect("events", test=lambda kinds: "round" in kinds)
+    after = prop.snapshot()  # answered once the deal has been shown in full
+    assert after["position"] == hint["cards"]
+    assert after["strikes"] == (0 if hint["winner"] == "tie" else 1)
+    prop.kill9()
+
+    again = prop_process(card_seconds=0.05)
+    assert again.ready["restored"] is True
+    assert again.ready["snapshot"] == after
+    assert again.snapshot() == after
+
+
+def test_kill_9_mid_deal_keeps_the_round_that_was_being_dealt(prop_process):
+    prop = prop_process(card_seconds=1.0)
+    hint = _bet_to_lose(prop)
+    before = prop.snapshot()
+    prop.send(deal=True)
+    prop.expect("events", test=lambda kinds: "round" in kinds)
+    dealt_at = time.monotonic()
+    prop.kill9()  # the cards take 1 s each to appear: we are mid-deal
+    assert time.monotonic() - dealt_at < 1.0
+
+    again = prop_process(card_seconds=1.0)
+    restored = again.ready["snapshot"]
+    assert again.ready["restored"] is True
+    # The round was decided when the deal started: pulling the plug cannot undo its strike.
+    lost = hint["winner"] != "tie"
+    expected = {**before, "position": before["position"] + hint["cards"],
+                "strikes": before["strikes"] + (1 if lost else 0)}
+    assert before["position"] + hint["cards"] < 26  # no deck replacement in this round
+    assert restored == expected
+    assert restored["limits"] == {"min": 25, "max": 1000} and restored["deck"]["color"] == "red"
+    assert restored["solved"] is False
