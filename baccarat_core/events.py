@@ -32,7 +32,8 @@ class LimitsSet(Event):
 
     def describe(self) -> str:
         how = "drawn at random" if self.random else "fixed"
-        return f"limits ${self.min} - ${self.max} ({how})"
+        low, high = (f"${v:,}" if v >= 10000 else f"${v}" for v in (self.min, self.max))
+        return f"limits {low} - {high} ({how})"
 
 
 @dataclass(frozen=True)
@@ -188,6 +189,9 @@ class ChipsCleared(Event):
 class SolvedCountChanged(Event):
     kind: ClassVar[str] = "solved_count"
     solved: int
+
+    def describe(self) -> str:
+        return f"the bomb now has {self.solved} solved modules (the next deck uses it)"
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,9 @@ Listener = Callable[[list[ev.Event], BaccaratModule], None]
 
 _STOP = object()
 
+#: How often a display that stopped answering is tried again while no input comes.
+RETRY_SECONDS = 1.0
+
 
 class Daemon:
     """The prop: a module, a board and screens, run from one thread."""
@@ -105,8 +108,18 @@ class Daemon:
         self.board.connect(self.submit)
         log.info("ready: inputs armed, displays drawn")
         self.ready.set()
+        retry_at = float("inf")  # a display that stopped answering is retried even when nobody plays
         while True:
-            item = self._queue.get()
+            timeout = None
+            if self._failing():
+                retry_at = min(retry_at, time.monotonic() + RETRY_SECONDS)
+                timeout = max(0.0, retry_at - time.monotonic())
+            try:
+                item = self._queue.get(timeout=timeout)
+            except queue.Empty:
+                retry_at = float("inf")
+                self._refresh()
+                continue
             if item is _STOP:
                 break
             try:
@@ -127,6 +140,9 @@ class Daemon:
         self.call(lambda: None).result(timeout)
 
     # -- internals -------------------------------------------------------------------
+    def _failing(self) -> bool:
+        return any(screen.failing for screen in self.screens.values())
+
     def _dispatch(self, item: tuple) -> None:
         first, second = item
         if callable(first) and isinstance(second, Future):
