@@ -71,7 +71,13 @@ def run_forever(daemon: Daemon, closers: list[Callable[[], None]] | None = None)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    daemon.run()
+    # The game runs on its own thread; this one only waits, with a timeout. CPython runs a
+    # handler when the main thread's wait returns: a signal that lands just before a wait
+    # without timeout (the game queue's get) was never handled, and the prop hung until
+    # SIGKILL with its lights on (tests/test_faults_sigterm.py caught it 1-2 times in 7).
+    daemon.start()
+    while daemon.running():
+        daemon.wait_stopped(0.5)
     for close in closers or []:
         close()
     daemon.board.close()

@@ -169,7 +169,8 @@ class _Section:
 
     def fail(self, key: str, problem: str) -> ConfigError:
         value = self.data.get(key)
-        return ConfigError(f"[{self.name}] {key} = {_show(value)}: {problem}")
+        shown = f"0x{value:02X}" if key == "address" and type(value) is int else _show(value)
+        return ConfigError(f"[{self.name}] {key} = {shown}: {problem}")
 
     def get(self, key: str, kind: type | tuple[type, ...], default: Any = ..., *, check=None) -> Any:
         self.used.add(key)
@@ -183,8 +184,10 @@ class _Section:
         if float in kinds and isinstance(value, int) and not isinstance(value, bool):
             ok = True
         if not ok:
-            names = " or ".join(k.__name__ for k in kinds).replace("str", "a string")
-            raise self.fail(key, f"must be {names.replace('int', 'a whole number')}")
+            wording = {str: "a string in quotes", int: "a whole number", float: "a number",
+                       bool: "true or false", list: "a list"}
+            names = " or ".join(wording.get(k, k.__name__) for k in kinds if not (k is int and float in kinds))
+            raise self.fail(key, f"must be {names}")
         if check is not None:
             problem = check(value)
             if problem:

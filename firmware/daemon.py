@@ -135,6 +135,15 @@ class Daemon:
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=10)
 
+    def running(self) -> bool:
+        """True while the game thread started by :meth:`start` runs."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def wait_stopped(self, timeout: float | None = None) -> None:
+        """Wait for the game thread started by :meth:`start` to end (``timeout`` seconds at most)."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+
     def wait_idle(self, timeout: float = 5.0) -> None:
         """Block until everything queued so far has been handled (tests, tools)."""
         self.call(lambda: None).result(timeout)

@@ -84,8 +84,8 @@ class Screen:
             self.device.display(image)
         except OSError as error:
             if not self.failing:
-                log.error("display %s stopped answering (%s); the game goes on, retrying at the next "
-                          "change", self.role, error)
+                log.error("display %s stopped answering (%s); the game goes on, retrying every second",
+                          self.role, error)
             self.failing = True
             self.last_frame = None
             return False

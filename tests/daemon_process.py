@@ -1,0 +1,145 @@
+"""A whole daemon process on mock pins and luma dummy displays (for the SIGTERM tests).
+
+Runs like ``baccarat run`` (saved state restored, services attached,
+``run_forever`` with its signal handlers) but with gpiozero's ``MockFactory`` and
+dummy devices. Lines on stdout tell the parent what happened:
+
+- ``frames-saved`` after ready, once the first frames are in ``--dump`` (with ``--snap``);
+- ``dealt-frame`` when the first frame of a deal has gone to the table display;
+- at exit, the displays' last frames are saved as PNGs in ``--dump`` and
+  ``summary.json`` holds the LED pin levels and the module's snapshot.
+
+With ``--play`` a thread puts $25 on Player and deals, as a person would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import json
+import random
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+from luma.core.device import dummy
+
+from firmware.app import build_daemon, mock_pin_factory, run_forever, setup_logging
+from firmware.config import DisplayConfig, load_config
+from firmware.daemon import Daemon
+from firmware.services import attach_services, restore_module
+
+
+def say(line: str) -> None:
+    print(line, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--config", required=True)
+    parser.add_argument("--dump", required=True, help="directory for the frames and summary.json")
+    parser.add_argument("--play", action="store_true", help="bet $25 on Player and deal")
+    parser.add_argument("--snap", action="store_true", help="save the frames once ready")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    faulthandler.register(signal.SIGUSR1)  # a hung test can ask where the threads are
+    dump = Path(args.dump)
+    dump.mkdir(parents=True, exist_ok=True)
+
+    config = load_config(args.config)
+    setup_logging("INFO")
+    rng = random.Random(args.seed)
+    module = restore_module(config, rng)
+    holder: dict[str, Daemon] = {}
+    devices: dict[str, dummy] = {}
+
+    class Watched(dummy):
+        """A dummy device that tells the parent when a deal's first frame arrives."""
+
+        announced = False
+        hidden = False
+
+        def hide(self) -> None:
+            super().hide()
+            self.hidden = True
+
+        def display(self, image) -> None:
+            super().display(image)
+            daemon = holder.get("daemon")
+            if self.role == "table" and daemon is not None and daemon.dealing and not Watched.announced:
+                Watched.announced = True
+                say("dealt-frame")
+
+    def factory(cfg: DisplayConfig) -> dummy:
+        device = Watched(width=cfg.width, height=cfg.height, rotate=cfg.rotate, mode=cfg.mode)
+        device.role = cfg.role
+        devices[cfg.role] = device
+        return device
+
+    pins = mock_pin_factory()
+    daemon = build_daemon(config, pin_factory=pins, device_factory=factory, rng=rng,
+                          module=module)
+    holder["daemon"] = daemon
+    closers = attach_services(daemon, config)
+
+    def save_frames(suffix: str) -> None:
+        for role, device in devices.items():
+            if device.image is not None:
+                device.image.save(dump / f"{role}{suffix}.png")
+
+    def after_ready() -> None:
+        if not daemon.ready.wait(10):
+            return
+        if args.snap:
+            daemon.call(lambda: save_frames("-ready")).result(5)
+            say("frames-saved")
+        if args.play:
+            play(daemon)
+
+    def summary() -> None:  # runs after the game thread stopped, before the pins are closed
+        # The levels on the LED pins (active-high in the reference config: 0 = off).
+        leds = {"status_red": pins.pin(config.status_light.red).state,
+                "status_green": pins.pin(config.status_light.green).state,
+                **{f"deck_{c}": pins.pin(getattr(config.deck_light, c)).state for c in ("red", "green", "blue")}}
+        save_frames("")
+        blank = {role: (device.image is not None and device.image.getbbox() is None)
+                 for role, device in devices.items()}
+        hidden = {role: device.hidden for role, device in devices.items()}
+        state = {"leds": leds, "blank": blank, "hidden": hidden, "snapshot": daemon.module.snapshot(),
+                 "cards_left": daemon.module.cards_left}
+        (dump / "summary.json").write_text(json.dumps(state), encoding="utf-8")
+
+    threading.Thread(target=after_ready, daemon=True).start()
+    return run_forever(daemon, [*closers, summary])
+
+
+def play(daemon: Daemon) -> None:
+    """Arrows to $25, a chip on Player, then the deal, with human timing (until the stop)."""
+    try:
+        _play(daemon)
+    except Exception:  # the daemon stopped and closed its pins under the player's fingers
+        if daemon.ready.is_set() and daemon.board.deal.button.closed:
+            return
+        raise
+
+
+def _play(daemon: Daemon) -> None:
+    board = daemon.board
+
+    def tap(button, seconds: float = 0.05) -> None:
+        pin = button.pin
+        pin.drive_low()
+        time.sleep(seconds)
+        pin.drive_high()
+        time.sleep(0.05)
+
+    while daemon.module.denomination < 25:
+        tap(board.arrows["right"].button)
+    tap(board.areas["player"].button)
+    tap(board.deal.button)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""Broken config files: each one is refused with one line that names the key.
+
+Every case is the reference config (``firmware/default-config.toml``) with one
+mistake in it, written to a file and given to ``baccarat check-config`` and to
+``baccarat run --config`` in a subprocess: exit code 2, exactly one line on
+stderr, no traceback, and the line names the key (as a word: ``min`` must not
+be satisfied by "minimum").
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from firmware.config import DEFAULT_CONFIG
+
+ROOT = Path(__file__).resolve().parent.parent
+BASE = DEFAULT_CONFIG.read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Broken:
+    name: str
+    edits: tuple[tuple[str, str], ...]  # (text in the reference config, its replacement), first match
+    key: str                            # what the error line must name
+    append: str = ""
+
+    def text(self) -> str:
+        text = BASE
+        for old, new in self.edits:
+            assert old in text, f"{self.name}: {old!r} is no longer in the reference config"
+            text = text.replace(old, new, 1)
+        return text + self.append
+
+
+FIXED = ('mode = "random"', 'mode = "fixed"\nmin = 25\nmax = 1000')
+
+CASES = [
+    # unknown keys and sections
+    Broken("unknown-key", (("player = 5", "player = 5\nplayer_2 = 7"),), "player_2"),
+    Broken("unknown-section", (), "leds", append="\n[leds]\nred = 3\n"),
+    Broken("unknown-display-key", (("rotate = 0", "rotate = 0\ncontrast = 255"),), "contrast"),
+    # wrong types
+    Broken("pin-as-string", (("player = 5", 'player = "5"'),), "player"),
+    Broken("bool-as-string", (("\npull_up = true", '\npull_up = "yes"'),), "pull_up"),
+    Broken("seconds-as-string", (("hold_seconds = 0.5", 'hold_seconds = "half"'),), "hold_seconds"),
+    Broken("ports-not-a-list", (('ports = ["Parallel", "Serial", "RJ-45"]', 'ports = "Parallel"'),), "ports"),
+    Broken("state-file-a-number", (), "file", append="\n[state]\nfile = 3\n"),
+    # pins
+    Broken("pin-used-twice", (("banker = 6", "banker = 5"),), "banker"),
+    Broken("led-on-an-input-pin", (("red = 17", "red = 5"),), "red"),
+    Broken("dc-on-an-input-pin", (("dc = 24", "dc = 6"),), "dc"),
+    Broken("input-on-the-i2c-bus", (("tie = 13", "tie = 2"),), "tie"),
+    Broken("pin-off-the-header", (("deal = 21", "deal = 41"),), "deal"),
+    Broken("pin-on-the-eeprom-bus", (("arrow_left = 16", "arrow_left = 0"),), "arrow_left"),
+    Broken("pin-missing", (("green = 27\n", ""),), "green"),
+    # displays
+    Broken("unknown-driver", (('driver = "ssd1306"', 'driver = "ssd1306x"'),), "driver"),
+    Broken("address-not-7-bit", (("address = 0x3C", "address = 0x80"),), "address"),
+    Broken("address-shared", (("address = 0x3D", "address = 0x3C"),), "address"),
+    Broken("unknown-interface", (('interface = "spi"', 'interface = "usb"'),), "interface"),
+    Broken("spi-port", (('interface = "spi"\nport = 0', 'interface = "spi"\nport = 2'),), "port"),
+    Broken("width", (("width = 128", "width = 1000"),), "width"),
+    Broken("rotate", (("rotate = 0", "rotate = 5"),), "rotate"),
+    Broken("role-twice", (('role = "table"', 'role = "placard"'),), "role"),
+    Broken("bus-speed", (("reset = 25", "reset = 25\nbus_speed_hz = 0"),), "bus_speed_hz"),
+    # serial and edgework
+    Broken("serial-too-long", (('serial = "AB3DE4"', 'serial = "AB3DE4X"'),), "serial"),
+    Broken("serial-bad-character", (('serial = "AB3DE4"', 'serial = "AB-DE4"'),), "serial"),
+    Broken("serial-a-number", (('serial = "AB3DE4"', "serial = 123456"),), "serial"),
+    Broken("serial-missing", (('serial = "AB3DE4"\n', ""),), "serial"),
+    Broken("solved-negative", (("solved = 0", "solved = -1"),), "solved"),
+    Broken("lit-not-a-label", (('lit = ["FRK"]', 'lit = ["F-K"]'),), "lit"),
+    # limits and timing
+    Broken("limits-mode", (('mode = "random"', 'mode = "sometimes"'),), "mode"),
+    Broken("limits-min-not-the-manuals", (('mode = "random"', 'mode = "fixed"\nmin = 7\nmax = 1000'),), "min"),
+    Broken("limits-max-below-min", (('mode = "random"', 'mode = "fixed"\nmin = 25\nmax = 20'),), "max"),
+    Broken("limits-min-missing", (('mode = "random"', 'mode = "fixed"\nmax = 1000'),), "min"),
+    Broken("limits-min-with-random", (('mode = "random"', 'mode = "random"\nmin = 25'),), "min"),
+    Broken("negative-seconds", (("card_seconds = 0.6", "card_seconds = -1"),), "card_seconds"),
+    Broken("debounce-longer-than-hold", (("debounce_seconds = 0.02", "debounce_seconds = 0.6"),),
+           "debounce_seconds"),
+    Broken("deck-colour", (('first_color = "random"', 'first_color = "purple"'),), "first_color"),
+    # the network
+    Broken("mqtt-port", (), "port", append='\n[mqtt]\nhost = "broker.local"\nport = 70000\n'),
+    Broken("mqtt-host-empty", (), "host", append='\n[mqtt]\nhost = " "\n'),
+    # not TOML at all: the line and column stand in for the key
+    Broken("not-toml", (('serial = "AB3DE4"', 'serial = "AB3DE4'),), "line 8"),
+]
+
+
+def _names(line: str, key: str) -> bool:
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(key)}(?![A-Za-z0-9_])", line) is not None
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "firmware.cli", *args], capture_output=True, text=True,
+                          timeout=30, cwd=ROOT)
+
+
+def test_the_table_is_big_enough_and_every_case_is_distinct():
+    assert len(CASES) >= 20
+    assert len({case.name for case in CASES}) == len(CASES)
+    assert len({case.text() for case in CASES}) == len(CASES)
+    assert _run("check-config", str(DEFAULT_CONFIG)).returncode == 0  # the base itself is fine
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_a_broken_config_gives_one_line_naming_the_key(case: Broken, tmp_path: Path):
+    path = tmp_path / f"{case.name}.toml"
+    path.write_text(case.text(), encoding="utf-8")
+    for args in (["check-config", str(path)], ["run", "--config", str(path)]):
+        done = _run(*args)
+        command = f"baccarat {args[0]}"
+        assert done.returncode == 2, f"{command} exited {done.returncode}: {done.stderr}"
+        assert done.stdout == ""
+        lines = done.stderr.splitlines()
+        assert len(lines) == 1, f"{command} wrote {len(lines)} lines: {done.stderr}"
+        line = lines[0]
+        assert "Traceback" not in line
+        assert line.startswith(f"{command}: error: "), line
+        assert f"{path}: " in line, f"the line does not say which file: {line}"
+        message = line.split(f"{path}: ", 1)[1]
+        assert _names(message, case.key), f"the line does not name {case.key!r}: {line}"
