@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from gpiozero import LED, RGBLED, Button
+from gpiozero import LED, RGBLED, Button, DigitalInputDevice
 
 from baccarat_core.inputs import Arrow, Deal, Hold, Input, Press
 from baccarat_core.rounds import AREAS
@@ -30,13 +30,15 @@ class PropBoard:
         inputs, timing = config.inputs, config.timing
         self._devices: list = []
 
-        def button(pin: int, *, hold: bool = False, active_high: bool | None = None) -> Button:
+        def button(pin: int, *, hold: bool = False, active_high: bool | None = None) -> Button | DigitalInputDevice:
             if active_high is None:
                 kwargs = {"pull_up": inputs.pull_up}
             else:  # a sensor that drives its output: no pull, polarity from config
                 kwargs = {"pull_up": None, "active_state": active_high}
-            device = Button(pin, hold_time=timing.hold_seconds if hold else 1.0,
-                            pin_factory=pin_factory, **kwargs)
+            if hold:
+                device = Button(pin, hold_time=timing.hold_seconds, pin_factory=pin_factory, **kwargs)
+            else:  # no hold wanted: a plain input, without Button's hold thread waking 10 times a second
+                device = DigitalInputDevice(pin, pin_factory=pin_factory, **kwargs)
             self._devices.append(device)
             return device
 

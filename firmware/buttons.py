@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from gpiozero import Button
+from gpiozero import Button, DigitalInputDevice
 
 
 class BettingArea:
@@ -75,7 +75,7 @@ class DebouncedButton:
 
     def __init__(
         self,
-        button: Button,
+        button: DigitalInputDevice,
         *,
         on_press: Callable[[], None],
         debounce: float = 0.02,
@@ -87,8 +87,8 @@ class DebouncedButton:
         self._clock = clock
         self._last: float | None = None
         self._lock = threading.Lock()
-        button.when_pressed = self._pressed
-        button.when_released = self._released
+        button.when_activated = self._pressed
+        button.when_deactivated = self._released
 
     def _pressed(self) -> None:
         now = self._clock()
