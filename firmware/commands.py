@@ -6,6 +6,7 @@ import argparse
 import logging
 import random
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 from .config import DEFAULT_CONFIG, describe_wiring, load_config
@@ -35,9 +36,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     config = load_config(_config_path(args.config))
     if args.card_seconds is not None:
-        from dataclasses import replace
-
         config = replace(config, timing=replace(config.timing, card_seconds=args.card_seconds))
+    if args.simulate and config.state_file is None:
+        # The simulator starts a fresh game each time unless [state] file asks to keep one.
+        config = replace(config, state_file="")
     setup_logging(args.log_level)
     rng = random.Random()
     module = restore_module(config, rng)
