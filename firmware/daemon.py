@@ -190,7 +190,6 @@ class Daemon:
 
     def _present(self, event: ev.Event) -> None:
         log.info("%s", event.describe())
-        m = self.module
         if isinstance(event, ev.LimitsSet):
             self._dirty.add("placard")
         elif isinstance(event, ev.DeckAppeared):
@@ -208,8 +207,6 @@ class Daemon:
             self.board.status.armed()
             self._table.clear_round()
             self._dirty |= {"table", "bets"}
-        elif isinstance(event, ev.DealStarted):
-            pass
         elif isinstance(event, ev.CardDealt):
             self._table.add_card(event)
             self._table.status = "DEALING"
@@ -217,7 +214,7 @@ class Daemon:
             self._refresh()
             self._stopping.wait(self.config.timing.card_seconds)
         elif isinstance(event, ev.RoundPlayed):
-            self._table.finish(event, m)
+            self._table.finish(event)
             self._dirty.add("table")
         if isinstance(event, (ev.ChipAdded, ev.AreaCleared, ev.DenominationChanged, ev.ChipsReordered,
                               ev.ChipsCleared, ev.ModuleReset)):
@@ -296,7 +293,7 @@ class _TableState:
         setattr(self, f"{event.hand}_score", event.score)
         self.cards_left -= 1
 
-    def finish(self, event: ev.RoundPlayed, module: BaccaratModule) -> None:
+    def finish(self, event: ev.RoundPlayed) -> None:
         winner = {"player": "PLAYER WINS", "banker": "BANKER WINS", "tie": "TIE"}[event.winner]
         cents = event.profit_cents
         sign = "+" if cents > 0 else "-" if cents < 0 else ""
