@@ -10,7 +10,21 @@ from .module import BaccaratModule
 from .rounds import AREAS, Round, play_round
 
 __all__ = [
-    "AREAS", "COLORS", "DENOMINATIONS", "VANILLA_PORTS", "BaccaratError", "BaccaratModule", "Card",
-    "Deck", "Edgework", "EdgeworkError", "LimitsError", "Round", "TableLimits", "build_deck",
-    "hand_score", "play_round", "random_limits",
+    "AREAS",
+    "COLORS",
+    "DENOMINATIONS",
+    "VANILLA_PORTS",
+    "BaccaratError",
+    "BaccaratModule",
+    "Card",
+    "Deck",
+    "Edgework",
+    "EdgeworkError",
+    "LimitsError",
+    "Round",
+    "TableLimits",
+    "build_deck",
+    "hand_score",
+    "play_round",
+    "random_limits",
 ]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .errors import BaccaratError
+
 RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS: tuple[str, ...] = ("H", "C", "D", "S")
-SUIT_NAMES: dict[str, str] = {"H": "hearts", "C": "clubs", "D": "diamonds", "S": "spades"}
-SUIT_SYMBOLS: dict[str, str] = {"H": "\u2665", "C": "\u2663", "D": "\u2666", "S": "\u2660"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +18,7 @@ class Card:
     suit: str
 
     def __str__(self) -> str:
+        """``KD``, ``10S``."""
         return self.rank + self.suit
 
     @property
@@ -50,7 +51,7 @@ class Card:
         cleaned = text.strip().upper()
         rank, suit = cleaned[:-1], cleaned[-1:]
         if rank not in RANKS or suit not in SUITS:
-            raise ValueError(f"not a card: {text!r}")
+            raise BaccaratError(f"not a card: {text!r}")
         return cls(rank, suit)
 
 

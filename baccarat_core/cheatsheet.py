@@ -26,7 +26,7 @@ def cheat_sheet(edgework: Edgework, limits: TableLimits, deck: Deck) -> str:
     lines.append("")
     lines.append("Cards, top first:")
     for row in range(0, 52, 13):
-        chunk = deck.cards[row:row + 13]
+        chunk = deck.cards[row : row + 13]
         lines.append(f"  {row + 1:2d}-{row + len(chunk):2d}: " + " ".join(f"{str(c):>3}" for c in chunk))
     lines.append("")
     lines.append("Rounds if played from the top (the deck is replaced when fewer than 26 are left):")
@@ -35,8 +35,9 @@ def cheat_sheet(edgework: Edgework, limits: TableLimits, deck: Deck) -> str:
     while True:
         game = play_round(deck.cards[position:])
         position += len(game.order)
-        pairs = [name for name, hit in (("player pair", game.player_pair()),
-                                        ("banker pair", game.banker_pair())) if hit]
+        pairs = [
+            name for name, hit in (("player pair", game.player_pair()), ("banker pair", game.banker_pair())) if hit
+        ]
         extra = f", {' and '.join(pairs)}" if pairs else ""
         lines.append(
             f"  round {number}: player {' '.join(map(str, game.player)):<11} = {game.player_score}"

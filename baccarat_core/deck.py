@@ -129,6 +129,13 @@ def build_deck(edgework: Edgework, limits: TableLimits, color: str, solved: int 
     while len(indices) < 52:
         indices.append(indices[-1] * multiplier % 53)
     return Deck(
-        color, solved, tuple(Card.from_index(i) for i in indices), unshuffled=False,
-        first_index=start, multiplier=multiplier, letter=letter, digit=digit, port_column=column,
+        color,
+        solved,
+        tuple(Card.from_index(i) for i in indices),
+        unshuffled=False,
+        first_index=start,
+        multiplier=multiplier,
+        letter=letter,
+        digit=digit,
+        port_column=column,
     )

@@ -6,7 +6,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .errors import EdgeworkError
+from .errors import BaccaratError, EdgeworkError
+from .numbers import check_count
 
 #: The six vanilla port kinds, in the manual's column order.
 VANILLA_PORTS: tuple[str, ...] = ("DVI-D", "Parallel", "PS/2", "RJ-45", "Serial", "Stereo RCA")
@@ -34,12 +35,12 @@ def normalize_port(name: str) -> str:
     return _VANILLA_BY_KEY.get(_port_key(cleaned), cleaned)
 
 
-def _count(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise EdgeworkError(f"{name} {value!r} is not a whole number")
-    if value < 0:
-        raise EdgeworkError(f"{name} {value} is negative")
-    return value
+def check_solved(value: object) -> int:
+    """The bomb's solved count, checked: a whole number >= 0 (the one check for every source)."""
+    try:
+        return check_count(value, "solved count")
+    except BaccaratError as error:
+        raise EdgeworkError(str(error)) from None
 
 
 @dataclass(frozen=True)
@@ -60,14 +61,16 @@ class Edgework:
         object.__setattr__(self, "ports", tuple(normalize_port(p) for p in self.ports))
         object.__setattr__(self, "lit", tuple(_label(x, "lit") for x in self.lit))
         object.__setattr__(self, "unlit", tuple(_label(x, "unlit") for x in self.unlit))
-        object.__setattr__(self, "solved", _count("solved count", self.solved))
+        object.__setattr__(self, "solved", check_solved(self.solved))
 
     @property
     def letters(self) -> str:
+        """The serial's letters, in order."""
         return "".join(c for c in self.serial if c.isalpha())
 
     @property
     def digits(self) -> str:
+        """The serial's digits, in order."""
         return "".join(c for c in self.serial if c.isdigit())
 
     def vanilla_port_counts(self) -> dict[str, int]:
@@ -75,12 +78,15 @@ class Edgework:
         return {kind: self.ports.count(kind) for kind in VANILLA_PORTS}
 
     def has_lit(self, label: str) -> bool:
+        """True when a lit indicator carries ``label``."""
         return label.upper() in self.lit
 
     def with_solved(self, solved: int) -> Edgework:
+        """The same edgework with another solved count."""
         return Edgework(self.serial, self.ports, self.lit, self.unlit, solved)
 
     def to_dict(self) -> dict[str, object]:
+        """The JSON form, as :meth:`from_dict` reads it."""
         return {
             "serial": self.serial,
             "ports": list(self.ports),
@@ -118,6 +124,7 @@ class Edgework:
 
 
 def _label(label: str, kind: str) -> str:
+    """An indicator label, upper case; 1-8 letters or digits."""
     cleaned = str(label).strip().upper()
     if not _LABEL.fullmatch(cleaned):
         raise EdgeworkError(f"{kind} indicator {label!r} is not a label of letters")
@@ -132,4 +139,5 @@ def split_list(text: str | None) -> tuple[str, ...]:
 
 
 def join_names(names: Iterable[str]) -> str:
+    """``Parallel,Serial``, or ``none`` for no names."""
     return ",".join(names) if names else "none"

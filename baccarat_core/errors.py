@@ -1,11 +1,12 @@
 """The small exception base of the rules engine."""
 
 
-class BaccaratError(ValueError):
+class BaccaratError(Exception):
     """Base of every error the rules engine raises for bad input.
 
     The message is one line that names the offending value, fit to show a
-    user as it is.
+    user as it is. It is deliberately not a ``ValueError``: callers catch the
+    rules' refusals by name, never together with unrelated errors.
     """
 
 

@@ -1,7 +1,8 @@
 """Plain event objects: what happened on the module, in order.
 
 The same objects go to the log, the displays, ``baccarat play`` and the
-network. ``to_dict()`` gives the JSON form, always with an ``"event"`` key.
+network. ``to_dict()`` gives the JSON form, always with an ``"event"`` key;
+``describe()`` gives one line of words for the log.
 """
 
 from __future__ import annotations
@@ -9,35 +10,64 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
+from .numbers import format_cents, format_dollars
+
+#: Betting areas as the log and the messages name them.
+AREA_NAMES: dict[str, str] = {
+    "player": "Player",
+    "banker": "Banker",
+    "tie": "Tie",
+    "player_pair": "Player Pair",
+    "banker_pair": "Banker Pair",
+}
+
+#: What each strike reason means, in plain words.
+STRIKE_REASONS: dict[str, str] = {
+    "exclusive": "not exactly one of Player and Banker had a bet",
+    "limits": "a bet was outside the table limits",
+    "stack_order": "a larger chip sat on a smaller one",
+    "loss": "the round lost money",
+}
+
+
+def _stack(stack: tuple[int, ...] | list[int]) -> str:
+    return " ".join(format_dollars(chip) for chip in stack)
+
 
 @dataclass(frozen=True)
 class Event:
+    """Base of every event: a ``kind`` name, a JSON form and a log line."""
+
     kind: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form, with the ``"event"`` key first."""
         return {"event": self.kind, **asdict(self)}
 
     def describe(self) -> str:
-        """One line for the log."""
-        fields = " ".join(f"{k}={v}" for k, v in asdict(self).items())
-        return f"{self.kind} {fields}".strip()
+        """One line of words for the log."""
+        return self.kind
 
 
 @dataclass(frozen=True)
 class LimitsSet(Event):
+    """The placard shows these limits (at start, on reset, or set by the game master)."""
+
     kind: ClassVar[str] = "limits"
     min: int
     max: int
     random: bool
 
     def describe(self) -> str:
+        """``limits $25 - $1000 (fixed)``."""
         how = "drawn at random" if self.random else "fixed"
-        low, high = (f"${v:,}" if v >= 10000 else f"${v}" for v in (self.min, self.max))
-        return f"limits {low} - {high} ({how})"
+        return f"limits {format_dollars(self.min)} - {format_dollars(self.max)} ({how})"
 
 
 @dataclass(frozen=True)
 class DeckAppeared(Event):
+    """A deck appeared on the table: its colour and how its order was derived."""
+
     kind: ClassVar[str] = "deck"
     color: str
     solved: int
@@ -51,26 +81,34 @@ class DeckAppeared(Event):
     replaces: str | None = None
 
     def describe(self) -> str:
+        """The colour, the solved count it appeared with, and the manual's steps."""
         head = f"deck {self.color} appears with {self.solved} solved"
         if self.replaces:
             head = f"deck {self.color} replaces {self.replaces}, {self.solved} solved"
         if self.unshuffled:
             return f"{head}: unshuffled (lit BOB and 8 or 9 ports), top card {self.top}"
-        return (f"{head}: letter {self.letter}, digit {self.digit}, first index {self.first_index}"
-                f" ({self.top}), port column {self.port}, multiplier {self.multiplier}")
+        return (
+            f"{head}: letter {self.letter}, digit {self.digit}, first index {self.first_index}"
+            f" ({self.top}), port column {self.port}, multiplier {self.multiplier}"
+        )
 
 
 @dataclass(frozen=True)
 class DenominationChanged(Event):
+    """An arrow changed the active chip."""
+
     kind: ClassVar[str] = "denomination"
     value: int
 
     def describe(self) -> str:
-        return f"active chip ${self.value:,}"
+        """``active chip $25``."""
+        return f"active chip {format_dollars(self.value)}"
 
 
 @dataclass(frozen=True)
 class ChipAdded(Event):
+    """A short press put a chip on top of an area's stack."""
+
     kind: ClassVar[str] = "chip"
     area: str
     chip: int
@@ -78,74 +116,112 @@ class ChipAdded(Event):
     total: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"event": self.kind, "area": self.area, "chip": self.chip,
-                "stack": list(self.stack), "total": self.total}
+        """The JSON form (the stack as a list, bottom first)."""
+        return {
+            "event": self.kind,
+            "area": self.area,
+            "chip": self.chip,
+            "stack": list(self.stack),
+            "total": self.total,
+        }
 
     def describe(self) -> str:
-        stack = " ".join(f"${c:,}" for c in self.stack)
-        return f"chip ${self.chip:,} on {self.area}: stack bottom to top {stack} = ${self.total:,}"
+        """The chip, and the whole stack bottom to top."""
+        return (
+            f"chip {format_dollars(self.chip)} on {self.area}: stack bottom to top "
+            f"{_stack(self.stack)} = {format_dollars(self.total)}"
+        )
 
 
 @dataclass(frozen=True)
 class AreaCleared(Event):
+    """A held betting area was cleared."""
+
     kind: ClassVar[str] = "clear"
     area: str
     total: int
 
     def describe(self) -> str:
-        return f"{self.area} cleared (held), ${self.total:,} taken back"
+        """``tie cleared (held), $6 taken back``."""
+        return f"{self.area} cleared (held), {format_dollars(self.total)} taken back"
 
 
 @dataclass(frozen=True)
 class InputIgnored(Event):
+    """An input the module did not take, and why."""
+
     kind: ClassVar[str] = "ignored"
     input: str
     reason: str
 
+    def describe(self) -> str:
+        """``ignored press player: the module is solved``."""
+        why = {"solved": "the module is solved"}.get(self.reason, self.reason)
+        return f"ignored {self.input}: {why}"
+
 
 @dataclass(frozen=True)
 class DealStarted(Event):
+    """A gesture at the deck: the deal is checked with these bets (non-empty areas only)."""
+
     kind: ClassVar[str] = "deal"
     bets: dict[str, int] = field(default_factory=dict)
 
     def describe(self) -> str:
-        bets = ", ".join(f"{area} ${amount}" for area, amount in self.bets.items()) or "no bets"
+        """``deal requested with player $26``."""
+        bets = ", ".join(f"{area} {format_dollars(amount)}" for area, amount in self.bets.items()) or "no bets"
         return f"deal requested with {bets}"
 
 
 @dataclass(frozen=True)
 class ChipsReordered(Event):
+    """The dealer re-ordered these stacks (largest chip at the bottom)."""
+
     kind: ClassVar[str] = "reorder"
     stacks: dict[str, tuple[int, ...]]
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form (stacks as lists, bottom first)."""
         return {"event": self.kind, "stacks": {a: list(s) for a, s in self.stacks.items()}}
+
+    def describe(self) -> str:
+        """``the dealer re-orders player to $500 $100 (bottom to top)``."""
+        parts = "; ".join(f"{area} to {_stack(stack)}" for area, stack in self.stacks.items())
+        return f"the dealer re-orders {parts} (bottom to top)"
 
 
 @dataclass(frozen=True)
 class Strike(Event):
+    """A strike: ``reason`` is exclusive, limits, stack_order or loss."""
+
     kind: ClassVar[str] = "strike"
     reason: str
     detail: str
     strikes: int
 
     def describe(self) -> str:
+        """``STRIKE 1 (loss): the round lost $26.00``."""
         return f"STRIKE {self.strikes} ({self.reason}): {self.detail}"
 
 
 @dataclass(frozen=True)
 class CardDealt(Event):
+    """One card dealt face up to a hand, with the hand's score so far."""
+
     kind: ClassVar[str] = "card"
     hand: str
     card: str
     score: int
 
     def describe(self) -> str:
+        """``card 10D to player, player total 0``."""
         return f"card {self.card} to {self.hand}, {self.hand} total {self.score}"
 
 
 @dataclass(frozen=True)
 class RoundPlayed(Event):
+    """The round's hands, scores, winner and each bet's result in cents."""
+
     kind: ClassVar[str] = "round"
     player: tuple[str, ...]
     banker: tuple[str, ...]
@@ -156,46 +232,61 @@ class RoundPlayed(Event):
     results: dict[str, int]
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form (hands as lists)."""
         data = asdict(self)
         data["player"] = list(self.player)
         data["banker"] = list(self.banker)
         return {"event": self.kind, **data}
 
     def describe(self) -> str:
-        results = ", ".join(f"{a} {_cents(c)}" for a, c in self.results.items())
-        return (f"round: player {' '.join(self.player)} = {self.player_score}, banker "
-                f"{' '.join(self.banker)} = {self.banker_score}, {self.winner} wins; "
-                f"{results}; profit {_cents(self.profit_cents)}")
+        """Both hands with their scores, the winner, each bet's result and the profit."""
+        results = ", ".join(f"{a} {format_cents(c, signed=True)}" for a, c in self.results.items())
+        return (
+            f"round: player {' '.join(self.player)} = {self.player_score}, banker "
+            f"{' '.join(self.banker)} = {self.banker_score}, {self.winner} wins; "
+            f"{results}; profit {format_cents(self.profit_cents, signed=True)}"
+        )
 
 
 @dataclass(frozen=True)
 class Solved(Event):
+    """The module is solved (by a winning round, or forced by the game master)."""
+
     kind: ClassVar[str] = "solved"
     forced: bool = False
 
     def describe(self) -> str:
+        """Who solved it."""
         return "SOLVED by the game master" if self.forced else "SOLVED: the round made money"
 
 
 @dataclass(frozen=True)
 class ChipsCleared(Event):
+    """After a round that did not solve the module, every chip leaves the table."""
+
     kind: ClassVar[str] = "chips_cleared"
 
     def describe(self) -> str:
+        """``chips cleared from the table``."""
         return "chips cleared from the table"
 
 
 @dataclass(frozen=True)
 class SolvedCountChanged(Event):
+    """The bomb's solved count changed (the next deck uses it)."""
+
     kind: ClassVar[str] = "solved_count"
     solved: int
 
     def describe(self) -> str:
+        """The new count and what it affects."""
         return f"the bomb now has {self.solved} solved modules (the next deck uses it)"
 
 
 @dataclass(frozen=True)
 class EdgeworkChanged(Event):
+    """The game master set new edgework."""
+
     kind: ClassVar[str] = "edgework"
     serial: str
     ports: tuple[str, ...]
@@ -204,16 +295,34 @@ class EdgeworkChanged(Event):
     solved: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"event": self.kind, "serial": self.serial, "ports": list(self.ports),
-                "lit": list(self.lit), "unlit": list(self.unlit), "solved": self.solved}
+        """The JSON form (lists for the names)."""
+        return {
+            "event": self.kind,
+            "serial": self.serial,
+            "ports": list(self.ports),
+            "lit": list(self.lit),
+            "unlit": list(self.unlit),
+            "solved": self.solved,
+        }
+
+    def describe(self) -> str:
+        """The new edgework in words."""
+
+        def names(items: tuple[str, ...]) -> str:
+            return ", ".join(items) or "none"
+
+        return (
+            f"edgework set: serial {self.serial}, ports {names(self.ports)}, lit {names(self.lit)}, "
+            f"unlit {names(self.unlit)}, {self.solved} solved"
+        )
 
 
 @dataclass(frozen=True)
 class ModuleReset(Event):
+    """The game master started a fresh game."""
+
     kind: ClassVar[str] = "reset"
 
-
-def _cents(cents: int) -> str:
-    sign = "-" if cents < 0 else "+"
-    dollars, rest = divmod(abs(cents), 100)
-    return f"{sign}${dollars}.{rest:02d}"
+    def describe(self) -> str:
+        """``reset: a fresh game``."""
+        return "reset: a fresh game"

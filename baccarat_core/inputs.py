@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .edgework import check_solved
 from .errors import BaccaratError
 from .rounds import AREAS
 
@@ -25,16 +26,20 @@ class Hold:
 
 @dataclass(frozen=True)
 class Arrow:
-    direction: str  # "left" (smaller) or "right" (larger)
+    """A denomination arrow: ``"left"`` (smaller chip) or ``"right"`` (larger)."""
+
+    direction: str
 
 
 @dataclass(frozen=True)
 class Deal:
-    pass
+    """A gesture at the deck: start the deal."""
 
 
 @dataclass(frozen=True)
 class SetSolved:
+    """The bomb's solved count changed (it arrives with the inputs, in order)."""
+
     solved: int
 
 
@@ -42,6 +47,7 @@ Input = Press | Hold | Arrow | Deal | SetSolved
 
 
 def check_area(area: object) -> str:
+    """``area`` if it names a betting area, else a :class:`BaccaratError`."""
     if area not in AREAS:
         raise BaccaratError(f"betting area {area!r} is not one of {', '.join(AREAS)}")
     return area  # type: ignore[return-value]
@@ -51,7 +57,7 @@ def parse_input(data: Any) -> Input:
     """One input from its JSON form, e.g. ``{"press": "player"}``."""
     if not isinstance(data, dict) or len(data) != 1:
         raise BaccaratError(f"input {data!r} is not an object with one key")
-    (key, value), = data.items()
+    ((key, value),) = data.items()
     if key == "press":
         return Press(check_area(value))
     if key == "hold":
@@ -65,7 +71,5 @@ def parse_input(data: Any) -> Input:
             raise BaccaratError(f"deal {value!r} must be true")
         return Deal()
     if key == "solved":
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise BaccaratError(f"solved count {value!r} is not a non-negative whole number")
-        return SetSolved(value)
+        return SetSolved(check_solved(value))
     raise BaccaratError(f"unknown input {key!r}")

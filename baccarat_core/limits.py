@@ -6,6 +6,7 @@ import random
 from dataclasses import dataclass
 
 from .errors import LimitsError
+from .numbers import format_dollars
 
 MINIMUMS: tuple[int, ...] = (5, 10, 25, 50, 100)
 
@@ -21,11 +22,6 @@ MAXIMA: dict[int, tuple[tuple[int, ...], ...]] = {
 
 #: Upper bounds of the manual's ratio rows; the last row has none.
 RATIO_BOUNDS: tuple[int, ...] = (50, 100, 200, 500)
-
-
-def format_dollars(amount: int) -> str:
-    """``$5``, ``$1000``, ``$10,000``: separators from $10,000 up, as on the placard."""
-    return f"${amount:,}" if amount >= 10000 else f"${amount}"
 
 
 @dataclass(frozen=True)
@@ -62,9 +58,11 @@ class TableLimits:
         return self.minimum <= 10 * bet <= self.maximum
 
     def placard(self) -> str:
+        """The placard's third line: ``$5 - $200``."""
         return f"{format_dollars(self.minimum)} - {format_dollars(self.maximum)}"
 
     def to_dict(self) -> dict[str, int]:
+        """The JSON form: ``{"min": 5, "max": 200}``."""
         return {"min": self.minimum, "max": self.maximum}
 
 

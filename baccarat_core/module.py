@@ -17,14 +17,14 @@ from .deck import COLORS, Deck, build_deck, check_color
 from .edgework import Edgework
 from .errors import BaccaratError
 from .inputs import Arrow, Deal, Hold, Input, Press, SetSolved, check_area
-from .limits import TableLimits, format_dollars, random_limits
+from .limits import TableLimits, random_limits
+from .numbers import format_cents, format_dollars
 from .rounds import AREAS, MAIN_AREAS, SIDE_AREAS, Round, bet_results, play_round
 
 #: A deck with fewer cards than this left after a round is replaced.
 REPLACE_BELOW = 26
 
-_AREA_NAMES = {"player": "Player", "banker": "Banker", "tie": "Tie",
-               "player_pair": "Player Pair", "banker_pair": "Banker Pair"}
+_AREA_NAMES = ev.AREA_NAMES
 
 
 class BaccaratModule:
@@ -50,32 +50,47 @@ class BaccaratModule:
         self.strikes = 0
         self.solved = False
         self.last_round: Round | None = None
+        #: A round was played and its chips are still on the table: :meth:`finish_round` is due.
+        self.round_pending = False
 
     # -- starting -----------------------------------------------------------
     def start(self) -> list[ev.Event]:
         """The limits and the first deck, as the module shows them at power-on."""
         color = self._first_color or self.rng.choice(COLORS)
-        return [ev.LimitsSet(self.limits.minimum, self.limits.maximum, self.limits_random),
-                self._new_deck(color)]
+        return [ev.LimitsSet(self.limits.minimum, self.limits.maximum, self.limits_random), self._new_deck(color)]
+
+    def resume(self) -> list[ev.Event]:
+        """After a restore: finish a round that was cut short between its result and its clearing."""
+        return self.finish_round() if self.round_pending else []
 
     # -- reading ------------------------------------------------------------
     @property
     def denomination(self) -> int:
+        """The active chip's value in dollars."""
         return DENOMINATIONS[self.denomination_index]
 
     @property
     def cards_left(self) -> int:
+        """Cards left in the current deck."""
         return 52 - self.position
 
     def bets(self) -> dict[str, int]:
+        """Each area's bet in dollars (0 for an empty area)."""
         return {area: sum(stack) for area, stack in self.stacks.items()}
 
     def next_round(self) -> Round:
         """The round that the current deck would deal next (a game master's hint)."""
-        return play_round(self._require_deck().cards[self.position:])
+        return play_round(self._require_deck().cards[self.position :])
 
     # -- inputs -------------------------------------------------------------
     def handle(self, action: Input) -> list[ev.Event]:
+        """Take one input object and return the events it caused.
+
+        A player's input after a round whose chips are still on the table
+        (``deal(finish=False)``) finishes that round first.
+        """
+        if self.round_pending and not isinstance(action, SetSolved):
+            return self.finish_round() + self.handle(action)
         if isinstance(action, Press):
             return self.press(action.area)
         if isinstance(action, Hold):
@@ -89,6 +104,7 @@ class BaccaratModule:
         raise BaccaratError(f"unknown input {action!r}")
 
     def press(self, area: str) -> list[ev.Event]:
+        """A short press: one chip of the active denomination on top of ``area``."""
         check_area(area)
         if self.solved:
             return [ev.InputIgnored(f"press {area}", "solved")]
@@ -97,6 +113,7 @@ class BaccaratModule:
         return [ev.ChipAdded(area, self.denomination, tuple(stack), sum(stack))]
 
     def hold(self, area: str) -> list[ev.Event]:
+        """A hold: ``area`` is cleared."""
         check_area(area)
         if self.solved:
             return [ev.InputIgnored(f"hold {area}", "solved")]
@@ -105,6 +122,7 @@ class BaccaratModule:
         return [ev.AreaCleared(area, total)]
 
     def arrow(self, direction: str) -> list[ev.Event]:
+        """An arrow: one denomination smaller (``left``) or larger (``right``), stopping at the ends."""
         if direction not in ("left", "right"):
             raise BaccaratError(f"arrow {direction!r} is not 'left' or 'right'")
         if self.solved:
@@ -116,7 +134,16 @@ class BaccaratModule:
         self.denomination_index = index
         return [ev.DenominationChanged(self.denomination)]
 
-    def deal(self) -> list[ev.Event]:
+    def deal(self, *, finish: bool = True) -> list[ev.Event]:
+        """The gesture at the deck: the three checks in order, then the round and its payouts.
+
+        With ``finish=False`` the round stops at its result (and the solve or the
+        loss strike): the chips stay on the table and the deck is not replaced
+        until :meth:`finish_round`, as on the original, where that happens 1.5 s
+        later and the new deck reads the solved count of that moment.
+        """
+        if self.round_pending:
+            return self.finish_round() + self.deal(finish=finish)
         if self.solved:
             return [ev.InputIgnored("deal", "solved")]
         bets = self.bets()
@@ -135,9 +162,26 @@ class BaccaratModule:
             names = ", ".join(_AREA_NAMES[a] for a in disordered)
             out.append(self._strike("stack_order", f"a larger chip sat on a smaller one in {names}"))
         out += self._play(bets)
+        if finish and self.round_pending:
+            out += self.finish_round()
+        return out
+
+    def finish_round(self) -> list[ev.Event]:
+        """After a round that did not solve the module: the chips leave the table and a deck
+        with fewer than 26 cards is replaced, using the solved count of this moment."""
+        if not self.round_pending:
+            return []
+        self.round_pending = False
+        deck = self._require_deck()
+        self.stacks = {area: [] for area in AREAS}
+        out: list[ev.Event] = [ev.ChipsCleared()]
+        if self.cards_left < REPLACE_BELOW:
+            color = self.rng.choice([c for c in COLORS if c != deck.color])
+            out.append(self._new_deck(color, replaces=deck.color))
         return out
 
     def set_solved(self, solved: int) -> list[ev.Event]:
+        """The bomb's solved count changed; the next deck uses it."""
         self.edgework = self.edgework.with_solved(solved)
         return [ev.SolvedCountChanged(self.edgework.solved)]
 
@@ -146,15 +190,16 @@ class BaccaratModule:
         """New edgework; the current deck is re-dealt from it (same colour)."""
         self.edgework = edgework
         e = edgework
-        return [ev.EdgeworkChanged(e.serial, e.ports, e.lit, e.unlit, e.solved),
-                self._new_deck(self._require_deck().color)]
+        return [
+            ev.EdgeworkChanged(e.serial, e.ports, e.lit, e.unlit, e.solved),
+            self._new_deck(self._require_deck().color),
+        ]
 
     def set_limits(self, limits: TableLimits) -> list[ev.Event]:
         """New placard; the current deck is re-dealt from it (same colour)."""
         self.limits = limits
         self.limits_random = False
-        return [ev.LimitsSet(limits.minimum, limits.maximum, False),
-                self._new_deck(self._require_deck().color)]
+        return [ev.LimitsSet(limits.minimum, limits.maximum, False), self._new_deck(self._require_deck().color)]
 
     def reset(self, limits: TableLimits | None = None) -> list[ev.Event]:
         """A fresh game: new limits (random unless given), new deck, no chips, no strikes."""
@@ -165,12 +210,17 @@ class BaccaratModule:
         self.strikes = 0
         self.solved = False
         self.last_round = None
+        self.round_pending = False
         old = self.deck.color if self.deck else None
         color = self.rng.choice([c for c in COLORS if c != old])
-        return [ev.ModuleReset(), ev.LimitsSet(self.limits.minimum, self.limits.maximum,
-                                               self.limits_random), self._new_deck(color)]
+        return [
+            ev.ModuleReset(),
+            ev.LimitsSet(self.limits.minimum, self.limits.maximum, self.limits_random),
+            self._new_deck(color),
+        ]
 
     def force_solve(self) -> list[ev.Event]:
+        """The game master solves the module."""
         if self.solved:
             return [ev.InputIgnored("force solve", "solved")]
         self.solved = True
@@ -178,17 +228,24 @@ class BaccaratModule:
 
     # -- state that survives a restart ----------------------------------------
     def snapshot(self) -> dict[str, Any]:
+        """What survives a restart, as JSON-ready data (bets on the table are not kept)."""
         deck = self._require_deck()
         return {
             "edgework": self.edgework.to_dict(),
             "limits": self.limits.to_dict(),
             "limits_random": self.limits_random,
-            "deck": {**deck.to_dict(), "solved": deck.solved, "letter": deck.letter,
-                     "digit": deck.digit, "port_column": deck.port_column},
+            "deck": {
+                **deck.to_dict(),
+                "solved": deck.solved,
+                "letter": deck.letter,
+                "digit": deck.digit,
+                "port_column": deck.port_column,
+            },
             "position": self.position,
             "denomination": self.denomination,
             "strikes": self.strikes,
             "solved": self.solved,
+            "round_pending": self.round_pending,
         }
 
     @classmethod
@@ -201,9 +258,17 @@ class BaccaratModule:
             cards = tuple(Card.parse(c) for c in d["cards"])
             if sorted(c.index for c in cards) != list(range(1, 53)):
                 raise BaccaratError("saved deck is not 52 different cards")
-            module.deck = Deck(check_color(d["color"]), int(d["solved"]), cards, bool(d["unshuffled"]),
-                               d.get("first_index"), d.get("multiplier"), d.get("letter"),
-                               d.get("digit"), d.get("port_column"))
+            module.deck = Deck(
+                check_color(d["color"]),
+                int(d["solved"]),
+                cards,
+                bool(d["unshuffled"]),
+                d.get("first_index"),
+                d.get("multiplier"),
+                d.get("letter"),
+                d.get("digit"),
+                d.get("port_column"),
+            )
             position = state["position"]
             if not isinstance(position, int) or not 0 <= position <= 52 - 6:
                 raise BaccaratError(f"saved deck position {position!r} is out of range")
@@ -212,6 +277,7 @@ class BaccaratModule:
             module.strikes = int(state["strikes"])
             module.solved = bool(state["solved"])
             module.limits_random = bool(state.get("limits_random", False))
+            module.round_pending = bool(state.get("round_pending", False))
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             if isinstance(error, BaccaratError):
                 raise
@@ -228,9 +294,18 @@ class BaccaratModule:
         deck = build_deck(self.edgework, self.limits, color, self.edgework.solved)
         self.deck = deck
         self.position = 0
-        return ev.DeckAppeared(deck.color, deck.solved, deck.unshuffled, deck.first_index,
-                               deck.multiplier, deck.letter, deck.digit, deck.port_name,
-                               str(deck.cards[0]), replaces)
+        return ev.DeckAppeared(
+            deck.color,
+            deck.solved,
+            deck.unshuffled,
+            deck.first_index,
+            deck.multiplier,
+            deck.letter,
+            deck.digit,
+            deck.port_name,
+            str(deck.cards[0]),
+            replaces,
+        )
 
     def _strike(self, reason: str, detail: str) -> ev.Strike:
         self.strikes += 1
@@ -241,25 +316,30 @@ class BaccaratModule:
         if len(placed) == 1:
             return None
         if placed:
-            return (f"bets on both Player ({format_dollars(bets['player'])}) and Banker "
-                    f"({format_dollars(bets['banker'])})")
+            return (
+                f"bets on both Player ({format_dollars(bets['player'])}) and Banker ({format_dollars(bets['banker'])})"
+            )
         return "no bet on Player or Banker"
 
     def _limits_problem(self, bets: dict[str, int]) -> str | None:
         lo, hi = self.limits.minimum, self.limits.maximum
         for area in MAIN_AREAS:
             if bets[area] and not self.limits.allows(bets[area]):
-                return (f"{_AREA_NAMES[area]} bet {format_dollars(bets[area])} is outside the limits "
-                        f"{format_dollars(lo)} - {format_dollars(hi)}")
+                return (
+                    f"{_AREA_NAMES[area]} bet {format_dollars(bets[area])} is outside the limits "
+                    f"{format_dollars(lo)} - {format_dollars(hi)}"
+                )
         for area in SIDE_AREAS:
             if bets[area] and not self.limits.allows_side(bets[area]):
-                return (f"{_AREA_NAMES[area]} bet {format_dollars(bets[area])} is outside the side-bet "
-                        f"limits ${lo / 10:g} - ${hi / 10:g}")
+                return (
+                    f"{_AREA_NAMES[area]} bet {format_dollars(bets[area])} is outside the side-bet "
+                    f"limits {format_cents(lo * 10)} - {format_cents(hi * 10)}"
+                )
         return None
 
     def _play(self, bets: dict[str, int]) -> list[ev.Event]:
         deck = self._require_deck()
-        game = play_round(deck.cards[self.position:])
+        game = play_round(deck.cards[self.position :])
         self.position += len(game.order)
         self.last_round = game
         out: list[ev.Event] = []
@@ -269,17 +349,22 @@ class BaccaratModule:
             out.append(ev.CardDealt(hand, str(card), hand_score(hands[hand])))
         results = bet_results(game, bets)
         profit = sum(results.values())
-        out.append(ev.RoundPlayed(tuple(map(str, game.player)), tuple(map(str, game.banker)),
-                                  game.player_score, game.banker_score, game.winner, profit, results))
+        out.append(
+            ev.RoundPlayed(
+                tuple(map(str, game.player)),
+                tuple(map(str, game.banker)),
+                game.player_score,
+                game.banker_score,
+                game.winner,
+                profit,
+                results,
+            )
+        )
         if profit > 0:
             self.solved = True
             out.append(ev.Solved())
             return out
         if profit < 0:
-            out.append(self._strike("loss", f"the round lost ${-profit / 100:.2f}"))
-        self.stacks = {area: [] for area in AREAS}
-        out.append(ev.ChipsCleared())
-        if self.cards_left < REPLACE_BELOW:
-            color = self.rng.choice([c for c in COLORS if c != deck.color])
-            out.append(self._new_deck(color, replaces=deck.color))
+            out.append(self._strike("loss", f"the round lost {format_cents(-profit)}"))
+        self.round_pending = True
         return out

@@ -3,6 +3,7 @@
 import pytest
 
 from baccarat_core.cards import Card, hand_score
+from baccarat_core.errors import BaccaratError
 
 # The manual: "ace through king of hearts, then ace through king of clubs, then king
 # through ace of diamonds, then king through ace of spades" -- written out by hand.
@@ -37,11 +38,19 @@ def test_manual_examples(name, index):
     assert Card.from_index(index) == Card.parse(name)
 
 
-@pytest.mark.parametrize("name, index", [
-    ("KH", 13), ("AC", 14), ("KC", 26),
-    ("KD", 27), ("QD", 28), ("AD", 39),
-    ("KS", 40), ("2S", 51),
-])
+@pytest.mark.parametrize(
+    "name, index",
+    [
+        ("KH", 13),
+        ("AC", 14),
+        ("KC", 26),
+        ("KD", 27),
+        ("QD", 28),
+        ("AD", 39),
+        ("KS", 40),
+        ("2S", 51),
+    ],
+)
 def test_suit_boundaries(name, index):
     assert Card.parse(name).index == index
 
@@ -75,27 +84,44 @@ def test_from_index_out_of_range(index):
         Card.from_index(index)
 
 
-@pytest.mark.parametrize("rank, points", [
-    ("A", 1), ("2", 2), ("3", 3), ("4", 4), ("5", 5), ("6", 6), ("7", 7), ("8", 8), ("9", 9),
-    ("10", 0), ("J", 0), ("Q", 0), ("K", 0),
-])
+@pytest.mark.parametrize(
+    "rank, points",
+    [
+        ("A", 1),
+        ("2", 2),
+        ("3", 3),
+        ("4", 4),
+        ("5", 5),
+        ("6", 6),
+        ("7", 7),
+        ("8", 8),
+        ("9", 9),
+        ("10", 0),
+        ("J", 0),
+        ("Q", 0),
+        ("K", 0),
+    ],
+)
 def test_point_values(rank, points):
     for suit in "HCDS":
         assert Card(rank, suit).points == points
 
 
-@pytest.mark.parametrize("hand, score", [
-    ("AH", 1),
-    ("7H 8C", 5),          # 15 -> 5
-    ("5H 5C", 0),          # 10 -> 0
-    ("4H 5C", 9),
-    ("KH QC", 0),
-    ("10H 9C", 9),
-    ("9H 9C 9D", 7),       # 27 -> 7
-    ("AH KC 7D", 8),
-    ("6H 6C 6D", 8),       # 18 -> 8
-    ("JH 2C", 2),
-])
+@pytest.mark.parametrize(
+    "hand, score",
+    [
+        ("AH", 1),
+        ("7H 8C", 5),  # 15 -> 5
+        ("5H 5C", 0),  # 10 -> 0
+        ("4H 5C", 9),
+        ("KH QC", 0),
+        ("10H 9C", 9),
+        ("9H 9C 9D", 7),  # 27 -> 7
+        ("AH KC 7D", 8),
+        ("6H 6C 6D", 8),  # 18 -> 8
+        ("JH 2C", 2),
+    ],
+)
 def test_hand_score(hand, score):
     assert hand_score(cards(hand)) == score
     assert hand_score(tuple(cards(hand))) == score
@@ -105,16 +131,22 @@ def test_hand_score_empty_is_zero():
     assert hand_score([]) == 0
 
 
-@pytest.mark.parametrize("text, rank, suit", [
-    ("KD", "K", "D"), ("10s", "10", "S"), ("ah", "A", "H"), (" 7C ", "7", "C"),
-])
+@pytest.mark.parametrize(
+    "text, rank, suit",
+    [
+        ("KD", "K", "D"),
+        ("10s", "10", "S"),
+        ("ah", "A", "H"),
+        (" 7C ", "7", "C"),
+    ],
+)
 def test_parse(text, rank, suit):
     assert Card.parse(text) == Card(rank, suit)
 
 
 @pytest.mark.parametrize("text", ["", "1H", "11C", "KX", "K", "H", "AHH"])
 def test_parse_rejects(text):
-    with pytest.raises(ValueError):
+    with pytest.raises(BaccaratError, match="not a card"):
         Card.parse(text)
 
 

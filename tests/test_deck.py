@@ -34,13 +34,17 @@ def mostly(port: str) -> tuple[str, ...]:
 
 # -- the letter ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("minimum, letter", [
-    (5, "D"),     # first
-    (10, "K"),    # second
-    (25, "R"),    # second to last
-    (50, "Z"),    # last
-    (100, "G"),   # D+K+R+Z = 4+11+18+26 = 59 -> 33 -> 7 = G
-])
+
+@pytest.mark.parametrize(
+    "minimum, letter",
+    [
+        (5, "D"),  # first
+        (10, "K"),  # second
+        (25, "R"),  # second to last
+        (50, "Z"),  # last
+        (100, "G"),  # D+K+R+Z = 4+11+18+26 = 59 -> 33 -> 7 = G
+    ],
+)
 def test_letter_rows(minimum, letter):
     assert serial_letter(Edgework("DKRZ52"), TableLimits(minimum, minimum * 20)) == letter
 
@@ -70,13 +74,17 @@ def test_no_letters_means_b(minimum):
 
 # -- the digit ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("row, digit", [
-    (0, 1),   # first
-    (1, 3),   # second
-    (2, 7),   # second to last
-    (3, 9),   # last
-    (4, 5),   # 1+3+5+7+9 = 25 -> 5
-])
+
+@pytest.mark.parametrize(
+    "row, digit",
+    [
+        (0, 1),  # first
+        (1, 3),  # second
+        (2, 7),  # second to last
+        (3, 9),  # last
+        (4, 5),  # 1+3+5+7+9 = 25 -> 5
+    ],
+)
 def test_digit_rows(row, digit):
     assert serial_digit(Edgework("A13579"), row_limits(row)) == digit
 
@@ -101,10 +109,21 @@ def test_no_digits_means_9(row):
     assert serial_digit(Edgework("ABCDEF"), row_limits(row)) == 9
 
 
-@pytest.mark.parametrize("minimum, maximum, row", [
-    (10, 500, 0), (10, 1000, 1), (10, 2000, 2), (10, 5000, 3), (10, 10000, 4),
-    (100, 5000, 0), (100, 10000, 1), (100, 20000, 2), (100, 50000, 3), (100, 150000, 4),
-])
+@pytest.mark.parametrize(
+    "minimum, maximum, row",
+    [
+        (10, 500, 0),
+        (10, 1000, 1),
+        (10, 2000, 2),
+        (10, 5000, 3),
+        (10, 10000, 4),
+        (100, 5000, 0),
+        (100, 10000, 1),
+        (100, 20000, 2),
+        (100, 50000, 3),
+        (100, 150000, 4),
+    ],
+)
 def test_digit_row_follows_the_ratio_for_other_minima(minimum, maximum, row):
     expected = {0: 1, 1: 3, 2: 7, 3: 9, 4: 5}[row]
     assert serial_digit(Edgework("A13579"), TableLimits(minimum, maximum)) == expected
@@ -112,20 +131,24 @@ def test_digit_row_follows_the_ratio_for_other_minima(minimum, maximum, row):
 
 # -- the first index ------------------------------------------------------------------
 
-@pytest.mark.parametrize("serial, limits, solved, index, card", [
-    ("DKRZ52", (5, 200), 0, 30, "10D"),       # D=4 + 26*5 = 134 -> 82 -> 30
-    ("DKRZ52", (5, 200), 3, 33, "7D"),        # 137 -> 33
-    ("DKRZ52", (5, 200), 200, 22, "9C"),      # 334 - 6*52 = 22
-    ("DKRZ52", (5, 200), 1000, 42, "JS"),     # 1134 - 21*52 = 42
-    ("DKRZ52", (100, 150000), 0, 33, "7D"),   # G=7 + 26*(5+2) = 189 -> 33
-    ("Z9", (5, 200), 0, 52, "AS"),            # 26 + 234 = 260 = 5*52 -> 52, never 0
-    ("Z9", (5, 200), 1, 1, "AH"),             # 261 -> 1
-    ("A0", (5, 200), 0, 1, "AH"),
-    ("A0", (5, 200), 51, 52, "AS"),
-    ("A0", (5, 200), 52, 1, "AH"),
-    ("ABCDEF", (5, 200), 0, 27, "KD"),        # A + 26*9 = 235 -> 27
-    ("123456", (10, 300), 0, 28, "QD"),       # B=2 + 26*1 = 28
-])
+
+@pytest.mark.parametrize(
+    "serial, limits, solved, index, card",
+    [
+        ("DKRZ52", (5, 200), 0, 30, "10D"),  # D=4 + 26*5 = 134 -> 82 -> 30
+        ("DKRZ52", (5, 200), 3, 33, "7D"),  # 137 -> 33
+        ("DKRZ52", (5, 200), 200, 22, "9C"),  # 334 - 6*52 = 22
+        ("DKRZ52", (5, 200), 1000, 42, "JS"),  # 1134 - 21*52 = 42
+        ("DKRZ52", (100, 150000), 0, 33, "7D"),  # G=7 + 26*(5+2) = 189 -> 33
+        ("Z9", (5, 200), 0, 52, "AS"),  # 26 + 234 = 260 = 5*52 -> 52, never 0
+        ("Z9", (5, 200), 1, 1, "AH"),  # 261 -> 1
+        ("A0", (5, 200), 0, 1, "AH"),
+        ("A0", (5, 200), 51, 52, "AS"),
+        ("A0", (5, 200), 52, 1, "AH"),
+        ("ABCDEF", (5, 200), 0, 27, "KD"),  # A + 26*9 = 235 -> 27
+        ("123456", (10, 300), 0, 28, "QD"),  # B=2 + 26*1 = 28
+    ],
+)
 def test_first_index(serial, limits, solved, index, card):
     edgework = Edgework(serial)
     table = TableLimits(*limits)
@@ -153,39 +176,43 @@ def test_build_deck_solved_argument_overrides_edgework():
 
 # -- the port column and the multiplier -------------------------------------------------
 
+
 @pytest.mark.parametrize("color", list(MANUAL_MULTIPLIERS))
 @pytest.mark.parametrize("column", range(1, 7))
 def test_every_multiplier_cell(color, column):
     port = PORTS[column - 1]
-    edgework = Edgework("A0", mostly(port))   # first index 1
+    edgework = Edgework("A0", mostly(port))  # first index 1
     assert port_column(edgework) == column
     deck = build_deck(edgework, TableLimits(5, 200), color)
     multiplier = MANUAL_MULTIPLIERS[color][column - 1]
     assert deck.multiplier == multiplier
     assert deck.port_name == port
     assert deck.cards[0].index == 1
-    assert deck.cards[1].index == multiplier          # 1 * m mod 53
+    assert deck.cards[1].index == multiplier  # 1 * m mod 53
     assert deck.cards[2].index == multiplier * multiplier % 53
 
 
-@pytest.mark.parametrize("ports, column", [
-    (("DVI-D", "Parallel"), 3),                              # 1+2
-    (("Parallel", "Stereo RCA"), 2),                         # 2+6 = 8 -> 2
-    (("RJ-45", "Serial"), 3),                                # 4+5 = 9 -> 3
-    (("Serial", "Stereo RCA"), 5),                           # 11 -> 5
-    (("DVI-D", "Stereo RCA"), 1),                            # 7 -> 1
-    (("PS/2", "RJ-45", "RJ-45", "PS/2", "Serial"), 1),       # 3+4 = 7 -> 1
-    (("DVI-D", "PS/2", "Serial"), 3),                        # 1+3+5 = 9 -> 3
-    (("Parallel", "RJ-45", "Stereo RCA"), 6),                # 2+4+6 = 12 -> 6, not 0
-    (("RJ-45", "Serial", "Stereo RCA"), 3),                  # 15 -> 9 -> 3
-    (("DVI-D", "Parallel", "RJ-45", "Serial"), 6),           # 12 -> 6
-    (tuple(PORTS), 3),                                       # 21 -> 3
-    ((), 3),                                                 # no ports: six-way tie
-    (("HDMI", "HDMI", "HDMI"), 3),                           # no vanilla port: six-way tie
-    (("HDMI", "HDMI", "HDMI", "Serial"), 5),                 # other kinds do not count
-    (("USB", "USB", "Parallel", "Parallel", "DVI-D"), 2),    # no tie
-    (("Stereo RCA",), 6),
-])
+@pytest.mark.parametrize(
+    "ports, column",
+    [
+        (("DVI-D", "Parallel"), 3),  # 1+2
+        (("Parallel", "Stereo RCA"), 2),  # 2+6 = 8 -> 2
+        (("RJ-45", "Serial"), 3),  # 4+5 = 9 -> 3
+        (("Serial", "Stereo RCA"), 5),  # 11 -> 5
+        (("DVI-D", "Stereo RCA"), 1),  # 7 -> 1
+        (("PS/2", "RJ-45", "RJ-45", "PS/2", "Serial"), 1),  # 3+4 = 7 -> 1
+        (("DVI-D", "PS/2", "Serial"), 3),  # 1+3+5 = 9 -> 3
+        (("Parallel", "RJ-45", "Stereo RCA"), 6),  # 2+4+6 = 12 -> 6, not 0
+        (("RJ-45", "Serial", "Stereo RCA"), 3),  # 15 -> 9 -> 3
+        (("DVI-D", "Parallel", "RJ-45", "Serial"), 6),  # 12 -> 6
+        (tuple(PORTS), 3),  # 21 -> 3
+        ((), 3),  # no ports: six-way tie
+        (("HDMI", "HDMI", "HDMI"), 3),  # no vanilla port: six-way tie
+        (("HDMI", "HDMI", "HDMI", "Serial"), 5),  # other kinds do not count
+        (("USB", "USB", "Parallel", "Parallel", "DVI-D"), 2),  # no tie
+        (("Stereo RCA",), 6),
+    ],
+)
 def test_port_column_and_tie_rule(ports, column):
     assert port_column(Edgework("A0", ports)) == column
 
@@ -197,6 +224,7 @@ def test_no_ports_uses_ps2_multiplier():
 
 
 # -- whole decks ---------------------------------------------------------------------------
+
 
 def test_hand_computed_red_deck():
     # A + 26*1 = 27 (KD); no ports -> PS/2, red -> 26; 27*26 = 702 = 13*53 + 13 (KH);
@@ -240,11 +268,15 @@ def test_to_dict_shuffled():
 
 # -- the exception: lit BOB with 8 or 9 ports ----------------------------------------------
 
-@pytest.mark.parametrize("ports", [
-    ("HDMI",) * 8,
-    ("Serial",) * 9,
-    ("Parallel", "PS/2", "USB", "USB", "RJ-45", "Serial", "DVI-D", "Stereo RCA"),
-])
+
+@pytest.mark.parametrize(
+    "ports",
+    [
+        ("HDMI",) * 8,
+        ("Serial",) * 9,
+        ("Parallel", "PS/2", "USB", "USB", "RJ-45", "Serial", "DVI-D", "Stereo RCA"),
+    ],
+)
 def test_unshuffled_with_lit_bob_and_8_or_9_ports(ports):
     edgework = Edgework("DKRZ52", ports, lit=("BOB", "FRK"), solved=5)
     assert is_unshuffled(edgework)
@@ -260,14 +292,17 @@ def test_unshuffled_with_lit_bob_and_8_or_9_ports(ports):
     assert data["unshuffled"] is True
 
 
-@pytest.mark.parametrize("ports, lit, unlit", [
-    (("HDMI",) * 7, ("BOB",), ()),
-    (("HDMI",) * 10, ("BOB",), ()),
-    ((), ("BOB",), ()),
-    (("HDMI",) * 8, (), ("BOB",)),      # unlit BOB does not count
-    (("HDMI",) * 8, ("FRK",), ()),
-    (("HDMI",) * 9, ("CAR",), ("BOB",)),
-])
+@pytest.mark.parametrize(
+    "ports, lit, unlit",
+    [
+        (("HDMI",) * 7, ("BOB",), ()),
+        (("HDMI",) * 10, ("BOB",), ()),
+        ((), ("BOB",), ()),
+        (("HDMI",) * 8, (), ("BOB",)),  # unlit BOB does not count
+        (("HDMI",) * 8, ("FRK",), ()),
+        (("HDMI",) * 9, ("CAR",), ("BOB",)),
+    ],
+)
 def test_shuffled_otherwise(ports, lit, unlit):
     edgework = Edgework("A0", ports, lit=lit, unlit=unlit)
     assert not is_unshuffled(edgework)
@@ -278,7 +313,6 @@ def test_shuffled_otherwise(ports, lit, unlit):
 
 
 def test_all_colours_give_different_orders():
-    decks = {color: names(build_deck(Edgework("AB12C3"), TableLimits(5, 200), color).cards)
-             for color in COLORS}
+    decks = {color: names(build_deck(Edgework("AB12C3"), TableLimits(5, 200), color).cards) for color in COLORS}
     assert len({tuple(cards) for cards in decks.values()}) == 4
     assert all(cards[0] == "KD" for cards in decks.values())

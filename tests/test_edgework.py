@@ -41,21 +41,24 @@ def test_bad_serials_name_the_value(serial):
     assert "\n" not in str(caught.value)
 
 
-@pytest.mark.parametrize("given, expected", [
-    ("parallel", "Parallel"),
-    ("PARALLEL", "Parallel"),
-    ("rj-45", "RJ-45"),
-    ("RJ45", "RJ-45"),
-    ("PS/2", "PS/2"),
-    ("ps2", "PS/2"),
-    ("stereo rca", "Stereo RCA"),
-    ("Stereo RCA", "Stereo RCA"),
-    ("dvi-d", "DVI-D"),
-    ("DVI-D", "DVI-D"),
-    ("serial", "Serial"),
-    ("Serial", "Serial"),
-    (" Parallel ", "Parallel"),
-])
+@pytest.mark.parametrize(
+    "given, expected",
+    [
+        ("parallel", "Parallel"),
+        ("PARALLEL", "Parallel"),
+        ("rj-45", "RJ-45"),
+        ("RJ45", "RJ-45"),
+        ("PS/2", "PS/2"),
+        ("ps2", "PS/2"),
+        ("stereo rca", "Stereo RCA"),
+        ("Stereo RCA", "Stereo RCA"),
+        ("dvi-d", "DVI-D"),
+        ("DVI-D", "DVI-D"),
+        ("serial", "Serial"),
+        ("Serial", "Serial"),
+        (" Parallel ", "Parallel"),
+    ],
+)
 def test_vanilla_port_names_case_insensitive(given, expected):
     assert normalize_port(given) == expected
     assert Edgework("A1", (given,)).ports == (expected,)
@@ -79,7 +82,12 @@ def test_empty_port_name(name):
 def test_vanilla_port_counts():
     edgework = Edgework("A1", ("serial", "Serial", "rj45", "HDMI", "parallel", "Serial"))
     assert edgework.vanilla_port_counts() == {
-        "DVI-D": 0, "Parallel": 1, "PS/2": 0, "RJ-45": 1, "Serial": 3, "Stereo RCA": 0,
+        "DVI-D": 0,
+        "Parallel": 1,
+        "PS/2": 0,
+        "RJ-45": 1,
+        "Serial": 3,
+        "Stereo RCA": 0,
     }
     assert list(edgework.vanilla_port_counts()) == list(VANILLA_PORTS)
     assert len(edgework.ports) == 6
@@ -142,21 +150,31 @@ def test_from_dict_unknown_key_is_named():
         Edgework.from_dict({"serial": "A1", "serail": "A1"})
 
 
-@pytest.mark.parametrize("data", [
-    {},                                   # no serial
-    {"serial": 12},                       # serial not a string
-    {"serial": "A1", "ports": [1, 2]},    # ports not names
-    {"serial": "A1", "solved": -1},
-    {"serial": "A1", "solved": "2"},
-    ["serial", "A1"],                     # not a table
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},  # no serial
+        {"serial": 12},  # serial not a string
+        {"serial": "A1", "ports": [1, 2]},  # ports not names
+        {"serial": "A1", "solved": -1},
+        {"serial": "A1", "solved": "2"},
+        ["serial", "A1"],  # not a table
+    ],
+)
 def test_from_dict_errors(data):
     with pytest.raises(EdgeworkError):
         Edgework.from_dict(data)
 
 
-@pytest.mark.parametrize("text, parts", [
-    (None, ()), ("", ()), ("   ", ()), ("Serial", ("Serial",)), ("a, b ,c", ("a", "b", "c")),
-])
+@pytest.mark.parametrize(
+    "text, parts",
+    [
+        (None, ()),
+        ("", ()),
+        ("   ", ()),
+        ("Serial", ("Serial",)),
+        ("a, b ,c", ("a", "b", "c")),
+    ],
+)
 def test_split_list(text, parts):
     assert split_list(text) == parts

@@ -6,7 +6,8 @@ from collections import Counter
 import pytest
 
 from baccarat_core import LimitsError, TableLimits, random_limits
-from baccarat_core.limits import format_dollars
+from baccarat_core.errors import BaccaratError
+from baccarat_core.numbers import format_dollars
 
 MINIMA = (5, 10, 25, 50, 100)
 
@@ -20,10 +21,12 @@ FACTS_TABLE = {
     100: [[3000, 5000], [10000], [15000, 20000], [25000, 30000, 50000], [100000, 150000]],
 }
 
-CELLS = [(minimum, maximum, row)
-         for minimum, rows in FACTS_TABLE.items()
-         for row, cell in enumerate(rows)
-         for maximum in cell]
+CELLS = [
+    (minimum, maximum, row)
+    for minimum, rows in FACTS_TABLE.items()
+    for row, cell in enumerate(rows)
+    for maximum in cell
+]
 
 
 @pytest.mark.parametrize("minimum", MINIMA)
@@ -76,9 +79,11 @@ def test_maximum_must_be_above_minimum(minimum, maximum):
     assert f"${maximum}" in str(caught.value)
 
 
-def test_limits_error_is_a_value_error():
-    with pytest.raises(ValueError):
+def test_limits_error_is_a_baccarat_error_and_not_a_value_error():
+    """The rules' refusals are caught by name (house plan): never together with a ValueError."""
+    with pytest.raises(BaccaratError) as caught:
         TableLimits(7, 200)
+    assert isinstance(caught.value, LimitsError) and not isinstance(caught.value, ValueError)
 
 
 @pytest.mark.parametrize("minimum, maximum", [(5, 200), (25, 1000), (100, 150000)])
@@ -91,15 +96,18 @@ def test_main_bet_limits_inclusive(minimum, maximum):
     assert not limits.allows(0)
 
 
-@pytest.mark.parametrize("minimum, maximum, lowest, highest", [
-    (5, 200, 1, 20),          # $0.50 - $20: $1 is fine
-    (10, 300, 1, 30),         # $1 - $30
-    (25, 1000, 3, 100),       # $2.50 - $100: $2 is too little
-    (50, 1000, 5, 100),
-    (100, 150000, 10, 15000),
-    (5, 2500, 1, 250),
-    (25, 15000, 3, 1500),
-])
+@pytest.mark.parametrize(
+    "minimum, maximum, lowest, highest",
+    [
+        (5, 200, 1, 20),  # $0.50 - $20: $1 is fine
+        (10, 300, 1, 30),  # $1 - $30
+        (25, 1000, 3, 100),  # $2.50 - $100: $2 is too little
+        (50, 1000, 5, 100),
+        (100, 150000, 10, 15000),
+        (5, 2500, 1, 250),
+        (25, 15000, 3, 1500),
+    ],
+)
 def test_side_bet_limits_one_tenth(minimum, maximum, lowest, highest):
     limits = TableLimits(minimum, maximum)
     assert limits.allows_side(lowest)
@@ -108,22 +116,34 @@ def test_side_bet_limits_one_tenth(minimum, maximum, lowest, highest):
     assert not limits.allows_side(highest + 1)
 
 
-@pytest.mark.parametrize("minimum, maximum, text", [
-    (5, 200, "$5 - $200"),
-    (10, 1000, "$10 - $1000"),
-    (25, 5000, "$25 - $5000"),
-    (50, 10000, "$50 - $10,000"),
-    (100, 150000, "$100 - $150,000"),
-    (100, 25000, "$100 - $25,000"),
-])
+@pytest.mark.parametrize(
+    "minimum, maximum, text",
+    [
+        (5, 200, "$5 - $200"),
+        (10, 1000, "$10 - $1000"),
+        (25, 5000, "$25 - $5000"),
+        (50, 10000, "$50 - $10,000"),
+        (100, 150000, "$100 - $150,000"),
+        (100, 25000, "$100 - $25,000"),
+    ],
+)
 def test_placard(minimum, maximum, text):
     assert TableLimits(minimum, maximum).placard() == text
 
 
-@pytest.mark.parametrize("amount, text", [
-    (1, "$1"), (5, "$5"), (1000, "$1000"), (5000, "$5000"), (9999, "$9999"),
-    (10000, "$10,000"), (150000, "$150,000"), (1000000, "$1,000,000"),
-])
+@pytest.mark.parametrize(
+    "amount, text",
+    [
+        (1, "$1"),
+        (5, "$5"),
+        (1000, "$1000"),
+        (5000, "$5000"),
+        (9999, "$9999"),
+        (10000, "$10,000"),
+        (150000, "$150,000"),
+        (1000000, "$1,000,000"),
+    ],
+)
 def test_format_dollars(amount, text):
     assert format_dollars(amount) == text
 

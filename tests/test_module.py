@@ -12,10 +12,10 @@ from baccarat_core.inputs import Arrow, Deal, Hold, Press, SetSolved, parse_inpu
 
 ALL_CARDS = [Card.from_index(i) for i in range(1, 53)]
 
-PLAYER_WIN = "9H 2C KH 3C"            # Player 9 (natural) beats Banker 5
-BANKER_WIN = "2H 9C 3H KC"            # Banker 9 (natural) beats Player 5
-TIE = "8H 8C KH KC"                   # 8 - 8
-SIX_CARDS = "2H KC 3H QC 2D 5S"       # Player 2 3 2 = 7, Banker K Q 5 = 5: Player wins with six cards
+PLAYER_WIN = "9H 2C KH 3C"  # Player 9 (natural) beats Banker 5
+BANKER_WIN = "2H 9C 3H KC"  # Banker 9 (natural) beats Player 5
+TIE = "8H 8C KH KC"  # 8 - 8
+SIX_CARDS = "2H KC 3H QC 2D 5S"  # Player 2 3 2 = 7, Banker K Q 5 = 5: Player wins with six cards
 
 
 def cards(text: str) -> list[Card]:
@@ -23,8 +23,9 @@ def cards(text: str) -> list[Card]:
 
 
 def make(limits=(5, 200), serial="AB12C3", ports=(), lit=(), color="red", seed=1, solved=0):
-    module = BaccaratModule(Edgework(serial, ports, lit, (), solved), TableLimits(*limits),
-                            rng=random.Random(seed), first_color=color)
+    module = BaccaratModule(
+        Edgework(serial, ports, lit, (), solved), TableLimits(*limits), rng=random.Random(seed), first_color=color
+    )
     module.start()
     return module
 
@@ -71,6 +72,7 @@ def the(events, cls):
 
 # -- start ----------------------------------------------------------------------------------
 
+
 def test_start_shows_limits_and_first_deck():
     module = BaccaratModule(Edgework("AB12C3"), TableLimits(5, 200), rng=random.Random(1), first_color="red")
     events = module.start()
@@ -91,6 +93,7 @@ def test_start_with_random_limits_and_colour():
 
 
 # -- denominations and chips ----------------------------------------------------------------
+
 
 def test_denomination_starts_at_one_and_arrows_stop_at_both_ends():
     module = make()
@@ -151,14 +154,18 @@ def test_handle_dispatches_inputs():
 
 # -- the deal: check 1, exactly one main bet --------------------------------------------------
 
-@pytest.mark.parametrize("placed", [
-    {},
-    {"tie": (5,)},
-    {"player_pair": (1,), "banker_pair": (1,)},
-    {"player": (5,), "banker": (5,)},
-    {"player": (1,), "banker": (100, 100, 100)},      # also outside the limits: exclusive comes first
-    {"player": (1, 5), "banker": (5,)},                # also out of order: exclusive comes first
-])
+
+@pytest.mark.parametrize(
+    "placed",
+    [
+        {},
+        {"tie": (5,)},
+        {"player_pair": (1,), "banker_pair": (1,)},
+        {"player": (5,), "banker": (5,)},
+        {"player": (1,), "banker": (100, 100, 100)},  # also outside the limits: exclusive comes first
+        {"player": (1, 5), "banker": (5,)},  # also out of order: exclusive comes first
+    ],
+)
 def test_exclusive_strike_and_chips_stay(placed):
     module = make()
     for area, chips in placed.items():
@@ -183,29 +190,33 @@ def test_deal_event_lists_non_empty_bets():
 
 # -- the deal: check 2, limits -------------------------------------------------------------------
 
-@pytest.mark.parametrize("limits, placed, ok", [
-    ((5, 200), {"player": (1, 1, 1, 1)}, False),                  # $4 < $5
-    ((5, 200), {"player": (5,)}, True),                           # exactly the minimum
-    ((5, 200), {"banker": (100, 100)}, True),                     # exactly the maximum
-    ((5, 200), {"banker": (100, 100, 1)}, False),                 # $201
-    ((5, 200), {"player": (5,), "tie": (1,)}, True),              # side $0.50 - $20
-    ((5, 200), {"player": (5,), "tie": (5, 5, 5, 5)}, True),
-    ((5, 200), {"player": (5,), "tie": (5, 5, 5, 5, 1)}, False),  # $21 > $20
-    ((25, 1000), {"player": (25,)}, True),                        # empty side bets are not checked
-    ((25, 1000), {"player": (25,), "tie": (1, 1)}, False),        # $2 < $2.50
-    ((25, 1000), {"player": (25,), "tie": (1, 1, 1)}, True),
-    ((25, 1000), {"banker": (500, 500), "player_pair": (100,)}, True),
-    ((25, 1000), {"banker": (500, 500), "player_pair": (100, 1)}, False),
-    ((25, 1000), {"banker": (500, 500), "banker_pair": (100, 1)}, False),
-    ((25, 1000), {"banker": (500, 500, 1)}, False),
-    ((100, 150000), {"player": (100000, 25000, 25000)}, True),
-    ((100, 150000), {"player": (100000, 25000, 25000, 1)}, False),
-])
+
+@pytest.mark.parametrize(
+    "limits, placed, ok",
+    [
+        ((5, 200), {"player": (1, 1, 1, 1)}, False),  # $4 < $5
+        ((5, 200), {"player": (5,)}, True),  # exactly the minimum
+        ((5, 200), {"banker": (100, 100)}, True),  # exactly the maximum
+        ((5, 200), {"banker": (100, 100, 1)}, False),  # $201
+        ((5, 200), {"player": (5,), "tie": (1,)}, True),  # side $0.50 - $20
+        ((5, 200), {"player": (5,), "tie": (5, 5, 5, 5)}, True),
+        ((5, 200), {"player": (5,), "tie": (5, 5, 5, 5, 1)}, False),  # $21 > $20
+        ((25, 1000), {"player": (25,)}, True),  # empty side bets are not checked
+        ((25, 1000), {"player": (25,), "tie": (1, 1)}, False),  # $2 < $2.50
+        ((25, 1000), {"player": (25,), "tie": (1, 1, 1)}, True),
+        ((25, 1000), {"banker": (500, 500), "player_pair": (100,)}, True),
+        ((25, 1000), {"banker": (500, 500), "player_pair": (100, 1)}, False),
+        ((25, 1000), {"banker": (500, 500), "banker_pair": (100, 1)}, False),
+        ((25, 1000), {"banker": (500, 500, 1)}, False),
+        ((100, 150000), {"player": (100000, 25000, 25000)}, True),
+        ((100, 150000), {"player": (100000, 25000, 25000, 1)}, False),
+    ],
+)
 def test_limits(limits, placed, ok):
     module = make(limits=limits)
     for area, chips in placed.items():
         bet(module, area, *chips)
-    rig(module, TIE)                     # a tie: nobody loses or wins on the main bet
+    rig(module, TIE)  # a tie: nobody loses or wins on the main bet
     before = {area: list(stack) for area, stack in module.stacks.items()}
     events = module.deal()
     if ok:
@@ -220,7 +231,7 @@ def test_limits(limits, placed, ok):
 
 def test_limits_come_before_stack_order():
     module = make(limits=(10, 300))
-    bet(module, "player", 1, 5)           # $6 < $10 and out of order
+    bet(module, "player", 1, 5)  # $6 < $10 and out of order
     events = module.deal()
     assert strikes(events) == ["limits"]
     assert "reorder" not in kinds(events)
@@ -236,6 +247,7 @@ def test_limits_strike_names_the_bet():
 
 
 # -- the deal: check 3, stack order -------------------------------------------------------------
+
 
 def test_stack_order_strike_reorders_and_deals_on():
     module = make()
@@ -273,14 +285,21 @@ def test_ordered_stacks_no_strike(chips):
 
 # -- the outcome -----------------------------------------------------------------------------------
 
+
 def test_cards_dealt_in_order_with_running_scores():
     module = make()
     bet(module, "banker", 5)
     rig(module, SIX_CARDS)
     events = module.deal()
     dealt = [(e.hand, e.card, e.score) for e in events if isinstance(e, ev.CardDealt)]
-    assert dealt == [("player", "2H", 2), ("banker", "KC", 0), ("player", "3H", 5),
-                     ("banker", "QC", 0), ("player", "2D", 7), ("banker", "5S", 5)]
+    assert dealt == [
+        ("player", "2H", 2),
+        ("banker", "KC", 0),
+        ("player", "3H", 5),
+        ("banker", "QC", 0),
+        ("player", "2D", 7),
+        ("banker", "5S", 5),
+    ]
     played = the(events, ev.RoundPlayed)
     assert (played.player, played.banker) == (("2H", "3H", "2D"), ("KC", "QC", "5S"))
     assert (played.player_score, played.banker_score, played.winner) == (7, 5, "player")
@@ -288,13 +307,16 @@ def test_cards_dealt_in_order_with_running_scores():
     assert module.position == 6
 
 
-@pytest.mark.parametrize("deck, placed, profit", [
-    (PLAYER_WIN, {"player": (5, 5)}, 1000),
-    (BANKER_WIN, {"banker": (5,)}, 475),
-    (BANKER_WIN, {"banker": (5, 1, 1)}, 665),
-    (TIE, {"player": (5, 5), "tie": (1,)}, 800),
-    (TIE, {"banker": (5,), "player_pair": (1,), "tie": (1,)}, 700),
-])
+@pytest.mark.parametrize(
+    "deck, placed, profit",
+    [
+        (PLAYER_WIN, {"player": (5, 5)}, 1000),
+        (BANKER_WIN, {"banker": (5,)}, 475),
+        (BANKER_WIN, {"banker": (5, 1, 1)}, 665),
+        (TIE, {"player": (5, 5), "tie": (1,)}, 800),
+        (TIE, {"banker": (5,), "player_pair": (1,), "tie": (1,)}, 700),
+    ],
+)
 def test_profit_solves(deck, placed, profit):
     module = make()
     for area, chips in placed.items():
@@ -315,9 +337,14 @@ def test_solved_module_ignores_further_input():
     module.deal()
     stacks = {area: list(stack) for area, stack in module.stacks.items()}
     position = module.position
-    for action in (lambda: module.press("player"), lambda: module.hold("player"),
-                   lambda: module.arrow("right"), lambda: module.arrow("left"), module.deal,
-                   lambda: module.handle(Press("tie"))):
+    for action in (
+        lambda: module.press("player"),
+        lambda: module.hold("player"),
+        lambda: module.arrow("right"),
+        lambda: module.arrow("left"),
+        module.deal,
+        lambda: module.handle(Press("tie")),
+    ):
         (event,) = action()
         assert isinstance(event, ev.InputIgnored)
         assert event.reason == "solved"
@@ -327,12 +354,15 @@ def test_solved_module_ignores_further_input():
     assert module.strikes == 0
 
 
-@pytest.mark.parametrize("deck, placed, profit", [
-    (PLAYER_WIN, {"banker": (5, 5)}, -1000),
-    (BANKER_WIN, {"player": (5,)}, -500),
-    (BANKER_WIN, {"banker": (5, 5, 5, 5), "tie": (5, 5, 5, 5)}, 1900 - 2000),   # winning main, net loss
-    (TIE, {"player": (5,), "player_pair": (1,)}, -100),
-])
+@pytest.mark.parametrize(
+    "deck, placed, profit",
+    [
+        (PLAYER_WIN, {"banker": (5, 5)}, -1000),
+        (BANKER_WIN, {"player": (5,)}, -500),
+        (BANKER_WIN, {"banker": (5, 5, 5, 5), "tie": (5, 5, 5, 5)}, 1900 - 2000),  # winning main, net loss
+        (TIE, {"player": (5,), "player_pair": (1,)}, -100),
+    ],
+)
 def test_loss_strikes_and_clears_chips(deck, placed, profit):
     module = make()
     for area, chips in placed.items():
@@ -349,10 +379,13 @@ def test_loss_strikes_and_clears_chips(deck, placed, profit):
     assert all(total == 0 for total in module.bets().values())
 
 
-@pytest.mark.parametrize("deck, placed", [
-    (TIE, {"player": (5, 5)}),
-    (TIE, {"banker": (100,)}),
-])
+@pytest.mark.parametrize(
+    "deck, placed",
+    [
+        (TIE, {"player": (5, 5)}),
+        (TIE, {"banker": (100,)}),
+    ],
+)
 def test_break_even_does_nothing_but_clear(deck, placed):
     module = make()
     for area, chips in placed.items():
@@ -370,13 +403,13 @@ def test_break_even_does_nothing_but_clear(deck, placed):
 
 def test_strikes_accumulate_and_play_goes_on():
     module = make()
-    module.deal()                                        # exclusive
+    module.deal()  # exclusive
     bet(module, "player", 1)
-    module.deal()                                        # limits
+    module.deal()  # limits
     module.hold("player")
     bet(module, "banker", 1, 5)
     rig(module, PLAYER_WIN)
-    events = module.deal()                               # stack order, then a loss
+    events = module.deal()  # stack order, then a loss
     assert strikes(events) == ["stack_order", "loss"]
     assert [e.strikes for e in events if isinstance(e, ev.Strike)] == [3, 4]
     assert module.strikes == 4
@@ -384,9 +417,10 @@ def test_strikes_accumulate_and_play_goes_on():
 
 # -- deck replacement ----------------------------------------------------------------------------
 
+
 def test_deck_replaced_only_below_26_cards():
     module = make(color="red")
-    rig(module, SIX_CARDS + " 9D 2C KH 3C", at=20)       # 6 cards: 20 -> 26, then 4: 26 -> 30
+    rig(module, SIX_CARDS + " 9D 2C KH 3C", at=20)  # 6 cards: 20 -> 26, then 4: 26 -> 30
     bet(module, "banker", 5)
     events = module.deal()
     assert module.cards_left == 26
@@ -406,7 +440,7 @@ def test_replacement_uses_solved_count_at_that_moment():
     module = make(color="red", solved=0)
     rig(module, PLAYER_WIN, at=24)
     assert module.set_solved(4) == [ev.SolvedCountChanged(4)]
-    assert module.deck.solved == 0                       # the current deck keeps its order
+    assert module.deck.solved == 0  # the current deck keeps its order
     bet(module, "banker", 5)
     new = the(module.deal(), ev.DeckAppeared)
     # A + 26 * 1 + 4 solved = 31 = nine of diamonds
@@ -451,7 +485,7 @@ def test_real_deck_played_until_replaced():
     colours = ["blue"]
     for _ in range(40):
         coming = module.next_round()
-        loser = "banker" if coming.winner == "player" else "player"   # a tie pushes
+        loser = "banker" if coming.winner == "player" else "player"  # a tie pushes
         bet(module, loser, 5)
         before = module.cards_left
         events = module.deal()
@@ -473,11 +507,12 @@ def test_real_deck_played_until_replaced():
 
 # -- snapshot and restore ---------------------------------------------------------------------------
 
+
 def test_snapshot_restore_round_trip():
     module = make(serial="DKRZ52", ports=("Parallel",), color="silver", solved=2)
     bet(module, "banker", 5)
     rig(module, PLAYER_WIN, at=0)
-    module.deal()                                        # one loss
+    module.deal()  # one loss
     select(module, 25)
     state = json.loads(json.dumps(module.snapshot()))
     again = BaccaratModule.restore(state, rng=random.Random(3))

@@ -19,23 +19,69 @@ AREAS = ("player", "banker", "tie", "player_pair", "banker_pair")
 
 # module-facts.md's table of limits, as (minimum, maximum) pairs.
 LIMIT_CELLS = [
-    (5, 200), (5, 300), (5, 500), (5, 1000), (5, 1500), (5, 2000), (5, 2500), (5, 3000), (5, 5000),
-    (10, 300), (10, 500), (10, 1000), (10, 1500), (10, 2000), (10, 2500), (10, 3000), (10, 5000),
+    (5, 200),
+    (5, 300),
+    (5, 500),
+    (5, 1000),
+    (5, 1500),
+    (5, 2000),
+    (5, 2500),
+    (5, 3000),
+    (5, 5000),
+    (10, 300),
+    (10, 500),
+    (10, 1000),
+    (10, 1500),
+    (10, 2000),
+    (10, 2500),
+    (10, 3000),
+    (10, 5000),
     (10, 10000),
-    (25, 1000), (25, 1500), (25, 2000), (25, 2500), (25, 3000), (25, 5000), (25, 10000), (25, 15000),
-    (25, 20000), (25, 25000),
-    (50, 1000), (50, 2000), (50, 3000), (50, 5000), (50, 10000), (50, 15000), (50, 20000), (50, 25000),
-    (50, 30000), (50, 50000),
-    (100, 3000), (100, 5000), (100, 10000), (100, 15000), (100, 20000), (100, 25000), (100, 30000),
-    (100, 50000), (100, 100000), (100, 150000),
+    (25, 1000),
+    (25, 1500),
+    (25, 2000),
+    (25, 2500),
+    (25, 3000),
+    (25, 5000),
+    (25, 10000),
+    (25, 15000),
+    (25, 20000),
+    (25, 25000),
+    (50, 1000),
+    (50, 2000),
+    (50, 3000),
+    (50, 5000),
+    (50, 10000),
+    (50, 15000),
+    (50, 20000),
+    (50, 25000),
+    (50, 30000),
+    (50, 50000),
+    (100, 3000),
+    (100, 5000),
+    (100, 10000),
+    (100, 15000),
+    (100, 20000),
+    (100, 25000),
+    (100, 30000),
+    (100, 50000),
+    (100, 100000),
+    (100, 150000),
 ]
 
 # -- an independent reference of the manual's round and payouts ----------------------------------
 
-POINTS = {"A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9,
-          "10": 0, "J": 0, "Q": 0, "K": 0}
-BANKER_DRAWS_ON = {7: set(), 6: {6, 7}, 5: {4, 5, 6, 7}, 4: {2, 3, 4, 5, 6, 7},
-                   3: {0, 1, 2, 3, 4, 5, 6, 7, 9}, 2: set(range(10)), 1: set(range(10)), 0: set(range(10))}
+POINTS = {"A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "10": 0, "J": 0, "Q": 0, "K": 0}
+BANKER_DRAWS_ON = {
+    7: set(),
+    6: {6, 7},
+    5: {4, 5, 6, 7},
+    4: {2, 3, 4, 5, 6, 7},
+    3: {0, 1, 2, 3, 4, 5, 6, 7, 9},
+    2: set(range(10)),
+    1: set(range(10)),
+    0: set(range(10)),
+}
 
 
 def reference_profit(deck, bets) -> int:
@@ -62,15 +108,20 @@ def reference_profit(deck, bets) -> int:
             continue
         if area in ("player", "banker") and p == b:
             continue
-        won = {"player": p > b, "banker": b > p, "tie": p == b,
-               "player_pair": player[0].rank == player[1].rank,
-               "banker_pair": banker[0].rank == banker[1].rank}[area]
+        won = {
+            "player": p > b,
+            "banker": b > p,
+            "tie": p == b,
+            "player_pair": player[0].rank == player[1].rank,
+            "banker_pair": banker[0].rank == banker[1].rank,
+        }[area]
         rate = {"player": 100, "banker": 95, "tie": 800, "player_pair": 1100, "banker_pair": 1100}[area]
         profit += amount * rate if won else -amount * 100
     return profit
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+
 
 def greedy_chips(amount: int) -> list[int]:
     """Chips for ``amount``, largest first (a correctly ordered stack)."""
@@ -105,8 +156,23 @@ def new_module(limits, deck_cards=None, seed=0, color="red"):
 
 # -- strategies ----------------------------------------------------------------------------------
 
-PORT_NAMES = ["DVI-D", "dvi-d", "Parallel", "parallel", "PS/2", "ps2", "RJ-45", "rj45", "Serial",
-              "serial", "Stereo RCA", "stereo rca", "HDMI", "USB", "AC Power"]
+PORT_NAMES = [
+    "DVI-D",
+    "dvi-d",
+    "Parallel",
+    "parallel",
+    "PS/2",
+    "ps2",
+    "RJ-45",
+    "rj45",
+    "Serial",
+    "serial",
+    "Stereo RCA",
+    "stereo rca",
+    "HDMI",
+    "USB",
+    "AC Power",
+]
 
 edgeworks = st.builds(
     Edgework,
@@ -141,14 +207,19 @@ single_inputs = st.one_of(
 input_sequences = st.lists(
     st.one_of(
         single_inputs.map(lambda action: [action]),
-        st.builds(lambda area, n, right: [Arrow("right")] * right + [Press(area)] * n + [Deal()],
-                  st.sampled_from(["player", "banker"]), st.integers(1, 6), st.integers(0, 2)),
+        st.builds(
+            lambda area, n, right: [Arrow("right")] * right + [Press(area)] * n + [Deal()],
+            st.sampled_from(["player", "banker"]),
+            st.integers(1, 6),
+            st.integers(0, 2),
+        ),
     ),
     max_size=25,
 ).map(lambda chunks: [action for chunk in chunks for action in chunk])
 
 
 # -- properties ------------------------------------------------------------------------------------
+
 
 @SETTINGS
 @given(edgeworks, st.sampled_from(LIMIT_CELLS), st.sampled_from(COLORS))
@@ -202,12 +273,15 @@ def test_reorder_keeps_total_and_chips(stack):
 
 
 @SETTINGS
-@given(st.lists(st.sampled_from(DENOMINATIONS[:7]), min_size=1, max_size=12),
-       st.sampled_from(AREAS[2:]), st.permutations(ALL_CARDS))
+@given(
+    st.lists(st.sampled_from(DENOMINATIONS[:7]), min_size=1, max_size=12),
+    st.sampled_from(AREAS[2:]),
+    st.permutations(ALL_CARDS),
+)
 def test_dealer_reorder_never_changes_a_bets_value(stack, side, deck_cards):
     module = new_module((100, 150000), deck_cards)
     press_chips(module, "player", stack)
-    press_chips(module, side, [[], [25], [5, 25]][len(stack) % 3])   # sometimes a disordered side stack
+    press_chips(module, side, [[], [25], [5, 25]][len(stack) % 3])  # sometimes a disordered side stack
     placed = module.bets()
     stacks = {area: list(chips) for area, chips in module.stacks.items()}
     events = module.deal()
@@ -229,8 +303,12 @@ def test_dealer_reorder_never_changes_a_bets_value(stack, side, deck_cards):
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(input_sequences, st.permutations(ALL_CARDS), st.integers(0, 2**16),
-       st.sampled_from([(5, 200), (5, 5000), (25, 1000)]))
+@given(
+    input_sequences,
+    st.permutations(ALL_CARDS),
+    st.integers(0, 2**16),
+    st.sampled_from([(5, 200), (5, 5000), (25, 1000)]),
+)
 def test_never_two_solved_events(actions, deck_cards, seed, limits):
     module = new_module(limits, deck_cards, seed=seed)
     solved_seen = 0

@@ -48,6 +48,7 @@ def deal(player: list[str], banker: list[str], rest: list[str]):
 
 # -- the Banker's table -----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("banker_total", range(8))
 @pytest.mark.parametrize("third", range(10))
 def test_banker_table_cell(banker_total, third):
@@ -79,7 +80,7 @@ def test_banker_when_player_stood(player_total, banker_total):
     assert len(game.player) == 2
     assert len(game.banker) == (3 if draws else 2)
     if draws:
-        assert names(game.banker)[2] == "5S"   # the next card goes to the Banker
+        assert names(game.banker)[2] == "5S"  # the next card goes to the Banker
 
 
 @pytest.mark.parametrize("player_total", range(8))
@@ -87,7 +88,7 @@ def test_player_draws_on_five_or_less(player_total):
     game = deal(two_cards(player_total, "H"), two_cards(7, "C"), ["5S", "4D"])
     draws = player_total <= 5
     assert len(game.player) == (3 if draws else 2)
-    assert len(game.banker) == 2          # Banker 7 never draws
+    assert len(game.banker) == 2  # Banker 7 never draws
     assert not game.natural
 
 
@@ -129,20 +130,23 @@ def test_player_stands_banker_draws_and_ties():
 
 # -- winner and pairs ---------------------------------------------------------------------
 
-PLAYER_WIN = "9H 2C KH 3C 5S 6S"       # Player 9 (natural), Banker 5
-BANKER_WIN = "2H 9C 3H KC 5S 6S"       # Player 5, Banker 9 (natural)
-TIE = "8H 8C KH KC 5S 6S"              # 8 - 8
-PAIRS = "4H 5C 4D 5S 6S 7S"            # Player 4 4 = 8, Banker 5 5 = 0: both pairs, Player wins
-TIE_PAIRS = "4H 4C 4D 4S 6S 7S"        # 8 - 8, both pairs
+PLAYER_WIN = "9H 2C KH 3C 5S 6S"  # Player 9 (natural), Banker 5
+BANKER_WIN = "2H 9C 3H KC 5S 6S"  # Player 5, Banker 9 (natural)
+TIE = "8H 8C KH KC 5S 6S"  # 8 - 8
+PAIRS = "4H 5C 4D 5S 6S 7S"  # Player 4 4 = 8, Banker 5 5 = 0: both pairs, Player wins
+TIE_PAIRS = "4H 4C 4D 4S 6S 7S"  # 8 - 8, both pairs
 
 
-@pytest.mark.parametrize("deck, winner, player_pair, banker_pair", [
-    (PLAYER_WIN, "player", False, False),
-    (BANKER_WIN, "banker", False, False),
-    (TIE, "tie", False, False),
-    (PAIRS, "player", True, True),
-    (TIE_PAIRS, "tie", True, True),
-])
+@pytest.mark.parametrize(
+    "deck, winner, player_pair, banker_pair",
+    [
+        (PLAYER_WIN, "player", False, False),
+        (BANKER_WIN, "banker", False, False),
+        (TIE, "tie", False, False),
+        (PAIRS, "player", True, True),
+        (TIE_PAIRS, "tie", True, True),
+    ],
+)
 def test_winner_and_pairs(deck, winner, player_pair, banker_pair):
     game = play_round(cards(deck))
     assert game.winner == winner
@@ -151,7 +155,7 @@ def test_winner_and_pairs(deck, winner, player_pair, banker_pair):
 
 
 def test_pair_needs_same_rank_not_same_points():
-    game = play_round(cards("10H 2C KH 3C 5S 6S"))     # 10 and K are both 0 points
+    game = play_round(cards("10H 2C KH 3C 5S 6S"))  # 10 and K are both 0 points
     assert not game.player_pair()
 
 
@@ -166,38 +170,42 @@ def test_pair_uses_only_the_first_two_cards():
 
 # -- payouts (profit in cents for whole-dollar bets) ------------------------------------------
 
-@pytest.mark.parametrize("deck, area, amount, cents", [
-    # Player wins
-    (PLAYER_WIN, "player", 10, 1000),
-    (PLAYER_WIN, "player", 1, 100),
-    (PLAYER_WIN, "banker", 10, -1000),
-    (PLAYER_WIN, "tie", 10, -1000),
-    (PLAYER_WIN, "player_pair", 10, -1000),
-    (PLAYER_WIN, "banker_pair", 10, -1000),
-    # Banker wins: 19 to 20
-    (BANKER_WIN, "banker", 20, 1900),
-    (BANKER_WIN, "banker", 1, 95),
-    (BANKER_WIN, "banker", 7, 665),
-    (BANKER_WIN, "banker", 150000, 14250000),
-    (BANKER_WIN, "player", 10, -1000),
-    (BANKER_WIN, "tie", 3, -300),
-    # Tie: main bets push, Tie pays 8 to 1
-    (TIE, "player", 10, 0),
-    (TIE, "banker", 10, 0),
-    (TIE, "tie", 10, 8000),
-    (TIE, "tie", 1, 800),
-    (TIE, "player_pair", 1, -100),
-    # Pairs pay 11 to 1
-    (PAIRS, "player_pair", 3, 3300),
-    (PAIRS, "banker_pair", 3, 3300),
-    (PAIRS, "player", 5, 500),
-    (PAIRS, "banker", 5, -500),
-    (PAIRS, "tie", 5, -500),
-    (TIE_PAIRS, "player_pair", 2, 2200),
-    (TIE_PAIRS, "banker_pair", 2, 2200),
-    (TIE_PAIRS, "tie", 2, 1600),
-    (TIE_PAIRS, "banker", 2, 0),
-])
+
+@pytest.mark.parametrize(
+    "deck, area, amount, cents",
+    [
+        # Player wins
+        (PLAYER_WIN, "player", 10, 1000),
+        (PLAYER_WIN, "player", 1, 100),
+        (PLAYER_WIN, "banker", 10, -1000),
+        (PLAYER_WIN, "tie", 10, -1000),
+        (PLAYER_WIN, "player_pair", 10, -1000),
+        (PLAYER_WIN, "banker_pair", 10, -1000),
+        # Banker wins: 19 to 20
+        (BANKER_WIN, "banker", 20, 1900),
+        (BANKER_WIN, "banker", 1, 95),
+        (BANKER_WIN, "banker", 7, 665),
+        (BANKER_WIN, "banker", 150000, 14250000),
+        (BANKER_WIN, "player", 10, -1000),
+        (BANKER_WIN, "tie", 3, -300),
+        # Tie: main bets push, Tie pays 8 to 1
+        (TIE, "player", 10, 0),
+        (TIE, "banker", 10, 0),
+        (TIE, "tie", 10, 8000),
+        (TIE, "tie", 1, 800),
+        (TIE, "player_pair", 1, -100),
+        # Pairs pay 11 to 1
+        (PAIRS, "player_pair", 3, 3300),
+        (PAIRS, "banker_pair", 3, 3300),
+        (PAIRS, "player", 5, 500),
+        (PAIRS, "banker", 5, -500),
+        (PAIRS, "tie", 5, -500),
+        (TIE_PAIRS, "player_pair", 2, 2200),
+        (TIE_PAIRS, "banker_pair", 2, 2200),
+        (TIE_PAIRS, "tie", 2, 1600),
+        (TIE_PAIRS, "banker", 2, 0),
+    ],
+)
 def test_payout(deck, area, amount, cents):
     assert bet_results(play_round(cards(deck)), {area: amount}) == {area: cents}
 
@@ -208,8 +216,7 @@ def test_empty_bets_are_left_out():
 
 
 def test_all_bets_together():
-    results = bet_results(play_round(cards(TIE_PAIRS)),
-                          {"player": 100, "tie": 5, "player_pair": 1, "banker_pair": 2})
+    results = bet_results(play_round(cards(TIE_PAIRS)), {"player": 100, "tie": 5, "player_pair": 1, "banker_pair": 2})
     assert results == {"player": 0, "tie": 4000, "player_pair": 1100, "banker_pair": 2200}
     assert sum(results.values()) == 7300
 
