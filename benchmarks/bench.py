@@ -46,13 +46,13 @@ def bench_config(card_seconds: float = 0.0):
     data = tomllib.loads(DEFAULT_CONFIG.read_text(encoding="utf-8"))
     data["limits"] = {"mode": "fixed", "min": 25, "max": 1000}
     data["deck"] = {"first_color": "red"}
-    data["timing"] = {**data["timing"], "card_seconds": card_seconds}
+    data["timing"] = {**data["timing"], "card_seconds": card_seconds, "result_seconds": 0.0}
     return parse_config(data, source="<benchmark>")
 
 
 def bus_bytes(cfg: Any) -> int:
     """Bytes of one full frame on the display's bus (1, 4 or 16 bits per pixel)."""
-    from firmware.config import COLOR_DRIVERS, GREYSCALE_DRIVERS
+    from firmware.devices.displays import COLOR_DRIVERS, GREYSCALE_DRIVERS
 
     bits = 16 if cfg.driver in COLOR_DRIVERS else 4 if cfg.driver in GREYSCALE_DRIVERS else 1
     return cfg.width * cfg.height * bits // 8
@@ -128,7 +128,8 @@ def measure_inputs(samples: int, hold_samples: int) -> tuple[dict[str, Kind], An
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
     from baccarat_core import TableLimits
-    from firmware.app import build_daemon
+    from firmware.app import build_daemon, close_daemon
+    from firmware.simulator.pins import PinDriver
 
     config = bench_config()
     frames = FrameLog()
@@ -138,6 +139,7 @@ def measure_inputs(samples: int, hold_samples: int) -> tuple[dict[str, Kind], An
     if not daemon.ready.wait(10):
         raise RuntimeError("the daemon did not get ready")
     board = daemon.board
+    pins = PinDriver(board)
     settle = config.timing.debounce_seconds + 0.005
     limits = TableLimits(25, 1000)
     kinds = {name: Kind() for name in ("chip press", "arrow", "deal", "hold")}
@@ -147,11 +149,8 @@ def measure_inputs(samples: int, hold_samples: int) -> tuple[dict[str, Kind], An
         roles = frames.roles_since(since)
         return {role: roles.count(role) for role in daemon.screens}
 
-    def tap(button) -> None:
-        button.pin.drive_low()
-        time.sleep(settle)
-        button.pin.drive_high()
-        time.sleep(settle)
+    def tap(name: str) -> None:
+        pins.tap(name, settle, settle=settle)
         daemon.wait_idle()
 
     def fresh() -> None:
@@ -164,56 +163,55 @@ def measure_inputs(samples: int, hold_samples: int) -> tuple[dict[str, Kind], An
         for i in range(samples):
             if i % 8 == 0:
                 fresh()
-            pin = board.areas[areas[i % len(areas)]].button.pin
-            pin.drive_low()
+            area = areas[i % len(areas)]
+            pins.press(area)
             time.sleep(settle)
             since = frames.mark()
             start = time.perf_counter()
-            pin.drive_high()
+            pins.release(area)
             kinds["chip press"].latencies_ms.append((frames.wait_frame(since, "bets") - start) * 1000)
             kinds["chip press"].frames.append(count(since))
         # Arrows: the leading edge steps the denomination.
         fresh()
-        tap(board.arrows["right"].button)
+        tap("arrow_right")
         for i in range(samples):
-            button = board.arrows["right" if i % 2 else "left"].button
+            arrow = "arrow_right" if i % 2 else "arrow_left"
             since = frames.mark()
             start = time.perf_counter()
-            button.pin.drive_low()
+            pins.press(arrow)
             kinds["arrow"].latencies_ms.append((frames.wait_frame(since, "bets") - start) * 1000)
             kinds["arrow"].frames.append(count(since))
             time.sleep(settle)
-            button.pin.drive_high()
+            pins.release(arrow)
             time.sleep(settle)
         # Deals: $25 on Player, then the deck sensor; the first card is the frame.
         for _ in range(samples):
             if daemon.module.solved or daemon.module.denomination != 25:
                 fresh()
                 while daemon.module.denomination < 25:
-                    tap(board.arrows["right"].button)
-            tap(board.areas["player"].button)
+                    tap("arrow_right")
+            tap("player")
             since = frames.mark()
             start = time.perf_counter()
-            board.deal.button.pin.drive_low()
+            pins.press("deal")
             kinds["deal"].latencies_ms.append((frames.wait_frame(since, "table") - start) * 1000)
             kinds["deal"].frames.append(count(since))
             time.sleep(settle)
-            board.deal.button.pin.drive_high()
+            pins.release("deal")
             time.sleep(settle)
         # Holds (real time: hold_seconds each): frames only.
         fresh()
         for _ in range(hold_samples):
-            tap(board.areas["tie"].button)
-            pin = board.areas["tie"].button.pin
+            tap("tie")
             since = frames.mark()
-            pin.drive_low()
+            pins.press("tie")
             frames.wait_frame(since, "bets", timeout=config.timing.hold_seconds + 2)
             kinds["hold"].frames.append(count(since))
-            pin.drive_high()
+            pins.release("tie")
             time.sleep(settle)
     finally:
         daemon.stop()
-        board.close()
+        close_daemon(daemon)
         factory.reset()
     return kinds, config
 
@@ -225,16 +223,20 @@ def serve() -> int:
     """The daemon as ``baccarat run`` starts it, on mock pins and dummy displays."""
     import random
 
-    from firmware.app import build_daemon, mock_pin_factory, run_forever, setup_logging
+    from firmware.app import attach_services, build_daemon, mock_pin_factory, restore_module, run_forever, setup_logging
     from firmware.config import load_config
-    from firmware.displays import open_dummy_device
-    from firmware.services import attach_services, restore_module
+    from firmware.devices.displays import open_dummy_device
 
     config = load_config(os.environ["BACCARAT_BENCH_CONFIG"])
     setup_logging("INFO")
     rng = random.Random()
-    daemon = build_daemon(config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=rng,
-                          module=restore_module(config, rng))
+    daemon = build_daemon(
+        config,
+        pin_factory=mock_pin_factory(),
+        device_factory=open_dummy_device,
+        rng=rng,
+        module=restore_module(config, rng),
+    )
     return run_forever(daemon, attach_services(daemon, config))
 
 
@@ -245,8 +247,10 @@ def child_config(directory: Path) -> Path:
     path = directory / "config.toml"
     state = (directory / "state.json").as_posix()
     sock = (directory / "control.sock").as_posix()
-    path.write_text(DEFAULT_CONFIG.read_text(encoding="utf-8")
-                    + f'\n[state]\nfile = "{state}"\n\n[control]\nsocket = "{sock}"\n', encoding="utf-8")
+    path.write_text(
+        DEFAULT_CONFIG.read_text(encoding="utf-8") + f'\n[state]\nfile = "{state}"\n\n[control]\nsocket = "{sock}"\n',
+        encoding="utf-8",
+    )
     return path
 
 
@@ -254,8 +258,14 @@ class Child:
     def __init__(self, config: Path) -> None:
         env = {**os.environ, "BACCARAT_BENCH_CONFIG": str(config)}
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--serve"], cwd=ROOT,
-                                     env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "--serve"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.log: list[str] = []
 
     def wait_ready(self, timeout: float = 30) -> float:
@@ -338,16 +348,19 @@ def machine() -> str:
     except OSError:
         pass
     # x86: "model name"; a Raspberry Pi: "Model" (the board) and "model name" (ARMv7/v8 core).
-    model = " / ".join(v for v in (info.get("model name"), info.get("hardware")) if v) or \
-        info.get("model", platform.processor() or "unknown CPU")
+    model = " / ".join(v for v in (info.get("model name"), info.get("hardware")) if v) or info.get(
+        "model", platform.processor() or "unknown CPU"
+    )
     board = Path("/proc/device-tree/model")
     if board.exists():
         model = board.read_text(errors="replace").strip("\x00\n ") + f" ({model})"
     from importlib.metadata import version
 
     libraries = ", ".join(f"{name} {version(name)}" for name in ("gpiozero", "luma.core", "luma.oled", "pillow"))
-    return (f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
-            f"Python {platform.python_version()}; {libraries}")
+    return (
+        f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}; {libraries}"
+    )
 
 
 def verdict(ok: bool) -> str:
@@ -381,32 +394,64 @@ def main(argv: list[str] | None = None) -> int:
         failed |= not ok
         what = "release" if name == "chip press" else "press"
         first = "first card on the table display" if name == "deal" else "new bets frame"
-        rows.append((f"{name}: pin {what} to {first}", f"{statistics.median(values):.2f} ms",
-                     f"{p99(values):.2f} ms", "p99 < 2 ms", verdict(ok),
-                     f"p99 = {p99(values) / I2C_FRAME_MS:.3f} of a {I2C_FRAME_MS:.1f} ms I2C frame; "
-                     f"{role} bus frame {bus_ms(displays[role]):.1f} ms"))
+        rows.append(
+            (
+                f"{name}: pin {what} to {first}",
+                f"{statistics.median(values):.2f} ms",
+                f"{p99(values):.2f} ms",
+                "p99 < 2 ms",
+                verdict(ok),
+                f"p99 = {p99(values) / I2C_FRAME_MS:.3f} of a {I2C_FRAME_MS:.1f} ms I2C frame; "
+                f"{role} bus frame {bus_ms(displays[role]):.1f} ms",
+            )
+        )
     ok = cpu < 1.0
     failed |= not ok
-    rows.append((f"idle CPU over {args.idle_seconds:g} s", f"{cpu:.3f} % of a core", "", "< 1 %", verdict(ok),
-                 "mock pins, dummy displays"))
+    rows.append(
+        (
+            f"idle CPU over {args.idle_seconds:g} s",
+            f"{cpu:.3f} % of a core",
+            "",
+            "< 1 %",
+            verdict(ok),
+            "mock pins, dummy displays",
+        )
+    )
     ok = rss < 60
     failed |= not ok
     rows.append(("resident memory after start", f"{rss:.1f} MB", "", "< 60 MB", verdict(ok), "VmRSS"))
     ratio = statistics.median(ready) / statistics.median(floor)
     ok = ratio < 1.5
     failed |= not ok
-    rows.append(("start-up: process start to \"ready\"", f"{statistics.median(ready) * 1000:.0f} ms",
-                 f"max {max(ready) * 1000:.0f} ms", "< 1.5x floor", verdict(ok),
-                 f"{ratio:.2f}x the floor"))
-    rows.append(("floor: `import gpiozero, luma.oled, PIL`", f"{statistics.median(floor) * 1000:.0f} ms",
-                 f"max {max(floor) * 1000:.0f} ms", "", "", f"{args.starts} runs, median"))
+    rows.append(
+        (
+            'start-up: process start to "ready"',
+            f"{statistics.median(ready) * 1000:.0f} ms",
+            f"max {max(ready) * 1000:.0f} ms",
+            "< 1.5x floor",
+            verdict(ok),
+            f"{ratio:.2f}x the floor",
+        )
+    )
+    rows.append(
+        (
+            "floor: `import gpiozero, luma.oled, PIL`",
+            f"{statistics.median(floor) * 1000:.0f} ms",
+            f"max {max(floor) * 1000:.0f} ms",
+            "",
+            "",
+            f"{args.starts} runs, median",
+        )
+    )
     ok = code == 0
     failed |= not ok
     rows.append(("SIGTERM after the idle run", f"exit {code}", "", "exit 0", verdict(ok), ""))
 
     print(f"Machine: {machine()}")
-    print(f"Command: `python benchmarks/bench.py --samples {args.samples} --idle-seconds {args.idle_seconds:g} "
-          f"--starts {args.starts}`")
+    print(
+        f"Command: `python benchmarks/bench.py --samples {args.samples} --idle-seconds {args.idle_seconds:g} "
+        f"--starts {args.starts}`"
+    )
     print()
     print("| measure | median | p99 | target | result | notes |")
     print("|---|---|---|---|---|---|")
@@ -426,8 +471,13 @@ def main(argv: list[str] | None = None) -> int:
         total = sum(means[role] * bus_bytes(displays[role]) for role in roles)
         print(f"| {name} | " + " | ".join(f"{means[r]:.2f}" for r in roles) + f" | {total:,.0f} |")
     print()
-    print("Displays: " + "; ".join(f"{d.role} {d.driver} {d.width}x{d.height} {d.interface} "
-                                   f"({bus_bytes(d)} B, {bus_ms(d):.1f} ms a frame)" for d in config.displays))
+    print(
+        "Displays: "
+        + "; ".join(
+            f"{d.role} {d.driver} {d.width}x{d.height} {d.interface} ({bus_bytes(d)} B, {bus_ms(d):.1f} ms a frame)"
+            for d in config.displays
+        )
+    )
     return 1 if failed else 0
 
 

@@ -1,4 +1,10 @@
-"""Assembling the prop from a config: pin factory, board, displays, daemon."""
+"""Assembly: config -> devices -> daemon -> room services, and running until SIGTERM.
+
+The only module that reads the config *and* builds things from it: the
+devices get plain wiring values, the daemon gets a module, a board and
+screens, and the room services (saved state, control socket, MQTT, Room 2.0)
+attach to the daemon as listeners and command sources.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +14,21 @@ import random
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
+from types import FrameType
+
+from gpiozero.pins import Factory
 
 from baccarat_core import BaccaratModule
 
-from .board import PropBoard
 from .config import Config
 from .daemon import Daemon
-from .displays import DeviceFactory, open_luma_device
+from .devices.board import PropBoard
+from .devices.buttons import Clock
+from .devices.displays import DeviceFactory, Screen, open_luma_device
+from .room import saved_state
+from .room.commands import GameMaster
 
 log = logging.getLogger("baccarat")
 
@@ -23,47 +36,134 @@ log = logging.getLogger("baccarat")
 def setup_logging(level: str = "INFO") -> None:
     """Log lines to stderr; under systemd the journal adds its own time stamps."""
     under_journal = bool(os.environ.get("JOURNAL_STREAM"))
-    fmt = "%(levelname)s %(name)s: %(message)s" if under_journal else \
-        "%(asctime)s %(levelname)s %(name)s: %(message)s"
+    fmt = "%(levelname)s %(name)s: %(message)s" if under_journal else "%(asctime)s %(levelname)s %(name)s: %(message)s"
     logging.basicConfig(level=getattr(logging, level.upper(), logging.INFO), format=fmt, stream=sys.stderr)
 
 
-def mock_pin_factory():
+def mock_pin_factory() -> Factory:
     """gpiozero's mock pins, with PWM so that the deck light can show silver."""
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
     return MockFactory(pin_class=MockPWMPin)
 
 
+def build_board(config: Config, *, pin_factory: Factory | None = None, clock: Clock = time.monotonic) -> PropBoard:
+    """The board the config wires (``pin_factory=None``: gpiozero chooses)."""
+    timing = config.timing
+    return PropBoard(
+        config.inputs,
+        config.status_light,
+        config.deck_light,
+        hold_seconds=timing.hold_seconds,
+        debounce_seconds=timing.debounce_seconds,
+        flash_seconds=timing.strike_flash_seconds,
+        pin_factory=pin_factory,
+        clock=clock,
+    )
+
+
 def build_daemon(
     config: Config,
     *,
-    pin_factory=None,
+    pin_factory: Factory | None = None,
     device_factory: DeviceFactory = open_luma_device,
     rng: random.Random | None = None,
     module: BaccaratModule | None = None,
-    extras: Callable[[Daemon], None] | None = None,
+    clock: Clock = time.monotonic,
 ) -> Daemon:
     """A daemon wired to the board and displays the config describes.
 
     ``pin_factory=None`` lets gpiozero choose (``GPIOZERO_PIN_FACTORY``, else
     lgpio, RPi.GPIO, ...); tests and the simulator pass a ``MockFactory``.
+    ``module`` is a restored game; without it a fresh one starts. ``clock``
+    is what the debounce filters read (tests drive bounce with their own).
     """
     rng = rng if rng is not None else random.Random()
-    board = PropBoard(config, pin_factory=pin_factory)
+    if module is None:
+        module = BaccaratModule(config.edgework, config.limits, rng=rng, first_color=config.first_color)
+    board = build_board(config, pin_factory=pin_factory, clock=clock)
     try:
-        daemon = Daemon(config, board, device_factory=device_factory, rng=rng, module=module)
-        if extras is not None:
-            extras(daemon)
+        screens = {spec.role: Screen.open(spec, device_factory) for spec in config.displays}
     except BaseException:
         board.close()
         raise
-    return daemon
+    return Daemon(
+        module,
+        board,
+        screens,
+        card_seconds=config.timing.card_seconds,
+        result_seconds=config.timing.result_seconds,
+    )
+
+
+def restore_module(config: Config, rng: random.Random) -> BaccaratModule | None:
+    """The module saved before a restart, or None for a fresh game (the log says why)."""
+    return saved_state.restore(config, rng)
+
+
+def attach_services(daemon: Daemon, config: Config) -> list[Callable[[], None]]:
+    """Start the room services the config asks for; returns their stop functions, last first.
+
+    Call before the daemon's game thread starts, so that the listeners see the
+    first events. Everything is optional: with no ``[mqtt]`` section the prop
+    runs standalone.
+    """
+    closers: list[Callable[[], None]] = []
+    commands = GameMaster(daemon, default_limits=config.limits)
+    path = saved_state.state_path(config)
+    if path is not None:
+        daemon.listeners.append(saved_state.StateKeeper(path, config))
+        log.info("game state is saved to %s", path)
+    try:
+        _start_control(commands, config, closers)
+        if config.mqtt is not None:
+            from .room.mqtt import MqttService
+
+            service = MqttService(daemon, commands, config.mqtt)
+            service.start()
+            closers.append(service.stop)
+            if config.mqtt.room:
+                from .room.room2 import RoomService
+
+                room = RoomService(daemon, commands, config.mqtt)
+                room.start()
+                closers.append(room.stop)
+    except BaseException:
+        for close in reversed(closers):
+            close()
+        raise
+    return closers[::-1]
+
+
+def _start_control(commands: GameMaster, config: Config, closers: list[Callable[[], None]]) -> None:
+    from .room.control_socket import ControlServer, socket_path
+
+    path = socket_path(config.control_socket)
+    if path is None:
+        log.info("control socket off")
+        return
+    try:
+        server = ControlServer(commands, path)
+    except OSError as error:  # the game matters more than the shell commands
+        log.error(
+            "control socket %s cannot be opened (%s); shell commands will not work", path, error.strerror or error
+        )
+        return
+    server.start()
+    closers.append(server.stop)
+
+
+def close_daemon(daemon: Daemon) -> None:
+    """Release the pins and the displays' buses (after the game thread stopped)."""
+    daemon.board.close()
+    for screen in daemon.screens.values():
+        screen.close()
 
 
 def run_forever(daemon: Daemon, closers: list[Callable[[], None]] | None = None) -> int:
-    """Run on this thread until SIGTERM or SIGINT; lights and displays end off."""
-    def stop(signum, frame) -> None:
+    """Run until SIGTERM or SIGINT; lights and displays end off. Returns the exit status."""
+
+    def stop(signum: int, frame: FrameType | None) -> None:
         # The handler runs on this thread, which may be inside the game queue's lock:
         # hand the stop to another thread instead of taking that lock here.
         log.info("signal %s received", signal.Signals(signum).name)
@@ -80,8 +180,5 @@ def run_forever(daemon: Daemon, closers: list[Callable[[], None]] | None = None)
         daemon.wait_stopped(0.5)
     for close in closers or []:
         close()
-    daemon.board.close()
-    for screen in daemon.screens.values():
-        screen.close()
+    close_daemon(daemon)
     return 0
-

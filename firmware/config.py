@@ -2,12 +2,15 @@
 
 ``load_config(path)`` reads and validates a file once, up front; every problem
 is a :class:`ConfigError` whose one-line message names the key and the value.
+:func:`pin_uses` and :func:`pin_problems` are the one pin and bus validator:
+``check-config``, ``run`` and ``hardware/generate.py`` all ask them.
 """
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,94 +18,38 @@ from baccarat_core import BaccaratError, Edgework, TableLimits
 from baccarat_core.deck import COLORS
 from baccarat_core.limits import MINIMUMS
 
+from .devices.board import INPUT_NAMES, DeckLightWiring, InputWiring, StatusLightWiring
+from .devices.displays import DRIVERS, DisplaySpec
+from .devices.header import BCM_TO_PHYSICAL, I2C1_PINS, RESERVED_PINS, SPI_BUS_PINS
 from .errors import ConfigError
-from .header import BCM_TO_PHYSICAL, I2C1_PINS, SPI0_PINS
 
 DEFAULT_CONFIG = Path(__file__).with_name("default-config.toml")
 
 ROLES: tuple[str, ...] = ("placard", "table", "bets")
 
-#: luma.oled drivers the renderer supports, with their colour mode.
-DRIVERS: dict[str, str] = {
-    "ssd1306": "1", "sh1106": "1", "ssd1309": "1", "sh1107": "1",
-    "ssd1322": "RGB", "ssd1325": "RGB", "ssd1327": "RGB", "ssd1362": "RGB",
-    "ssd1351": "RGB", "ssd1331": "RGB",
-}
-#: Drivers whose panels are greyscale (rendered in grey levels) rather than colour.
-GREYSCALE_DRIVERS = frozenset({"ssd1322", "ssd1325", "ssd1327", "ssd1362"})
-COLOR_DRIVERS = frozenset({"ssd1351", "ssd1331"})
+#: Keys whose values never appear in a message.
+SECRET_KEYS = frozenset({"password", "controller_token"})
 
-#: SPI buses: GPIOs taken by the kernel driver when a display uses them.
-SPI_BUS_PINS: dict[int, dict[str, int]] = {
-    0: SPI0_PINS,
-    1: {"MOSI": 20, "MISO": 19, "SCLK": 21, "CE0": 18, "CE1": 17, "CE2": 16},
-}
-
-INPUT_PINS = ("player", "banker", "tie", "player_pair", "banker_pair", "arrow_left", "arrow_right", "deal")
-
-
-@dataclass(frozen=True)
-class InputsConfig:
-    pins: dict[str, int]
-    pull_up: bool = True
-    deal_active_high: bool = False
-
-
-@dataclass(frozen=True)
-class StatusLightConfig:
-    red: int
-    green: int
-    active_high: bool = True
-
-
-@dataclass(frozen=True)
-class DeckLightConfig:
-    red: int
-    green: int
-    blue: int
-    active_high: bool = True
-    pwm: bool = True
+#: The optional shutdown button (the kernel's gpio-shutdown overlay, see hardware/README.md):
+#: no input, light or display may use it.
+SHUTDOWN_GPIO = 12
 
 
 @dataclass(frozen=True)
 class TimingConfig:
+    """How long things take, in seconds."""
+
     hold_seconds: float = 0.5
     debounce_seconds: float = 0.02
     strike_flash_seconds: float = 1.0
     card_seconds: float = 0.6
-
-
-@dataclass(frozen=True)
-class DisplayConfig:
-    role: str
-    driver: str
-    interface: str
-    width: int
-    height: int
-    rotate: int = 0
-    port: int = 1
-    address: int = 0x3C
-    device: int = 0
-    dc: int | None = None
-    reset: int | None = None
-    bus_speed_hz: int = 8_000_000
-
-    @property
-    def mode(self) -> str:
-        return DRIVERS[self.driver]
-
-    def describe(self) -> str:
-        size = f"{self.width}x{self.height}"
-        if self.interface == "i2c":
-            where = f"I2C bus {self.port} address 0x{self.address:02X}"
-        else:
-            rst = f", RST GPIO{self.reset}" if self.reset is not None else ""
-            where = f"SPI{self.port} CE{self.device}, DC GPIO{self.dc}{rst}"
-        return f"{self.role:8} {self.driver} {size} on {where}, rotate {self.rotate}"
+    result_seconds: float = 1.5
 
 
 @dataclass(frozen=True)
 class MqttConfig:
+    """The ``[mqtt]`` section: the broker and the prop's topics."""
+
     host: str
     port: int = 1883
     client_id: str = "baccarat"
@@ -124,38 +71,24 @@ class MqttConfig:
 
 @dataclass(frozen=True)
 class Config:
+    """A whole, validated config file."""
+
     edgework: Edgework
     limits: TableLimits | None
     first_color: str | None
-    inputs: InputsConfig
-    status_light: StatusLightConfig
-    deck_light: DeckLightConfig
+    inputs: InputWiring
+    status_light: StatusLightWiring
+    deck_light: DeckLightWiring
     timing: TimingConfig
-    displays: tuple[DisplayConfig, ...]
+    displays: tuple[DisplaySpec, ...]
     mqtt: MqttConfig | None = None
     state_file: str | None = None
     control_socket: str | None = None
     source: str = "<defaults>"
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def gpio_roles(self) -> dict[int, str]:
-        """Every GPIO the prop uses, with its role (bus pins included)."""
-        roles: dict[int, str] = {}
-        for name, pin in self.inputs.pins.items():
-            roles[pin] = f"input {name}"
-        for name in ("red", "green"):
-            roles[getattr(self.status_light, name)] = f"status light {name}"
-        for name in ("red", "green", "blue"):
-            roles[getattr(self.deck_light, name)] = f"deck light {name}"
-        for display in self.displays:
-            if display.interface == "spi":
-                roles[display.dc] = f"{display.role} display DC"
-                if display.reset is not None:
-                    roles[display.reset] = f"{display.role} display RST"
-        return roles
 
 
 # -- reading -------------------------------------------------------------------
+
 
 class _Section:
     """Typed access to one table of the file, reporting problems by key."""
@@ -168,11 +101,25 @@ class _Section:
         self.used: set[str] = set()
 
     def fail(self, key: str, problem: str) -> ConfigError:
+        """The error for ``key``, naming its value (never a secret's)."""
         value = self.data.get(key)
-        shown = f"0x{value:02X}" if key == "address" and type(value) is int else _show(value)
+        if key in SECRET_KEYS:
+            shown = "(hidden)"
+        elif key == "address" and type(value) is int:
+            shown = f"0x{value:02X}"
+        else:
+            shown = _show(value)
         return ConfigError(f"[{self.name}] {key} = {shown}: {problem}")
 
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ..., *, check=None) -> Any:
+    def get(
+        self,
+        key: str,
+        kind: type | tuple[type, ...],
+        default: Any = ...,
+        *,
+        check: Callable[[Any], str | None] | None = None,
+    ) -> Any:
+        """The value of ``key`` if it has the type ``kind`` and passes ``check``; ``default`` when absent."""
         self.used.add(key)
         if key not in self.data:
             if default is ...:
@@ -184,8 +131,13 @@ class _Section:
         if float in kinds and isinstance(value, int) and not isinstance(value, bool):
             ok = True
         if not ok:
-            wording = {str: "a string in quotes", int: "a whole number", float: "a number",
-                       bool: "true or false", list: "a list"}
+            wording = {
+                str: "a string in quotes",
+                int: "a whole number",
+                float: "a number",
+                bool: "true or false",
+                list: "a list",
+            }
             names = " or ".join(wording.get(k, k.__name__) for k in kinds if not (k is int and float in kinds))
             raise self.fail(key, f"must be {names}")
         if check is not None:
@@ -195,9 +147,11 @@ class _Section:
         return value
 
     def gpio(self, key: str, default: Any = ...) -> int:
+        """A BCM GPIO number on the 40-pin header."""
         return self.get(key, int, default, check=_gpio_problem)
 
     def finish(self) -> None:
+        """Refuse any key nobody asked for."""
         for key in self.data:
             if key not in self.used:
                 raise ConfigError(f"[{self.name}] {key}: unknown key")
@@ -234,6 +188,9 @@ def load_config(path: str | Path | None = None) -> Config:
         text = file.read_text(encoding="utf-8")
     except OSError as error:
         raise ConfigError(f"{file}: cannot read ({error.strerror or error})") from None
+    except UnicodeDecodeError as error:
+        byte = error.object[error.start]
+        raise ConfigError(f"{file}: not UTF-8 text (byte 0x{byte:02x} at offset {error.start})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -244,9 +201,25 @@ def load_config(path: str | Path | None = None) -> Config:
         raise ConfigError(f"{file}: {error}") from None
 
 
-def parse_config(data: dict[str, Any], *, source: str = "<config>") -> Config:
-    known = {"edgework", "limits", "deck", "inputs", "status_light", "deck_light", "timing",
-             "displays", "mqtt", "state", "control"}
+def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: bool = True) -> Config:
+    """Validate the tables of a config file (as ``tomllib`` reads them).
+
+    ``check_pins=False`` leaves GPIOs taken twice to the caller (:func:`pin_problems`),
+    for tools that list every problem rather than stop at the first.
+    """
+    known = {
+        "edgework",
+        "limits",
+        "deck",
+        "inputs",
+        "status_light",
+        "deck_light",
+        "timing",
+        "displays",
+        "mqtt",
+        "state",
+        "control",
+    }
     for key in data:
         if key not in known:
             raise ConfigError(f"[{key}]: unknown section")
@@ -255,25 +228,31 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>") -> Config:
     limits = _limits(_Section("limits", data.get("limits", {})))
 
     deck = _Section("deck", data.get("deck", {}))
-    first = deck.get("first_color", str, "random",
-                     check=lambda v: None if v in (*COLORS, "random")
-                     else f"must be random or one of {', '.join(COLORS)}")
+    first = deck.get(
+        "first_color",
+        str,
+        "random",
+        check=lambda v: None if v in (*COLORS, "random") else f"must be random or one of {', '.join(COLORS)}",
+    )
     deck.finish()
 
     inputs = _Section("inputs", data.get("inputs", {}))
-    pins = {name: inputs.gpio(name) for name in INPUT_PINS}
-    inputs_cfg = InputsConfig(pins, inputs.get("pull_up", bool, True),
-                              inputs.get("deal_active_high", bool, False))
+    pins = {name: inputs.gpio(name) for name in INPUT_NAMES}
+    inputs_cfg = InputWiring(pins, inputs.get("pull_up", bool, True), inputs.get("deal_active_high", bool, False))
     inputs.finish()
 
     status = _Section("status_light", data.get("status_light", {}))
-    status_cfg = StatusLightConfig(status.gpio("red"), status.gpio("green"),
-                                   status.get("active_high", bool, True))
+    status_cfg = StatusLightWiring(status.gpio("red"), status.gpio("green"), status.get("active_high", bool, True))
     status.finish()
 
     light = _Section("deck_light", data.get("deck_light", {}))
-    light_cfg = DeckLightConfig(light.gpio("red"), light.gpio("green"), light.gpio("blue"),
-                                light.get("active_high", bool, True), light.get("pwm", bool, True))
+    light_cfg = DeckLightWiring(
+        light.gpio("red"),
+        light.gpio("green"),
+        light.gpio("blue"),
+        light.get("active_high", bool, True),
+        light.get("pwm", bool, True),
+    )
     light.finish()
 
     timing = _Section("timing", data.get("timing", {}))
@@ -282,11 +261,14 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>") -> Config:
         debounce_seconds=float(timing.get("debounce_seconds", float, 0.02, check=_non_negative)),
         strike_flash_seconds=float(timing.get("strike_flash_seconds", float, 1.0, check=_positive)),
         card_seconds=float(timing.get("card_seconds", float, 0.6, check=_non_negative)),
+        result_seconds=float(timing.get("result_seconds", float, 1.5, check=_non_negative)),
     )
     timing.finish()
     if timing_cfg.debounce_seconds >= timing_cfg.hold_seconds:
-        raise ConfigError(f"[timing] debounce_seconds = {timing_cfg.debounce_seconds}: "
-                          f"must be shorter than hold_seconds ({timing_cfg.hold_seconds})")
+        raise ConfigError(
+            f"[timing] debounce_seconds = {timing_cfg.debounce_seconds}: "
+            f"must be shorter than hold_seconds ({timing_cfg.hold_seconds})"
+        )
 
     raw_displays = data.get("displays", [])
     if not isinstance(raw_displays, list):
@@ -295,12 +277,14 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>") -> Config:
     roles = [d.role for d in displays]
     for role in ROLES:
         if roles.count(role) > 1:
-            raise ConfigError(f"[displays] role = \"{role}\": used by more than one display")
+            raise ConfigError(f'[displays] role = "{role}": used by more than one display')
     addresses = [(d.port, d.address) for d in displays if d.interface == "i2c"]
     for spot in addresses:
         if addresses.count(spot) > 1:
-            raise ConfigError(f"[displays] address = 0x{spot[1]:02X}: two displays on I2C bus "
-                              f"{spot[0]} share it (use 0x3C and 0x3D, or a TCA9548A mux)")
+            raise ConfigError(
+                f"[displays] address = 0x{spot[1]:02X}: two displays on I2C bus "
+                f"{spot[0]} share it (use 0x3C and 0x3D, or a TCA9548A mux)"
+            )
     spi_spots = [(d.port, d.device) for d in displays if d.interface == "spi"]
     for spot in spi_spots:
         if spi_spots.count(spot) > 1:
@@ -315,9 +299,23 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>") -> Config:
     control_socket = control.get("socket", str, None)
     control.finish()
 
-    config = Config(edgework, limits, None if first == "random" else first, inputs_cfg, status_cfg,
-                    light_cfg, timing_cfg, displays, mqtt, state_file, control_socket, source)
-    _check_pins(config)
+    config = Config(
+        edgework,
+        limits,
+        None if first == "random" else first,
+        inputs_cfg,
+        status_cfg,
+        light_cfg,
+        timing_cfg,
+        displays,
+        mqtt,
+        state_file,
+        control_socket,
+        source,
+    )
+    problems = pin_problems(config) if check_pins else []
+    if problems:
+        raise ConfigError(problems[0])
     return config
 
 
@@ -338,16 +336,22 @@ def _edgework(section: _Section) -> Edgework:
 
 
 def _limits(section: _Section) -> TableLimits | None:
-    mode = section.get("mode", str, "random",
-                       check=lambda v: None if v in ("random", "fixed") else "must be random or fixed")
+    mode = section.get(
+        "mode", str, "random", check=lambda v: None if v in ("random", "fixed") else "must be random or fixed"
+    )
     if mode == "random":
         for key in ("min", "max"):
             if key in section.data:
                 raise section.fail(key, 'is only read with mode = "fixed"')
         section.finish()
         return None
-    minimum = section.get("min", int, check=lambda v: None if v in MINIMUMS
-                          else f"is not one of the manual's minimums ({', '.join(map(str, MINIMUMS))})")
+    minimum = section.get(
+        "min",
+        int,
+        check=lambda v: (
+            None if v in MINIMUMS else f"is not one of the manual's minimums ({', '.join(map(str, MINIMUMS))})"
+        ),
+    )
     maximum = section.get("max", int, check=lambda v: None if v > minimum else f"must be above min ({minimum})")
     section.finish()
     try:
@@ -356,31 +360,38 @@ def _limits(section: _Section) -> TableLimits | None:
         raise ConfigError(f"[limits] {error}") from None
 
 
-def _display(section: _Section) -> DisplayConfig:
-    role = section.get("role", str, check=lambda v: None if v in ROLES
-                       else f"must be one of {', '.join(ROLES)}")
-    driver = section.get("driver", str, check=lambda v: None if v in DRIVERS
-                         else f"is not a supported luma.oled driver ({', '.join(DRIVERS)})")
-    interface = section.get("interface", str, check=lambda v: None if v in ("i2c", "spi")
-                            else "must be i2c or spi")
+def _display(section: _Section) -> DisplaySpec:
+    role = section.get("role", str, check=lambda v: None if v in ROLES else f"must be one of {', '.join(ROLES)}")
+    driver = section.get(
+        "driver",
+        str,
+        check=lambda v: None if v in DRIVERS else f"is not a supported luma.oled driver ({', '.join(DRIVERS)})",
+    )
+    interface = section.get("interface", str, check=lambda v: None if v in ("i2c", "spi") else "must be i2c or spi")
     width = section.get("width", int, check=lambda v: None if 16 <= v <= 512 else "must be 16-512 pixels")
     height = section.get("height", int, check=lambda v: None if 16 <= v <= 512 else "must be 16-512 pixels")
-    rotate = section.get("rotate", int, 0, check=lambda v: None if v in (0, 1, 2, 3)
-                         else "must be 0, 1, 2 or 3 (quarter turns)")
+    rotate = section.get(
+        "rotate", int, 0, check=lambda v: None if v in (0, 1, 2, 3) else "must be 0, 1, 2 or 3 (quarter turns)"
+    )
     if interface == "i2c":
         port = section.get("port", int, 1, check=_non_negative)
-        address = section.get("address", int, 0x3C, check=lambda v: None if 0x03 <= v <= 0x77
-                              else "is not a 7-bit I2C address (0x03-0x77)")
+        address = section.get(
+            "address",
+            int,
+            0x3C,
+            check=lambda v: None if 0x03 <= v <= 0x77 else "is not a 7-bit I2C address (0x03-0x77)",
+        )
         section.finish()
-        return DisplayConfig(role, driver, interface, width, height, rotate, port=port, address=address)
+        return DisplaySpec(role, driver, interface, width, height, rotate, port=port, address=address)
     port = section.get("port", int, 0, check=lambda v: None if v in SPI_BUS_PINS else "must be 0 or 1")
     device = section.get("device", int, 0, check=lambda v: None if v in (0, 1, 2) else "must be 0, 1 or 2")
     dc = section.gpio("dc", 24)
     reset = section.gpio("reset", None)
     speed = section.get("bus_speed_hz", int, 8_000_000, check=_positive)
     section.finish()
-    return DisplayConfig(role, driver, interface, width, height, rotate, port=port, device=device,
-                         dc=dc, reset=reset, bus_speed_hz=speed)
+    return DisplaySpec(
+        role, driver, interface, width, height, rotate, port=port, device=device, dc=dc, reset=reset, bus_speed_hz=speed
+    )
 
 
 def _mqtt(section: _Section) -> MqttConfig:
@@ -408,69 +419,99 @@ def _mqtt(section: _Section) -> MqttConfig:
     )
     section.finish()
     if cfg.reconnect_max_seconds < cfg.reconnect_min_seconds:
-        raise section.fail("reconnect_max_seconds", f"must not be below reconnect_min_seconds "
-                                                    f"({cfg.reconnect_min_seconds})")
+        raise section.fail(
+            "reconnect_max_seconds", f"must not be below reconnect_min_seconds ({cfg.reconnect_min_seconds})"
+        )
     for key in ("cert_file", "key_file", "ca_file"):
         if getattr(cfg, key) and not cfg.tls:
             raise section.fail(key, "is only read with tls = true")
     if bool(cfg.cert_file) != bool(cfg.key_file):
-        raise section.fail("cert_file" if cfg.cert_file else "key_file",
-                           "a client certificate needs both cert_file and key_file")
+        raise section.fail(
+            "cert_file" if cfg.cert_file else "key_file", "a client certificate needs both cert_file and key_file"
+        )
     for key in ("topic_prefix", "bomb_prefix", "prop"):
         if any(c in getattr(cfg, key) for c in "#+") or not getattr(cfg, key):
             raise section.fail(key, "must be a topic without wildcards")
     return cfg
 
 
-def _check_pins(config: Config) -> None:
-    seen: dict[int, str] = {}
+@dataclass(frozen=True)
+class PinUse:
+    """One GPIO the build takes: by a part of the prop, a bus, or a reservation."""
 
-    def claim(pin: int, role: str) -> None:
-        if pin in seen:
-            raise ConfigError(f"GPIO{pin} is used twice: {seen[pin]} and {role}")
-        seen[pin] = role
-
-    for display in config.displays:
-        if display.interface == "i2c" and display.port == 1:
-            for name, pin in I2C1_PINS.items():
-                seen.setdefault(pin, f"I2C bus 1 {name}")
-        if display.interface == "spi":
-            # With SPI enabled the kernel owns every line of the bus, chip selects included.
-            for name, pin in SPI_BUS_PINS[display.port].items():
-                seen.setdefault(pin, f"SPI{display.port} {name}")
-    for pin, role in _ordered_roles(config):
-        claim(pin, role)
+    gpio: int
+    owner: str  # "[inputs] tie", "I2C1 SDA", "SPI0 CE1", "HAT EEPROM ID_SD", ...
+    kind: str  # "input", "light", "display", "bus" or "reserved"
 
 
-def _ordered_roles(config: Config) -> list[tuple[int, str]]:
-    out = [(pin, f"[inputs] {name}") for name, pin in config.inputs.pins.items()]
-    out += [(config.status_light.red, "[status_light] red"), (config.status_light.green, "[status_light] green")]
-    out += [(getattr(config.deck_light, c), f"[deck_light] {c}") for c in ("red", "green", "blue")]
+def pin_uses(config: Config) -> list[PinUse]:
+    """Every GPIO the build takes, reservations and buses first, then the parts in config order.
+
+    Reserved: the HAT EEPROM bus (GPIO0/1) and the shutdown button (:data:`SHUTDOWN_GPIO`).
+    Buses: I2C1's SDA and SCL when any display is on I2C (a TCA9548A multiplexer's channels
+    hang off I2C1 too); every line of an SPI bus a display uses, both chip selects included,
+    since the kernel's SPI driver owns them all.
+    """
+    uses = [PinUse(gpio, f"HAT EEPROM {name}", "reserved") for name, gpio in RESERVED_PINS.items()]
+    uses.append(PinUse(SHUTDOWN_GPIO, f"the shutdown button (GPIO{SHUTDOWN_GPIO})", "reserved"))
+    if any(d.interface == "i2c" for d in config.displays):
+        uses += [PinUse(gpio, f"I2C1 {name}", "bus") for name, gpio in I2C1_PINS.items()]
+    for port in sorted({d.port for d in config.displays if d.interface == "spi"}):
+        uses += [PinUse(gpio, f"SPI{port} {name}", "bus") for name, gpio in SPI_BUS_PINS[port].items()]
+    uses += [PinUse(pin, f"[inputs] {name}", "input") for name, pin in config.inputs.pins.items()]
+    uses += [PinUse(getattr(config.status_light, c), f"[status_light] {c}", "light") for c in ("red", "green")]
+    uses += [PinUse(getattr(config.deck_light, c), f"[deck_light] {c}", "light") for c in ("red", "green", "blue")]
     for d in config.displays:
         if d.interface == "spi":
-            out.append((d.dc, f"[{d.role} display] dc"))
+            uses.append(PinUse(d.dc, f"[{d.role} display] dc", "display"))
             if d.reset is not None:
-                out.append((d.reset, f"[{d.role} display] reset"))
-    return out
+                uses.append(PinUse(d.reset, f"[{d.role} display] reset", "display"))
+    return uses
+
+
+def pin_problems(config: Config) -> list[str]:
+    """Every GPIO taken twice, as ``GPIO9 is used twice: SPI0 MISO and [deck_light] blue``."""
+    owners: dict[int, str] = {}
+    problems = []
+    for use in pin_uses(config):
+        if use.gpio in owners:
+            if use.kind not in ("bus", "reserved"):  # two buses that share a line are the kernel's business
+                problems.append(f"GPIO{use.gpio} is used twice: {owners[use.gpio]} and {use.owner}")
+            continue
+        owners[use.gpio] = use.owner
+    return problems
+
+
+def _part_uses(config: Config) -> list[PinUse]:
+    return [use for use in pin_uses(config) if use.kind not in ("bus", "reserved")]
 
 
 def describe_wiring(config: Config) -> str:
     """The wiring a config describes, as ``check-config`` prints it."""
-    lines = [f"Config {config.source} is valid.", "",
-             f"Edgework: serial {config.edgework.serial}, ports {', '.join(config.edgework.ports) or 'none'}, "
-             f"lit {', '.join(config.edgework.lit) or 'none'}, unlit {', '.join(config.edgework.unlit) or 'none'}, "
-             f"{config.edgework.solved} solved",
-             f"Limits: {config.limits.placard() if config.limits else 'random at start'}; "
-             f"first deck: {config.first_color or 'random colour'}", "",
-             "GPIO (BCM)  header pin  role"]
-    for pin, role in sorted(_ordered_roles(config), key=lambda item: item[0]):
-        lines.append(f"GPIO{pin:<8d} pin {BCM_TO_PHYSICAL[pin]:<6d}  {role}")
+    lines = [
+        f"Config {config.source} is valid.",
+        "",
+        f"Edgework: serial {config.edgework.serial}, ports {', '.join(config.edgework.ports) or 'none'}, "
+        f"lit {', '.join(config.edgework.lit) or 'none'}, unlit {', '.join(config.edgework.unlit) or 'none'}, "
+        f"{config.edgework.solved} solved",
+        f"Limits: {config.limits.placard() if config.limits else 'random at start'}; "
+        f"first deck: {config.first_color or 'random colour'}",
+        "",
+        "GPIO (BCM)  header pin  role",
+    ]
+    for use in sorted(_part_uses(config), key=lambda use: use.gpio):
+        lines.append(f"GPIO{use.gpio:<8d} pin {BCM_TO_PHYSICAL[use.gpio]:<6d}  {use.owner}")
     pull = "pull-up, wire to GND" if config.inputs.pull_up else "pull-down, wire to 3V3"
     deal = "active-high sensor" if config.inputs.deal_active_high else f"button ({pull})"
-    lines += ["", f"Buttons: {pull}; deal input: {deal}",
-              f"LEDs: status {'active-high' if config.status_light.active_high else 'active-low'}, "
-              f"deck RGB {'common cathode' if config.deck_light.active_high else 'common anode'}"
-              f"{' with PWM' if config.deck_light.pwm else ''}", "", "Displays:"]
+    lines += [
+        "",
+        f"Buttons: {pull}; deal input: {deal}",
+        f"LEDs: status {'active-high' if config.status_light.active_high else 'active-low'}, "
+        f"deck RGB {'common cathode' if config.deck_light.active_high else 'common anode'}"
+        f"{' with PWM' if config.deck_light.pwm else ''}",
+        "",
+        "Displays:",
+    ]
     for display in config.displays:
         lines.append("  " + display.describe())
     missing = [r for r in ROLES if r not in {d.role for d in config.displays}]
@@ -478,6 +519,8 @@ def describe_wiring(config: Config) -> str:
         lines.append(f"  (no {', '.join(missing)} display)")
     if config.mqtt:
         m = config.mqtt
-        lines += ["", f"MQTT: {m.host}:{m.port} as {m.client_id}{' with TLS' if m.tls else ''}, "
-                      f"topics {m.topic_prefix}/..."]
+        lines += [
+            "",
+            f"MQTT: {m.host}:{m.port} as {m.client_id}{' with TLS' if m.tls else ''}, topics {m.topic_prefix}/...",
+        ]
     return "\n".join(lines)

@@ -1,41 +1,84 @@
-"""The daemon: inputs from the board go through ``baccarat_core``; the events
-that come back drive the displays, the lights, the log and any listeners.
+"""The game thread: inputs in, the module's events out to listeners, lights and displays.
 
 One thread owns the game: gpiozero's callbacks only queue inputs, and
 commands from the network or the shell are queued as calls, so the module,
 the displays and the lights are never touched from two threads at once.
+
+A deal is presented in steps on a schedule rather than with sleeps: the
+cards turn face up ``card_seconds`` apart, the result shows, and
+``result_seconds`` later the round is finished (chips cleared, the deck
+replaced when it runs low). Player inputs are ignored from the gesture until
+then; the game master's calls wait for it, except a new solved count, which
+is applied just before the round is finished, so that a replacement deck
+reads the count of the moment it appears.
+
+The daemon knows nothing of MQTT, the socket or the state file: they attach
+as listeners (``listeners``, ``frame_listeners``) and send calls.
 """
 
 from __future__ import annotations
 
 import logging
 import queue
-import random
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
+from dataclasses import dataclass, field
 from typing import Any
+
+from PIL import Image
 
 from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
-from baccarat_core.chips import DENOMINATIONS
-from baccarat_core.inputs import Input, SetSolved
-from baccarat_core.rounds import AREAS
+from baccarat_core.inputs import Deal, Input, SetSolved
 
-from .board import PropBoard
-from .config import Config
-from .displays import DeviceFactory, Screen, open_luma_device
-from .render import BetsView, TableView, render_bets, render_placard, render_table
+from .devices.board import PropBoard
+from .devices.displays import Screen
+from .errors import PropError
+from .scene import RoundOnTable, Scene, compose, render_view
 
 log = logging.getLogger("baccarat")
 
+#: ``listener(events, module)``: every batch of events, on the game thread, before it is shown.
 Listener = Callable[[list[ev.Event], BaccaratModule], None]
+#: ``frame_listener(role, image)``: a frame that went to a display.
+FrameListener = Callable[[str, Image.Image], None]
+
+#: How often a display that stopped answering is tried again.
+RETRY_SECONDS = 1.0
+
+
+@dataclass
+class _Call:
+    fn: Callable[[], Any]
+    future: Future
+    during_round: bool = False  # runs at once even while a round is shown (reads only)
+
+
+@dataclass
+class _SolvedCount:
+    count: int
+    future: Future
+    only_if_changed: bool = False
+
+
+@dataclass
+class _Step:
+    due: float
+    run: Callable[[], None]
+
+
+@dataclass
+class _Round:
+    """The schedule of a round being shown, and what waits for its end."""
+
+    steps: list[_Step]
+    deferred: list[_Call] = field(default_factory=list)
+    solved_counts: list[_SolvedCount] = field(default_factory=list)
+
 
 _STOP = object()
-
-#: How often a display that stopped answering is tried again while no input comes.
-RETRY_SECONDS = 1.0
 
 
 class Daemon:
@@ -43,94 +86,106 @@ class Daemon:
 
     def __init__(
         self,
-        config: Config,
+        module: BaccaratModule,
         board: PropBoard,
+        screens: dict[str, Screen],
         *,
-        device_factory: DeviceFactory = open_luma_device,
-        rng: random.Random | None = None,
-        module: BaccaratModule | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        card_seconds: float = 0.6,
+        result_seconds: float = 1.5,
+        retry_seconds: float = RETRY_SECONDS,
     ) -> None:
-        self.config = config
+        self.module = module
         self.board = board
-        self.rng = rng if rng is not None else random.Random()
-        self.module = module or BaccaratModule(config.edgework, config.limits, rng=self.rng,
-                                               first_color=config.first_color)
-        self._restored = module is not None
-        self.screens = {cfg.role: Screen.open(cfg, device_factory) for cfg in config.displays}
-        self.clock = clock
+        self.screens = screens
+        self.card_seconds = card_seconds
+        self.result_seconds = result_seconds
+        self.retry_seconds = retry_seconds
         self.listeners: list[Listener] = []
-        self.dealing = False
+        self.frame_listeners: list[FrameListener] = []
         self.ready = threading.Event()
         self._queue: queue.Queue = queue.Queue()
-        self._stopping = threading.Event()
-        self._deal_ended_at = float("-inf")
-        self._table = _TableState()
-        self._dirty: set[str] = set()
+        self._on_table: RoundOnTable | None = None
+        self._round: _Round | None = None
+        self._drawn: dict[str, object] = {}
+        self._retry_at = float("inf")
         self._thread: threading.Thread | None = None
 
-    # -- feeding the daemon -----------------------------------------------------
+    # -- feeding the daemon (any thread) ---------------------------------------------
     def submit(self, action: Input) -> None:
-        """Queue an input (thread-safe; gpiozero callbacks land here)."""
-        self._queue.put((action, self.clock()))
+        """Queue a player's input (gpiozero callbacks land here)."""
+        if isinstance(action, SetSolved):
+            self.set_solved(action.solved)
+            return
+        self._queue.put(action)
 
-    def call(self, fn: Callable[[], Any]) -> Future:
-        """Run ``fn`` on the game thread; the future holds its result."""
+    def call(self, fn: Callable[[], Any], *, during_round: bool = False) -> Future:
+        """Run ``fn`` on the game thread; the future holds its result.
+
+        While a round is being shown the call waits for its end, unless
+        ``during_round`` (for calls that only read).
+        """
         future: Future = Future()
-        self._queue.put((fn, future))
+        self._queue.put(_Call(fn, future, during_round))
         return future
 
     def apply(self, produce: Callable[[BaccaratModule], list[ev.Event]]) -> Future:
-        """Run a command on the module (on the game thread) and present its events."""
+        """Run a command on the module (on the game thread) and show its events."""
+
         def run() -> list[ev.Event]:
             events = produce(self.module)
-            self._handle_events(events)
+            self._handle(events)
             return events
+
         return self.call(run)
 
-    # -- running -------------------------------------------------------------------
+    def set_solved(self, count: int, *, only_if_changed: bool = False) -> Future:
+        """The bomb's solved count: applied at once, or during a round just before the round
+        is finished (so a replacement deck uses it). The future holds the events.
+
+        ``only_if_changed`` skips a count equal to the module's (a retained message
+        arriving again after a reconnect).
+        """
+        future: Future = Future()
+        self._queue.put(_SolvedCount(count, future, only_if_changed))
+        return future
+
+    # -- running -------------------------------------------------------------------------
     def start(self) -> None:
-        """Draw everything and arm the inputs; the game thread runs in the background."""
+        """Run the game on a thread of its own (see :meth:`run`)."""
         self._thread = threading.Thread(target=self.run, name="baccarat-game", daemon=True)
         self._thread.start()
 
     def run(self) -> None:
-        """Run the game on this thread until :meth:`stop`."""
-        if self._restored:
-            log.info("state restored: %s", _summary(self.module))
-            self._dirty |= set(self.screens)
-            self._handle_events([])
+        """Draw everything, arm the inputs, and run the game on this thread until :meth:`stop`."""
+        if self.module.deck is None:
+            self._handle(self.module.start())
         else:
-            self._dirty |= set(self.screens)
-            self._handle_events(self.module.start())
+            log.info("state restored: %s", _summary(self.module))
+            self._handle(self.module.resume())
         self._show_lights()
-        self._refresh()
+        self._draw()
         self.board.connect(self.submit)
         log.info("ready: inputs armed, displays drawn")
         self.ready.set()
-        retry_at = float("inf")  # a display that stopped answering is retried even when nobody plays
         while True:
-            timeout = None
-            if self._failing():
-                retry_at = min(retry_at, time.monotonic() + RETRY_SECONDS)
-                timeout = max(0.0, retry_at - time.monotonic())
             try:
-                item = self._queue.get(timeout=timeout)
+                item = self._queue.get(timeout=self._timeout())
             except queue.Empty:
-                retry_at = float("inf")
-                self._refresh()
-                continue
+                item = None
             if item is _STOP:
                 break
-            try:
-                self._dispatch(item)
-            except Exception:  # never let one bad input take the prop down
-                log.exception("error while handling %r; the game goes on", item[0])
+            if item is not None:
+                try:
+                    self._dispatch(item)
+                except Exception:  # never let one bad input take the prop down
+                    log.exception("error while handling %r; the game goes on", item)
+            self._run_due_steps()
+            if self._queue.empty():  # inputs queued behind this one are handled before the next frame
+                self._draw()
         self._shutdown()
 
     def stop(self) -> None:
         """Stop the game thread: lights off, displays blank (SIGTERM)."""
-        self._stopping.set()
         self._queue.put(_STOP)
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=10)
@@ -145,80 +200,143 @@ class Daemon:
             self._thread.join(timeout)
 
     def wait_idle(self, timeout: float = 5.0) -> None:
-        """Block until everything queued so far has been handled (tests, tools)."""
+        """Block until everything queued so far has been handled and shown (tests, tools)."""
         self.call(lambda: None).result(timeout)
 
-    # -- internals -------------------------------------------------------------------
-    def _failing(self) -> bool:
-        return any(screen.failing for screen in self.screens.values())
+    @property
+    def dealing(self) -> bool:
+        """True from a deal's gesture until its round is finished."""
+        return self._round is not None
 
-    def _dispatch(self, item: tuple) -> None:
-        first, second = item
-        if callable(first) and isinstance(second, Future):
-            if second.set_running_or_notify_cancel():
-                try:
-                    second.set_result(first())
-                except Exception as error:
-                    second.set_exception(error)
-            return
-        action, received = first, second
-        if not isinstance(action, SetSolved) and received < self._deal_ended_at:
-            log.debug("ignored %s: it came during the deal", action)
-            return
-        self._table.clear_round()
-        self._table.cards_left = self.module.cards_left
-        self._dirty.add("table")
-        self._handle_events(self.module.handle(action))
+    # -- what is shown (game thread) --------------------------------------------------------
+    def scene(self) -> Scene:
+        """Every display's view now (call on the game thread, e.g. through :meth:`call`)."""
+        return compose(self.module, self._on_table)
 
-    def _handle_events(self, events: list[ev.Event]) -> None:
+    def picture(self, role: str) -> Image.Image:
+        """The picture ``role``'s display should show now, at its size and mode."""
+        screen = self.screens[role]
+        return render_view(role, self.scene().view(role), screen.size, screen.mode)
+
+    # -- internals ------------------------------------------------------------------------
+    def _timeout(self) -> float | None:
+        due = self._round.steps[0].due if self._round is not None and self._round.steps else float("inf")
+        if any(screen.failing for screen in self.screens.values()):
+            if self._retry_at == float("inf"):
+                self._retry_at = time.monotonic() + self.retry_seconds
+            due = min(due, self._retry_at)
+        else:
+            self._retry_at = float("inf")
+        return None if due == float("inf") else max(0.0, due - time.monotonic())
+
+    def _dispatch(self, item: object) -> None:
+        if isinstance(item, _Call):
+            if self._round is not None and not item.during_round:
+                self._round.deferred.append(item)
+                return
+            self._run_call(item)
+        elif isinstance(item, _SolvedCount):
+            if self._round is not None:
+                self._round.solved_counts.append(item)
+                return
+            self._apply_solved(item)
+        elif self._round is not None:
+            log.debug("ignored %s: it came during the deal", item)
+        else:
+            self._on_table = None  # the next input takes the last hands off the table
+            action: Input = item  # type: ignore[assignment]
+            events = self.module.deal(finish=False) if isinstance(action, Deal) else self.module.handle(action)
+            self._handle(events)
+
+    def _run_call(self, call: _Call) -> None:
+        if not call.future.set_running_or_notify_cancel():
+            return
+        try:
+            result = call.fn()
+        except Exception as error:
+            call.future.set_exception(error)
+            return
+        self._draw()  # what the call changed is on the displays when its caller hears back
+        call.future.set_result(result)
+
+    def _apply_solved(self, item: _SolvedCount) -> None:
+        def run() -> list[ev.Event]:
+            if item.only_if_changed and item.count == self.module.edgework.solved:
+                return []
+            events = self.module.set_solved(item.count)
+            self._handle(events)
+            return events
+
+        self._run_call(_Call(run, item.future))
+
+    def _handle(self, events: list[ev.Event]) -> None:
+        """Hand a batch to the listeners (the state is saved before it is shown), then show it:
+        at once, or, for a deal, card by card on a schedule."""
         for listener in self.listeners:
             try:
                 listener(events, self.module)
             except Exception:
                 log.exception("listener %r failed", listener)
-        dealing = any(isinstance(e, ev.CardDealt) for e in events)
-        if dealing:
-            self.dealing = True
-        try:
+        cards = [e for e in events if isinstance(e, ev.CardDealt)]
+        if not cards:
             for event in events:
                 self._present(event)
-        finally:
-            if dealing:
-                self.dealing = False
-                self._deal_ended_at = self.clock()
-        self._refresh()
+            return
+        first = events.index(cards[0])
+        last = events.index(cards[-1])
+        for event in events[:first]:
+            self._present(event)
+        self._on_table = RoundOnTable(tuple(cards))
+        now = time.monotonic()
+        steps = [_Step(now + i * self.card_seconds, lambda card=card: self._turn(card)) for i, card in enumerate(cards)]
+        result_at = now + len(cards) * self.card_seconds
+        steps.append(_Step(result_at, lambda: self._show_result(events[last + 1 :])))
+        steps.append(_Step(result_at + self.result_seconds, self._finish_round))
+        self._round = _Round(steps)
+        self._run_due_steps()
+
+    def _run_due_steps(self) -> None:
+        while self._round is not None and self._round.steps and self._round.steps[0].due <= time.monotonic():
+            step = self._round.steps.pop(0)
+            step.run()
+            if self._round is not None and self._round.steps:
+                self._draw()  # each card is on the display before the next is due
+
+    def _turn(self, card: ev.CardDealt) -> None:
+        if self._on_table is not None:
+            self._on_table = self._on_table.turn_card()
+        self._present(card)
+
+    def _show_result(self, tail: list[ev.Event]) -> None:
+        for event in tail:
+            if isinstance(event, ev.RoundPlayed) and self._on_table is not None:
+                self._on_table = self._on_table.show_result(event)
+            self._present(event)
+
+    def _finish_round(self) -> None:
+        """The end of a round's pause: solved counts that came during it, then the clearing
+        (and a new deck), then the calls that waited."""
+        waiting = self._round
+        self._round = None
+        if waiting is None:
+            return
+        for item in waiting.solved_counts:
+            self._apply_solved(item)
+        self._handle(self.module.finish_round())
+        for call in waiting.deferred:
+            self._dispatch(call)
 
     def _present(self, event: ev.Event) -> None:
         log.info("%s", event.describe())
-        if isinstance(event, ev.LimitsSet):
-            self._dirty.add("placard")
-        elif isinstance(event, ev.DeckAppeared):
-            self._table.deck_color = event.color
-            self._table.cards_left = 52
+        if isinstance(event, ev.DeckAppeared):
             self.board.deck_light.show(event.color)
-            self._dirty.add("table")
         elif isinstance(event, ev.Strike):
             self.board.status.strike()
         elif isinstance(event, ev.Solved):
             self.board.status.solved()
-            self._table.status = "SOLVED"
-            self._dirty.add("table")
         elif isinstance(event, ev.ModuleReset):
             self.board.status.armed()
-            self._table.clear_round()
-            self._dirty |= {"table", "bets"}
-        elif isinstance(event, ev.CardDealt):
-            self._table.add_card(event)
-            self._table.status = "DEALING"
-            self._dirty.add("table")
-            self._refresh()
-            self._stopping.wait(self.config.timing.card_seconds)
-        elif isinstance(event, ev.RoundPlayed):
-            self._table.finish(event)
-            self._dirty.add("table")
-        if isinstance(event, (ev.ChipAdded, ev.AreaCleared, ev.DenominationChanged, ev.ChipsReordered,
-                              ev.ChipsCleared, ev.ModuleReset)):
-            self._dirty.add("bets")
+            self._on_table = None
 
     def _show_lights(self) -> None:
         if self.module.deck is not None:
@@ -228,40 +346,31 @@ class Daemon:
         else:
             self.board.status.armed()
 
-    def _refresh(self) -> None:
-        """Render the screens whose picture may have changed and send what did."""
-        for role in sorted(self._dirty):
-            screen = self.screens.get(role)
-            if screen is not None:
-                screen.show(self.render(role, screen.size, screen.mode))
-        for screen in self.screens.values():
-            if screen.failing and screen.role not in self._dirty:
-                screen.retry(self.render(screen.role, screen.size, screen.mode))
-        self._dirty.clear()
-
-    def render(self, role: str, size: tuple[int, int], mode: str):
-        """The picture of one role for the current state (pure: draws, sends nothing)."""
-        if role == "placard":
-            return render_placard(self.module.limits, size, mode)
-        if role == "table":
-            return render_table(self.table_view(), size, mode)
-        return render_bets(self.bets_view(), size, mode)
-
-    def table_view(self) -> TableView:
-        t = self._table
-        status = "SOLVED" if self.module.solved else t.status
-        left = self.module.cards_left if not self.dealing else t.cards_left
-        return TableView(t.deck_color or (self.module.deck.color if self.module.deck else "red"),
-                         left, tuple(t.player), tuple(t.banker), t.player_score, t.banker_score,
-                         t.result, status)
-
-    def bets_view(self) -> BetsView:
-        m = self.module
-        return BetsView({a: tuple(m.stacks[a]) for a in AREAS}, m.denomination,
-                        m.denomination_index > 0, m.denomination_index < len(DENOMINATIONS) - 1)
+    def _draw(self) -> None:
+        """Render the roles whose view changed (and every failing display) and send them."""
+        scene = self.scene()
+        for role, screen in self.screens.items():
+            view = scene.view(role)
+            if view == self._drawn.get(role) and not screen.failing:
+                continue
+            image = render_view(role, view, screen.size, screen.mode)
+            self._drawn[role] = view
+            if screen.show(image):
+                for listener in self.frame_listeners:
+                    try:
+                        listener(role, image)
+                    except Exception:
+                        log.exception("frame listener %r failed", listener)
+        self._retry_at = float("inf")  # still failing: the next wait schedules another try
 
     def _shutdown(self) -> None:
         log.info("stopping: lights off, displays blank")
+        waiting = self._round
+        self._round = None
+        if waiting is not None:  # the round's result is saved; the next start finishes it
+            for item in [*waiting.deferred, *waiting.solved_counts]:
+                if not item.future.done():
+                    item.future.set_exception(PropError("the prop stopped before the command ran"))
         try:
             self.board.lights_off()
         except Exception:
@@ -270,38 +379,9 @@ class Daemon:
             screen.off()
 
 
-class _TableState:
-    """What the table display shows between inputs: the hands of the last round."""
-
-    def __init__(self) -> None:
-        self.deck_color: str | None = None
-        self.cards_left = 52
-        self.clear_round()
-
-    def clear_round(self) -> None:
-        self.player: list[str] = []
-        self.banker: list[str] = []
-        self.player_score: int | None = None
-        self.banker_score: int | None = None
-        self.result: str | None = None
-        self.status = "PLACE YOUR BETS"
-
-    def add_card(self, event: ev.CardDealt) -> None:
-        if not self.player and not self.banker:
-            self.result = None
-        getattr(self, event.hand).append(event.card)
-        setattr(self, f"{event.hand}_score", event.score)
-        self.cards_left -= 1
-
-    def finish(self, event: ev.RoundPlayed) -> None:
-        winner = {"player": "PLAYER WINS", "banker": "BANKER WINS", "tie": "TIE"}[event.winner]
-        cents = event.profit_cents
-        sign = "+" if cents > 0 else "-" if cents < 0 else ""
-        self.result = f"{winner} {sign}${abs(cents) // 100}.{abs(cents) % 100:02d}"
-        self.status = self.result
-
-
 def _summary(module: BaccaratModule) -> str:
     deck = module.deck
-    return (f"limits {module.limits.placard()}, {deck.color if deck else '?'} deck with "
-            f"{module.cards_left} cards, {module.strikes} strikes, {'solved' if module.solved else 'armed'}")
+    return (
+        f"limits {module.limits.placard()}, {deck.color if deck else '?'} deck with "
+        f"{module.cards_left} cards, {module.strikes} strikes, {'solved' if module.solved else 'armed'}"
+    )

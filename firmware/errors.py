@@ -1,10 +1,13 @@
 """The daemon's small exception base."""
 
-from baccarat_core import BaccaratError
 
+class PropError(Exception):
+    """Base of the daemon's errors; the message is one line fit for a user.
 
-class PropError(BaccaratError):
-    """Base of the daemon's errors; the message is one line fit for a user."""
+    Not a ``ValueError`` and not a :class:`baccarat_core.BaccaratError`: the
+    command line turns both into one-line messages in one place
+    (:func:`firmware.cli.main`).
+    """
 
 
 class ConfigError(PropError):

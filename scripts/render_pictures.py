@@ -24,11 +24,14 @@ sys.path.insert(0, str(ROOT))
 from baccarat_core.inputs import Arrow, Deal, Press  # noqa: E402
 from firmware.app import build_daemon, mock_pin_factory  # noqa: E402
 from firmware.config import load_config  # noqa: E402
-from firmware.displays import open_dummy_device  # noqa: E402
+from firmware.devices.displays import open_dummy_device  # noqa: E402
+from firmware.scene import render_view  # noqa: E402
 
 #: (driver, width, height, mode) of the displays a builder would pick.
 SIZES: tuple[tuple[str, int, int, str], ...] = (
-    ("ssd1306", 128, 64, "1"), ("ssd1306", 128, 32, "1"), ("ssd1322", 256, 64, "RGB"),
+    ("ssd1306", 128, 64, "1"),
+    ("ssd1306", 128, 32, "1"),
+    ("ssd1322", 256, 64, "RGB"),
     ("ssd1351", 128, 128, "RGB"),
 )
 ROLES = ("placard", "table", "bets")
@@ -40,8 +43,12 @@ def _scene_daemon():
     from baccarat_core import TableLimits
 
     config = load_config()
-    config = replace(config, limits=TableLimits(25, 1000), first_color="red",
-                     timing=replace(config.timing, card_seconds=0.0))
+    config = replace(
+        config,
+        limits=TableLimits(25, 1000),
+        first_color="red",
+        timing=replace(config.timing, card_seconds=0.0, result_seconds=0.0),
+    )
     frames: list[Image.Image] = []
 
     def recording(cfg):
@@ -52,11 +59,11 @@ def _scene_daemon():
             def display(image):
                 show(image)
                 frames.append(image.copy())
+
             device.display = display
         return device
 
-    daemon = build_daemon(config, pin_factory=mock_pin_factory(), device_factory=recording,
-                          rng=random.Random(7))
+    daemon = build_daemon(config, pin_factory=mock_pin_factory(), device_factory=recording, rng=random.Random(7))
     return daemon, frames
 
 
@@ -68,18 +75,29 @@ def scene_frames() -> tuple[dict[str, Image.Image], list[Image.Image]]:
     daemon.ready.wait(10)
     game = daemon.module.next_round()
     side = "player" if game.winner == "banker" else "banker"  # a losing bet: the round ends in a strike
-    for action in (Arrow("right"), Arrow("right"), Press(side), Arrow("left"), Press(side),
-                   Press("tie"), Arrow("left"), Press(side), Press("tie")):
+    for action in (
+        Arrow("right"),
+        Arrow("right"),
+        Press(side),
+        Arrow("left"),
+        Press(side),
+        Press("tie"),
+        Arrow("left"),
+        Press(side),
+        Press("tie"),
+    ):
         daemon.submit(action)
     daemon.wait_idle()
     pictures = {}
     for driver, width, height, mode in SIZES:
         for role in ROLES:
-            pictures[f"{role}-{driver}-{width}x{height}"] = daemon.render(role, (width, height), mode)
+            view = daemon.call(daemon.scene).result(5).view(role)
+            pictures[f"{role}-{driver}-{width}x{height}"] = render_view(role, view, (width, height), mode)
     table_frames.clear()
     daemon.submit(Deal())
     daemon.wait_idle()
-    pictures["table-after-round-ssd1306-128x64"] = daemon.render("table", (128, 64), "1")
+    view = daemon.call(daemon.scene).result(5).table
+    pictures["table-after-round-ssd1306-128x64"] = render_view("table", view, (128, 64), "1")
     strip = [f.copy() for f in table_frames]
     daemon.stop()
     daemon.board.close()

@@ -12,9 +12,10 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-from firmware.app import build_daemon
+from firmware.app import build_daemon, close_daemon
 from firmware.config import DEFAULT_CONFIG, Config, parse_config
-from firmware.displays import open_dummy_device
+from firmware.devices.displays import open_dummy_device
+from firmware.simulator.pins import ManualClock, PinDriver
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,8 +25,13 @@ def config_data(**sections) -> dict:
     import tomllib
 
     data = tomllib.loads(DEFAULT_CONFIG.read_text())
-    data["timing"] = {"hold_seconds": 0.5, "debounce_seconds": 0.02, "strike_flash_seconds": 0.3,
-                      "card_seconds": 0.0}
+    data["timing"] = {
+        "hold_seconds": 0.5,
+        "debounce_seconds": 0.02,
+        "strike_flash_seconds": 0.3,
+        "card_seconds": 0.0,
+        "result_seconds": 0.0,
+    }
     data["limits"] = {"mode": "fixed", "min": 25, "max": 1000}
     data["deck"] = {"first_color": "red"}
     for name, value in sections.items():
@@ -51,11 +57,19 @@ def mock_factory() -> Iterator[MockFactory]:
 
 
 class Rig:
-    """A running daemon with helpers to press its buttons like a person would."""
+    """A running daemon with helpers to press its buttons like a person would.
 
-    def __init__(self, daemon, factory: MockFactory) -> None:
+    When the board's debounce filters read ``clock``, a :class:`ManualClock` that
+    ``driver`` advances, a tap lasts 40 ms and bounce 1 ms per edge without any
+    sleep, so a loaded machine cannot turn bounce into a press (``rig_factory``
+    does this). Without one, taps take real time. Holds always take real time.
+    """
+
+    def __init__(self, daemon, factory: MockFactory, clock: ManualClock | None = None) -> None:
         self.daemon = daemon
         self.factory = factory
+        self.clock = clock
+        self.driver = PinDriver(daemon.board, clock=clock)
         self.events: list = []
         self._event_seen = threading.Condition()
         daemon.listeners.append(self._record)
@@ -81,20 +95,11 @@ class Rig:
                 self._event_seen.wait(left)
 
     def pin(self, name: str):
-        board = self.daemon.board
-        if name in board.areas:
-            return board.areas[name].button.pin
-        if name in ("left", "right"):
-            return board.arrows[name].button.pin
-        return board.deal.button.pin
+        return self.driver.pin(name)
 
     def tap(self, name: str, seconds: float = 0.04) -> None:
-        """Press and release (pull-up wiring: pressed = low), then wait for the daemon."""
-        pin = self.pin(name)
-        pin.drive_low()
-        time.sleep(seconds)
-        pin.drive_high()
-        time.sleep(0.025)  # a finger needs longer than the debounce time to press again
+        """Press for ``seconds`` (on the manual clock) and release, then wait for the daemon."""
+        self.driver.tap(name, seconds)
         self.daemon.wait_idle()
 
     def chips(self, area: str, *values: int) -> None:
@@ -127,9 +132,15 @@ def rig_factory(mock_factory):
     made: list[Rig] = []
 
     def make(config: Config | None = None, *, seed: int = 1, device_factory=open_dummy_device) -> Rig:
-        daemon = build_daemon(config or make_config(), pin_factory=mock_factory,
-                              device_factory=device_factory, rng=random.Random(seed))
-        rig = Rig(daemon, mock_factory)
+        clock = ManualClock()
+        daemon = build_daemon(
+            config or make_config(),
+            pin_factory=mock_factory,
+            device_factory=device_factory,
+            rng=random.Random(seed),
+            clock=clock,
+        )
+        rig = Rig(daemon, mock_factory, clock)
         daemon.start()
         assert daemon.ready.wait(5), "daemon did not get ready"
         made.append(rig)
@@ -138,7 +149,7 @@ def rig_factory(mock_factory):
     yield make
     for rig in made:
         rig.daemon.stop()
-        rig.daemon.board.close()
+        close_daemon(rig.daemon)
 
 
 @pytest.fixture

@@ -21,15 +21,15 @@ import random
 import signal
 import sys
 import threading
-import time
 from pathlib import Path
 
 from luma.core.device import dummy
 
-from firmware.app import build_daemon, mock_pin_factory, run_forever, setup_logging
-from firmware.config import DisplayConfig, load_config
+from firmware.app import attach_services, build_daemon, mock_pin_factory, restore_module, run_forever, setup_logging
+from firmware.config import load_config
 from firmware.daemon import Daemon
-from firmware.services import attach_services, restore_module
+from firmware.devices.displays import DisplaySpec
+from firmware.simulator.pins import PinDriver
 
 
 def say(line: str) -> None:
@@ -72,15 +72,14 @@ def main(argv: list[str] | None = None) -> int:
                 Watched.announced = True
                 say("dealt-frame")
 
-    def factory(cfg: DisplayConfig) -> dummy:
+    def factory(cfg: DisplaySpec) -> dummy:
         device = Watched(width=cfg.width, height=cfg.height, rotate=cfg.rotate, mode=cfg.mode)
         device.role = cfg.role
         devices[cfg.role] = device
         return device
 
     pins = mock_pin_factory()
-    daemon = build_daemon(config, pin_factory=pins, device_factory=factory, rng=rng,
-                          module=module)
+    daemon = build_daemon(config, pin_factory=pins, device_factory=factory, rng=rng, module=module)
     holder["daemon"] = daemon
     closers = attach_services(daemon, config)
 
@@ -100,15 +99,23 @@ def main(argv: list[str] | None = None) -> int:
 
     def summary() -> None:  # runs after the game thread stopped, before the pins are closed
         # The levels on the LED pins (active-high in the reference config: 0 = off).
-        leds = {"status_red": pins.pin(config.status_light.red).state,
-                "status_green": pins.pin(config.status_light.green).state,
-                **{f"deck_{c}": pins.pin(getattr(config.deck_light, c)).state for c in ("red", "green", "blue")}}
+        leds = {
+            "status_red": pins.pin(config.status_light.red).state,
+            "status_green": pins.pin(config.status_light.green).state,
+            **{f"deck_{c}": pins.pin(getattr(config.deck_light, c)).state for c in ("red", "green", "blue")},
+        }
         save_frames("")
-        blank = {role: (device.image is not None and device.image.getbbox() is None)
-                 for role, device in devices.items()}
+        blank = {
+            role: (device.image is not None and device.image.getbbox() is None) for role, device in devices.items()
+        }
         hidden = {role: device.hidden for role, device in devices.items()}
-        state = {"leds": leds, "blank": blank, "hidden": hidden, "snapshot": daemon.module.snapshot(),
-                 "cards_left": daemon.module.cards_left}
+        state = {
+            "leds": leds,
+            "blank": blank,
+            "hidden": hidden,
+            "snapshot": daemon.module.snapshot(),
+            "cards_left": daemon.module.cards_left,
+        }
         (dump / "summary.json").write_text(json.dumps(state), encoding="utf-8")
 
     threading.Thread(target=after_ready, daemon=True).start()
@@ -126,19 +133,11 @@ def play(daemon: Daemon) -> None:
 
 
 def _play(daemon: Daemon) -> None:
-    board = daemon.board
-
-    def tap(button, seconds: float = 0.05) -> None:
-        pin = button.pin
-        pin.drive_low()
-        time.sleep(seconds)
-        pin.drive_high()
-        time.sleep(0.05)
-
+    driver = PinDriver(daemon.board)
     while daemon.module.denomination < 25:
-        tap(board.arrows["right"].button)
-    tap(board.areas["player"].button)
-    tap(board.deal.button)
+        driver.tap("arrow_right", 0.05, settle=0.05)
+    driver.tap("player", 0.05, settle=0.05)
+    driver.tap("deal", 0.05, settle=0.05)
 
 
 if __name__ == "__main__":

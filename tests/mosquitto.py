@@ -59,8 +59,9 @@ class Broker:
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 5.0) -> None:
-        self.process = subprocess.Popen([self.binary, "-c", str(self.conf)],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.process = subprocess.Popen(
+            [self.binary, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -16,12 +16,10 @@ def _rows(image: Image.Image, invert: bool = False) -> list[str]:
     width = grey.width
     data = grey.tobytes()
     lit, dark = ("0", "1") if invert else ("1", "0")
-    return ["".join(lit if data[y * width + x] > 40 else dark for x in range(width))
-            for y in range(grey.height)]
+    return ["".join(lit if data[y * width + x] > 40 else dark for x in range(width)) for y in range(grey.height)]
 
 
-def find_text(image: Image.Image, text: str, *, dark_on_light: bool = False,
-              scale: int = 1) -> tuple[int, int] | None:
+def find_text(image: Image.Image, text: str, *, dark_on_light: bool = False, scale: int = 1) -> tuple[int, int] | None:
     """Top-left of ``text`` drawn in the display font (lit on dark, or dark on a lit
     bar; ``scale`` for double-size text), or None."""
     mask = text_mask(text)
@@ -39,7 +37,7 @@ def find_text(image: Image.Image, text: str, *, dark_on_light: bool = False,
             x = rows[y].find(glyph[0], start)
             if x < 0:
                 break
-            if all(rows[y + dy][x:x + len(glyph[dy])] == glyph[dy] for dy in range(1, height)):
+            if all(rows[y + dy][x : x + len(glyph[dy])] == glyph[dy] for dy in range(1, height)):
                 return (x, y)
             start = x + 1
     return None

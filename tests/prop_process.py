@@ -19,11 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from firmware import gm_commands  # noqa: E402
-from firmware.app import build_daemon, mock_pin_factory  # noqa: E402
+from firmware.app import attach_services, build_daemon, mock_pin_factory, restore_module  # noqa: E402
 from firmware.config import parse_config  # noqa: E402
-from firmware.displays import open_dummy_device  # noqa: E402
-from firmware.services import attach_services, restore_module  # noqa: E402
+from firmware.devices.displays import open_dummy_device  # noqa: E402
+from firmware.room.commands import hint  # noqa: E402
+from firmware.simulator.pins import PinDriver  # noqa: E402
 
 _out = threading.Lock()
 
@@ -38,33 +38,28 @@ def main(config_file: str, seed: str) -> None:
     config = parse_config(json.loads(Path(config_file).read_text()))
     rng = random.Random(int(seed))
     module = restore_module(config, rng)
-    daemon = build_daemon(config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device,
-                          rng=rng, module=module)
+    daemon = build_daemon(
+        config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=rng, module=module
+    )
     attach_services(daemon, config)  # the state keeper listens first ...
     daemon.listeners.append(lambda events, m: emit({"events": [e.kind for e in events]}))  # ... then we
     daemon.start()
     daemon.ready.wait(5)
-    emit({"ready": {"restored": module is not None,
-                    "snapshot": daemon.call(daemon.module.snapshot).result(5)}})
-    board = daemon.board
+    emit({"ready": {"restored": module is not None, "snapshot": daemon.call(daemon.module.snapshot).result(5)}})
+    driver = PinDriver(daemon.board)
     for line in sys.stdin:
         command = json.loads(line)
         if "tap" in command:
             name = command["tap"]
-            pin = (board.areas[name] if name in board.areas else board.arrows[name]).button.pin
-            pin.drive_low()
-            time.sleep(0.04)
-            pin.drive_high()
-            time.sleep(0.03)
+            driver.tap(name)
             daemon.wait_idle()
             emit({"tapped": name})
         elif "deal" in command:
-            pin = board.deal.button.pin
-            pin.drive_low()
+            driver.press("deal")
             time.sleep(0.04)
-            pin.drive_high()
+            driver.release("deal")
         elif "hint" in command:
-            emit({"hint": daemon.call(lambda: gm_commands.hint(daemon.module)).result(30)})
+            emit({"hint": daemon.call(lambda: hint(daemon.module)).result(30)})
         elif "snapshot" in command:
             emit({"snapshot": daemon.call(daemon.module.snapshot).result(30)})
 

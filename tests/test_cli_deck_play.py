@@ -31,8 +31,9 @@ def run_main(argv, capsys, stdin: str = "", monkeypatch=None):
 
 
 def run_process(argv, stdin: str = ""):
-    return subprocess.run([sys.executable, "-m", "firmware.cli", *argv], input=stdin, capture_output=True,
-                          text=True, cwd=ROOT, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "firmware.cli", *argv], input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
 
 
 def json_lines(text: str) -> list[dict]:
@@ -40,6 +41,7 @@ def json_lines(text: str) -> list[dict]:
 
 
 # -- baccarat deck ------------------------------------------------------------------------------
+
 
 def test_deck_json_shape(capsys):
     code, out, err = run_main([*DECK, "--json"], capsys)
@@ -58,8 +60,22 @@ def test_deck_json_shape(capsys):
 
 
 def test_deck_json_uses_solved_ports_and_dollar_signs(capsys):
-    argv = ["deck", "--serial", "ab12c3", "--min", "$5", "--max", "$1,000", "--color", "Blue",
-            "--ports", "serial, Serial,rj45", "--solved", "4", "--json"]
+    argv = [
+        "deck",
+        "--serial",
+        "ab12c3",
+        "--min",
+        "$5",
+        "--max",
+        "$1,000",
+        "--color",
+        "Blue",
+        "--ports",
+        "serial, Serial,rj45",
+        "--solved",
+        "4",
+        "--json",
+    ]
     code, out, _ = run_main(argv, capsys)
     assert code == 0
     data = json.loads(out)
@@ -67,15 +83,15 @@ def test_deck_json_uses_solved_ports_and_dollar_signs(capsys):
     assert data["color"] == "blue"
     assert data["first_index"] == 5
     assert data["cards"][0] == "5H"
-    assert data["multiplier"] == 34            # blue x Serial
-    assert data["cards"][1] == "JH"            # 5 * 34 = 170 = 3*53 + 11
+    assert data["multiplier"] == 34  # blue x Serial
+    assert data["cards"][1] == "JH"  # 5 * 34 = 170 = 3*53 + 11
 
 
 @pytest.mark.timeout(10)
 def test_deck_json_huge_solved_count(capsys):
     code, out, _ = run_main([*DECK, "--solved", "100000000000", "--json"], capsys)
     assert code == 0
-    assert json.loads(out)["first_index"] == 31      # 27 + 10**11 = 27 + 4 (mod 52)
+    assert json.loads(out)["first_index"] == 31  # 27 + 10**11 = 27 + 4 (mod 52)
 
 
 def test_deck_json_unshuffled(capsys):
@@ -115,30 +131,36 @@ def test_deck_listing_unshuffled_says_so(capsys):
 
 # -- baccarat play ---------------------------------------------------------------------------------
 
-SESSION = "\n".join([
-    '{"deal": true}',            # 1: no main bet -> exclusive
-    '{"press": "player"}',       # 2: $1 on Player
-    '{"deal": true}',            # 3: $1 < $5 -> limits
-    'this is not json',          # 4: reported, skipped
-    '{"hold": "player"}',        # 5
-    '{"arrow": "right"}',        # 6: $5
-    '{"press": "banker"}',       # 7
-    '{"deal": true}',            # 8: Player 7 beats Banker 5 -> loss
-    '{"press": "nowhere"}',      # 9: reported, skipped
-    '{"arrow": "left"}',         # 10: $1
-    '{"press": "player"}',       # 11
-    '{"arrow": "right"}',        # 12: $5
-    '{"press": "player"}',       # 13: $1 under $5 -> stack order
-    '{"deal": true}',            # 14: Player 6 beats Banker 3 -> +$6, solved
-    '',                          # 15: blank, skipped silently
-    '{"press": "player"}',       # 16: ignored
-]) + "\n"
+SESSION = (
+    "\n".join(
+        [
+            '{"deal": true}',  # 1: no main bet -> exclusive
+            '{"press": "player"}',  # 2: $1 on Player
+            '{"deal": true}',  # 3: $1 < $5 -> limits
+            "this is not json",  # 4: reported, skipped
+            '{"hold": "player"}',  # 5
+            '{"arrow": "right"}',  # 6: $5
+            '{"press": "banker"}',  # 7
+            '{"deal": true}',  # 8: Player 7 beats Banker 5 -> loss
+            '{"press": "nowhere"}',  # 9: reported, skipped
+            '{"arrow": "left"}',  # 10: $1
+            '{"press": "player"}',  # 11
+            '{"arrow": "right"}',  # 12: $5
+            '{"press": "player"}',  # 13: $1 under $5 -> stack order
+            '{"deal": true}',  # 14: Player 6 beats Banker 3 -> +$6, solved
+            "",  # 15: blank, skipped silently
+            '{"press": "player"}',  # 16: ignored
+        ]
+    )
+    + "\n"
+)
 
 EXPECTED_KINDS = (
     ["limits", "deck", "deal", "strike", "chip", "deal", "strike", "clear", "denomination", "chip", "deal"]
-    + ["card"] * 5 + ["round", "strike", "chips_cleared", "denomination", "chip", "denomination", "chip",
-                      "deal", "reorder", "strike"]
-    + ["card"] * 5 + ["round", "solved", "ignored"]
+    + ["card"] * 5
+    + ["round", "strike", "chips_cleared", "denomination", "chip", "denomination", "chip", "deal", "reorder", "strike"]
+    + ["card"] * 5
+    + ["round", "solved", "ignored"]
 )
 
 
@@ -152,8 +174,16 @@ def check_session(out: str, err: str) -> None:
     assert [s["reason"] for s in strikes] == ["exclusive", "limits", "loss", "stack_order"]
     assert [s["strikes"] for s in strikes] == [1, 2, 3, 4]
     rounds = [event for event in events if event["event"] == "round"]
-    assert set(rounds[0]) == {"event", "player", "banker", "player_score", "banker_score", "winner",
-                              "profit_cents", "results"}
+    assert set(rounds[0]) == {
+        "event",
+        "player",
+        "banker",
+        "player_score",
+        "banker_score",
+        "winner",
+        "profit_cents",
+        "results",
+    }
     assert rounds[0]["player"] == ["KD", "7C"]
     assert rounds[0]["banker"] == ["KH", "10S", "5H"]
     assert (rounds[0]["player_score"], rounds[0]["banker_score"], rounds[0]["winner"]) == (7, 5, "player")
@@ -192,10 +222,21 @@ def test_play_empty_input_shows_limits_and_deck(capsys, monkeypatch):
     assert err == ""
 
 
-@pytest.mark.parametrize("line", ['[1, 2]', '{"press": "player", "deal": true}', '{"deal": false}',
-                                  '{"arrow": "up"}', '{"solved": -1}', '{"jump": 1}', '"deal"', '{"press"',
-                                  "[" * 100_000],
-                         ids=lambda line: line[:20])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[1, 2]",
+        '{"press": "player", "deal": true}',
+        '{"deal": false}',
+        '{"arrow": "up"}',
+        '{"solved": -1}',
+        '{"jump": 1}',
+        '"deal"',
+        '{"press"',
+        "[" * 100_000,
+    ],
+    ids=lambda line: line[:20],
+)
 def test_play_malformed_lines_are_skipped(line, capsys, monkeypatch):
     stdin = f'{line}\n{{"press": "tie"}}\n'
     code, out, err = run_main(PLAY, capsys, stdin, monkeypatch)
@@ -207,9 +248,14 @@ def test_play_malformed_lines_are_skipped(line, capsys, monkeypatch):
 
 def test_play_non_utf8_line_is_skipped():
     # PYTHONIOENCODING=utf-8 makes stdin strict, as in a UTF-8 locale on the Pi
-    result = subprocess.run([sys.executable, "-m", "firmware.cli", *PLAY], input=b'\xff\xfe\n{"press": "tie"}\n',
-                            capture_output=True, cwd=ROOT, timeout=60,
-                            env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    result = subprocess.run(
+        [sys.executable, "-m", "firmware.cli", *PLAY],
+        input=b'\xff\xfe\n{"press": "tie"}\n',
+        capture_output=True,
+        cwd=ROOT,
+        timeout=60,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    )
     assert result.returncode == 0
     err = result.stderr.decode("utf-8", "replace")
     assert "Traceback" not in err
@@ -243,6 +289,7 @@ def test_play_random_limits_from_seed(capsys, monkeypatch):
 
 
 # -- bad arguments -----------------------------------------------------------------------------------
+
 
 def replaced(argv, option, value):
     out = list(argv)

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from firmware import control
-from firmware.app import build_daemon
+from firmware.app import attach_services, build_daemon, close_daemon
 from firmware.cli import main
-from firmware.displays import open_dummy_device
-from firmware.services import attach_services
+from firmware.cli.gm import request
+from firmware.devices.displays import open_dummy_device
+from firmware.room import control_socket as control
 from tests.conftest import Rig, make_config
 
 
@@ -32,8 +32,7 @@ def served(mock_factory, short_dir):
     """A running daemon with its control socket; yields (rig, socket path)."""
     sock = short_dir / "control.sock"
     config = make_config(control={"socket": str(sock)}, state={"file": ""})
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device,
-                          rng=random.Random(5))
+    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(5))
     rig = Rig(daemon, mock_factory)
     closers = attach_services(daemon, config)
     daemon.start()
@@ -42,7 +41,7 @@ def served(mock_factory, short_dir):
     daemon.stop()
     for close in closers:
         close()
-    daemon.board.close()
+    close_daemon(daemon)
     assert not sock.exists()
 
 
@@ -79,7 +78,7 @@ def test_force_solve_and_status(served, capsys):
     code, out, _ = run(capsys, "force-solve", "--socket", str(sock))
     assert out.strip() == "already solved"
     code, out, _ = run(capsys, "status", "--socket", str(sock))
-    assert code == 0 and out.startswith("solved, 0 strike(s); limits $25 - $1,000; red deck, 52 cards left")
+    assert code == 0 and out.startswith("solved, 0 strike(s); limits $25 - $1000; red deck, 52 cards left")
     code, out, _ = run(capsys, "status", "--json", "--socket", str(sock))
     assert json.loads(out)["status"] == "solved"
 
@@ -126,12 +125,12 @@ def test_a_new_daemon_takes_over_a_stale_socket(mock_factory, short_dir):
     daemon.start()
     try:
         assert daemon.ready.wait(5)
-        assert control.request(stale, {"command": "status"})["ok"]
+        assert request(stale, {"command": "status"})["ok"]
     finally:
         daemon.stop()
         for close in closers:
             close()
-        daemon.board.close()
+        close_daemon(daemon)
 
 
 def test_bad_values_are_refused_by_the_daemon_and_change_nothing(served, capsys):
@@ -152,22 +151,34 @@ def test_raw_protocol_one_json_line_each_way(served):
     with socket.socket(socket.AF_UNIX) as s:
         s.connect(str(sock))
         stream = s.makefile("rwb")
-        for request in (b'{"id": 1, "command": "set_solved", "solved": 6}\n', b"garbage\n",
-                        b'{"id": 3, "command": "hint"}\n'):
+        for request in (
+            b'{"id": 1, "command": "set_solved", "solved": 6}\n',
+            b"garbage\n",
+            b'{"id": 3, "command": "hint"}\n',
+        ):
             stream.write(request)
             stream.flush()
         replies = [json.loads(stream.readline()) for _ in range(3)]
-    assert replies[0] == {"id": 1, "ok": True, "command": "set_solved",
-                          "result": {"events": [{"event": "solved_count", "solved": 6}]}}
+    assert replies[0] == {
+        "id": 1,
+        "ok": True,
+        "command": "set_solved",
+        "result": {"events": [{"event": "solved_count", "solved": 6}]},
+    }
     assert replies[1]["ok"] is False and "not JSON" in replies[1]["error"]
     assert replies[2]["id"] == 3 and replies[2]["result"]["winner"] in ("player", "banker", "tie")
     assert rig.daemon.module.edgework.solved == 6
 
 
 def test_socket_path_defaults(tmp_path):
-    assert control.socket_path(make_config(control={"socket": ""})) is None
+    assert control.socket_path(make_config(control={"socket": ""}).control_socket) is None
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    assert control.socket_path(make_config(), {"RUNTIME_DIRECTORY": str(run_dir)}) == run_dir / "control.sock"
-    assert control.runtime_candidates({"XDG_RUNTIME_DIR": "/run/user/1000"})[:2] == \
-        [Path("/run/baccarat/control.sock"), Path("/run/user/1000/baccarat.sock")]
+    assert (
+        control.socket_path(make_config().control_socket, {"RUNTIME_DIRECTORY": str(run_dir)})
+        == run_dir / "control.sock"
+    )
+    assert control.runtime_candidates({"XDG_RUNTIME_DIR": "/run/user/1000"})[:2] == [
+        Path("/run/baccarat/control.sock"),
+        Path("/run/user/1000/baccarat.sock"),
+    ]

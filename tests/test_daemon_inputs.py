@@ -30,7 +30,7 @@ def test_the_bets_display_shows_chips_bottom_to_top(rig):
     assert find_text(frame, "$27") is not None
     # The chip faces are drawn left (bottom) to right (top): 25, then 1x2.
     assert rig.daemon.module.stacks["player"] == [25, 1, 1]
-    assert rig.daemon.bets_view().stacks["player"] == (25, 1, 1)
+    assert rig.daemon.call(rig.daemon.scene).result(5).bets.stacks["player"] == (25, 1, 1)
 
 
 def test_hold_clears_when_the_hold_time_passes_and_the_release_adds_nothing(rig):
@@ -55,35 +55,28 @@ def test_hold_clears_when_the_hold_time_passes_and_the_release_adds_nothing(rig)
 
 
 def test_contact_bounce_never_adds_a_second_chip(rig):
-    pin = rig.pin("player")
-    # Closing: the contact chatters for a few milliseconds, then stays closed.
-    for _ in range(4):
-        pin.drive_low()
-        time.sleep(0.001)
-        pin.drive_high()
-        time.sleep(0.001)
-    pin.drive_low()
-    time.sleep(0.06)
+    # Closing: the contact chatters for a few milliseconds (1 ms per edge on the test's
+    # clock, so no scheduler stall can stretch it), then stays closed for 60 ms.
+    rig.driver.bounce("player", pressed=True, edges=4, gap=0.001)
+    rig.driver.wait(0.06)
     # Opening: chatters again.
-    for _ in range(4):
-        pin.drive_high()
-        time.sleep(0.001)
-        pin.drive_low()
-        time.sleep(0.001)
-    pin.drive_high()
-    time.sleep(0.05)
+    rig.driver.bounce("player", pressed=False, edges=4, gap=0.001)
+    rig.driver.wait(0.05)
     rig.daemon.wait_idle()
     assert rig.daemon.module.stacks["player"] == [1]
 
 
+def test_chatter_alone_is_not_a_press(rig):
+    """Edges 1 ms apart that end open: the contact was never closed for the debounce time."""
+    rig.driver.bounce("player", pressed=False, edges=6, gap=0.001)
+    rig.driver.wait(0.05)
+    rig.daemon.wait_idle()
+    assert rig.daemon.module.stacks["player"] == []
+
+
 def test_bounce_on_an_arrow_steps_once(rig):
-    pin = rig.pin("right")
-    for _ in range(5):
-        pin.drive_low()
-        time.sleep(0.001)
-        pin.drive_high()
-        time.sleep(0.001)
-    time.sleep(0.05)
+    rig.driver.bounce("right", pressed=False, edges=5, gap=0.001)
+    rig.driver.wait(0.05)
     rig.daemon.wait_idle()
     assert rig.daemon.module.denomination == 5
 
@@ -111,7 +104,7 @@ def test_active_high_deal_sensor(rig_factory):
     rig = rig_factory(make_config(inputs={"deal_active_high": True}))
     pin = rig.pin("deal")
     pin.drive_high()
-    time.sleep(0.03)
+    rig.driver.wait(0.03)
     pin.drive_low()
     rig.daemon.wait_idle()
     strike = rig.wait_for("strike")

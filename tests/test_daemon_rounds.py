@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from firmware.lights import DECK_COLORS
+from firmware.devices.lights import DECK_COLORS
 from tests.conftest import make_config
 from tests.pixels import find_text
 

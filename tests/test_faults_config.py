@@ -27,7 +27,7 @@ BASE = DEFAULT_CONFIG.read_text(encoding="utf-8")
 class Broken:
     name: str
     edits: tuple[tuple[str, str], ...]  # (text in the reference config, its replacement), first match
-    key: str                            # what the error line must name
+    key: str  # what the error line must name
     append: str = ""
 
     def text(self) -> str:
@@ -83,8 +83,7 @@ CASES = [
     Broken("limits-min-missing", (('mode = "random"', 'mode = "fixed"\nmax = 1000'),), "min"),
     Broken("limits-min-with-random", (('mode = "random"', 'mode = "random"\nmin = 25'),), "min"),
     Broken("negative-seconds", (("card_seconds = 0.6", "card_seconds = -1"),), "card_seconds"),
-    Broken("debounce-longer-than-hold", (("debounce_seconds = 0.02", "debounce_seconds = 0.6"),),
-           "debounce_seconds"),
+    Broken("debounce-longer-than-hold", (("debounce_seconds = 0.02", "debounce_seconds = 0.6"),), "debounce_seconds"),
     Broken("deck-colour", (('first_color = "random"', 'first_color = "purple"'),), "first_color"),
     # the network
     Broken("mqtt-port", (), "port", append='\n[mqtt]\nhost = "broker.local"\nport = 70000\n'),
@@ -99,8 +98,9 @@ def _names(line: str, key: str) -> bool:
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "firmware.cli", *args], capture_output=True, text=True,
-                          timeout=30, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "firmware.cli", *args], capture_output=True, text=True, timeout=30, cwd=ROOT
+    )
 
 
 def test_the_table_is_big_enough_and_every_case_is_distinct():

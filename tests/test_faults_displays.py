@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 from luma.core.device import dummy
 
-from firmware.config import DisplayConfig
-from firmware.displays import open_dummy_device, open_luma_device
+from firmware.devices.displays import DisplaySpec, open_dummy_device, open_luma_device
 from tests.conftest import make_config
 from tests.pixels import find_text
 
@@ -19,7 +18,7 @@ class LooseWire(dummy):
     """A luma dummy device whose bus can fail: ``display()`` raises OSError while
     ``broken`` (as smbus2 does on a NACK), and works again afterwards."""
 
-    def __init__(self, cfg: DisplayConfig) -> None:
+    def __init__(self, cfg: DisplaySpec) -> None:
         super().__init__(width=cfg.width, height=cfg.height, rotate=cfg.rotate, mode=cfg.mode)
         self.broken = False
         self.attempts = 0
@@ -36,7 +35,7 @@ class LooseWire(dummy):
 def loose_wire_factory(*roles: str):
     devices: dict[str, LooseWire] = {}
 
-    def factory(cfg: DisplayConfig):
+    def factory(cfg: DisplaySpec):
         if cfg.role in roles:
             devices[cfg.role] = LooseWire(cfg)
             return devices[cfg.role]
@@ -51,7 +50,7 @@ def _messages(caplog, role: str) -> list[logging.LogRecord]:
 
 def _shows_current_state(rig, role: str) -> bool:
     screen = rig.daemon.screens[role]
-    picture = rig.daemon.call(lambda: rig.daemon.render(role, screen.size, screen.mode)).result(5)
+    picture = rig.daemon.call(lambda: rig.daemon.picture(role)).result(5)
     return screen.device.image.tobytes() == picture.convert(screen.device.mode).tobytes()
 
 
@@ -122,8 +121,7 @@ def test_a_display_that_comes_back_while_nobody_touches_anything_is_redrawn(rig_
     rig.wait_for("round")
     rig.daemon.wait_idle()
     assert not _shows_current_state(rig, "table")
-    screen = rig.daemon.screens["table"]
-    picture = rig.daemon.call(lambda: rig.daemon.render("table", screen.size, screen.mode)).result(5).tobytes()
+    picture = rig.daemon.call(lambda: rig.daemon.picture("table")).result(5).tobytes()
     table.broken = False
     deadline = time.monotonic() + 3
     while table.image is None or table.image.tobytes() != picture:
@@ -154,21 +152,23 @@ def test_a_display_failing_for_good_costs_one_log_line(rig_factory, caplog):
 # -- a display missing at start -------------------------------------------------------------
 
 
-def _absent_i2c(cfg: DisplayConfig) -> Any:
+def _absent_i2c(cfg: DisplaySpec) -> Any:
     """The real luma driver on an I2C bus that is not there (DeviceNotFoundError)."""
-    return open_luma_device(DisplayConfig(cfg.role, cfg.driver, "i2c", cfg.width, cfg.height, cfg.rotate,
-                                          port=99, address=cfg.address))
+    return open_luma_device(
+        DisplaySpec(cfg.role, cfg.driver, "i2c", cfg.width, cfg.height, cfg.rotate, port=99, address=cfg.address)
+    )
 
 
-def _no_ack(cfg: DisplayConfig) -> Any:
+def _no_ack(cfg: DisplaySpec) -> Any:
     """A bus that is there, but nothing answers at the address (smbus2's OSError 121)."""
     raise OSError(121, "Remote I/O error")
 
 
-def _driver_missing(cfg: DisplayConfig) -> Any:
+def _driver_missing(cfg: DisplaySpec) -> Any:
     """The real luma SPI path on a PC: the GPIO library for DC/RST is not installed."""
-    return open_luma_device(DisplayConfig(cfg.role, cfg.driver, "spi", cfg.width, cfg.height, cfg.rotate,
-                                          port=0, device=0, dc=24, reset=25))
+    return open_luma_device(
+        DisplaySpec(cfg.role, cfg.driver, "spi", cfg.width, cfg.height, cfg.rotate, port=0, device=0, dc=24, reset=25)
+    )
 
 
 @pytest.mark.parametrize("role", ["placard", "table", "bets"])
@@ -176,7 +176,7 @@ def _driver_missing(cfg: DisplayConfig) -> Any:
 def test_the_daemon_starts_without_a_missing_display_and_says_which(rig_factory, caplog, role, fail):
     caplog.set_level(logging.INFO, logger="baccarat")
 
-    def factory(cfg: DisplayConfig):
+    def factory(cfg: DisplaySpec):
         return fail(cfg) if cfg.role == role else open_dummy_device(cfg)
 
     rig = rig_factory(make_config(), device_factory=factory)

@@ -33,30 +33,19 @@ from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
 from baccarat_core.inputs import Arrow, Deal, Hold, Input, Press, SetSolved
 from baccarat_core.rounds import AREAS, MAIN_AREAS, SIDE_AREAS
-from firmware.app import build_daemon
+from firmware.app import build_daemon, close_daemon
+from firmware.config import Config
 from firmware.daemon import Daemon
-from firmware.displays import open_dummy_device
+from firmware.devices.displays import open_dummy_device
+from firmware.simulator.pins import ManualClock
 from tests.conftest import make_config
 
 EDGES = int(os.environ.get("BACCARAT_STORM_EDGES", "100000"))
 SEED = int(os.environ.get("BACCARAT_STORM_SEED", "20240611"))
-HOLD = 0.15        # hold_seconds in the storm's config (real time: gpiozero's hold thread)
-DEBOUNCE = 0.02    # debounce_seconds (fake time)
+HOLD = 0.15  # hold_seconds in the storm's config (real time: gpiozero's hold thread)
+DEBOUNCE = 0.02  # debounce_seconds (fake time)
 MAX_HOLD_EPISODES = 40
 ARROWS = ("arrow_left", "arrow_right")
-
-
-class FakeClock:
-    """The debounce filters' clock: advanced by the storm, never by the wall."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 class Recorder:
@@ -107,16 +96,14 @@ class Recorder:
 class Driver:
     """Drives the pins like hands would and predicts what the board must emit."""
 
-    def __init__(self, daemon: Daemon, clock: FakeClock, recorder: Recorder, rng: random.Random) -> None:
+    def __init__(self, daemon: Daemon, clock: ManualClock, recorder: Recorder, rng: random.Random) -> None:
         board = daemon.board
         self.daemon = daemon
         self.clock = clock
         self.recorder = recorder
         self.rng = rng
-        self.pins = {area: board.areas[area].button.pin for area in AREAS}
-        self.pins.update({name: board.arrows[name[6:]].button.pin for name in ARROWS})
-        self.pins["deal"] = board.deal.button.pin
-        self.pressed_level = {name: board.pressed_level(name) for name in self.pins}
+        self.pins = {name: wrapper.button.pin for name, wrapper in board.inputs.items()}
+        self.pressed_level = {name: wrapper.pressed_high for name, wrapper in board.inputs.items()}
         self.down: set[str] = set()
         self.expected: list[Input] = []
         self.checked = 0  # expected[:checked] matched the recording up to recorded item `seen`
@@ -265,7 +252,7 @@ class Driver:
         while self.recorder.count() < self.seen + len(areas):
             assert time.monotonic() < deadline, f"holds on {areas} never fired"
             time.sleep(0.005)
-        fired = self.recorder.inputs(self.seen)[:len(areas)]
+        fired = self.recorder.inputs(self.seen)[: len(areas)]
         assert Counter(fired) == Counter(Hold(a) for a in areas), fired
         self.expected.extend(fired)  # the hold threads fire in any order
         self._held.update(areas)
@@ -298,10 +285,14 @@ class Driver:
             self.checked = len(self.expected)
             self.disturbed = False
             return
-        first = next((i for i, (a, b) in enumerate(zip(recorded, expected, strict=False)) if a != b),
-                     min(len(recorded), len(expected)))
-        raise AssertionError(f"board emitted {recorded[first:first + 5]} at input {start + first}, "
-                             f"expected {expected[first:first + 5]}")
+        first = next(
+            (i for i, (a, b) in enumerate(zip(recorded, expected, strict=False)) if a != b),
+            min(len(recorded), len(expected)),
+        )
+        raise AssertionError(
+            f"board emitted {recorded[first : first + 5]} at input {start + first}, "
+            f"expected {expected[first : first + 5]}"
+        )
 
 
 def _disordered(stack: list[int]) -> bool:
@@ -311,10 +302,10 @@ def _disordered(stack: list[int]) -> bool:
 class Replay:
     """The same inputs through a fresh module, with the rules' own checks on each deal."""
 
-    def __init__(self, daemon: Daemon) -> None:
-        config = daemon.config
-        self.module = BaccaratModule(config.edgework, config.limits, rng=random.Random(SEED),
-                                     first_color=config.first_color)
+    def __init__(self, config: Config) -> None:
+        self.module = BaccaratModule(
+            config.edgework, config.limits, rng=random.Random(SEED), first_color=config.first_color
+        )
         self.events = self.module.start()
         self.done = 0
         self.solves_this_game = 0
@@ -335,8 +326,9 @@ class Replay:
                 self._check(item, stacks, was_solved, strikes, produced)
             self.events += produced
 
-    def _check(self, item: Input, stacks: dict[str, list[int]], was_solved: bool, strikes: int,
-               produced: list[ev.Event]) -> None:
+    def _check(
+        self, item: Input, stacks: dict[str, list[int]], was_solved: bool, strikes: int, produced: list[ev.Event]
+    ) -> None:
         m = self.module
         self.kinds.update(e.kind for e in produced)
         if was_solved:
@@ -358,8 +350,9 @@ class Replay:
                 assert not any(isinstance(e, ev.CardDealt) for e in produced)
             elif strike.reason == "limits":
                 assert (bets["player"] > 0) != (bets["banker"] > 0)
-                assert any(bets[a] and not lo <= bets[a] <= hi for a in MAIN_AREAS) or \
-                    any(bets[a] and not lo <= 10 * bets[a] <= hi for a in SIDE_AREAS), (bets, lo, hi)
+                assert any(bets[a] and not lo <= bets[a] <= hi for a in MAIN_AREAS) or any(
+                    bets[a] and not lo <= 10 * bets[a] <= hi for a in SIDE_AREAS
+                ), (bets, lo, hi)
                 assert not any(isinstance(e, ev.CardDealt) for e in produced)
             elif strike.reason == "stack_order":
                 assert any(_disordered(s) for s in stacks.values()), stacks
@@ -377,15 +370,18 @@ class Replay:
 
 
 def _state(module: BaccaratModule) -> dict[str, Any]:
-    return {"snapshot": module.snapshot(), "stacks": {a: list(s) for a, s in module.stacks.items()},
-            "solved": module.solved}
+    return {
+        "snapshot": module.snapshot(),
+        "stacks": {a: list(s) for a, s in module.stacks.items()},
+        "solved": module.solved,
+    }
 
 
 def _frames_current(daemon: Daemon) -> list[str]:
     """Roles whose device does not show the picture of the current state (game thread)."""
     wrong = []
     for role, screen in daemon.screens.items():
-        picture = daemon.render(role, screen.size, screen.mode).convert(screen.device.mode)
+        picture = daemon.picture(role).convert(screen.device.mode)
         if screen.device.image is None or screen.device.image.tobytes() != picture.tobytes():
             wrong.append(role)
     return wrong
@@ -407,17 +403,17 @@ def test_a_storm_of_pin_events_keeps_the_game_consistent(mock_factory, monkeypat
     errors = _Errors()
     logging.getLogger("baccarat").addHandler(errors)
 
-    config = make_config(timing={"hold_seconds": HOLD, "debounce_seconds": DEBOUNCE, "card_seconds": 0.0,
-                                 "strike_flash_seconds": 0.05})
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device,
-                          rng=random.Random(SEED))
-    clock = FakeClock()
-    for button in [*daemon.board.areas.values(), *daemon.board.arrows.values(), daemon.board.deal]:
-        button._clock = clock
+    config = make_config(
+        timing={"hold_seconds": HOLD, "debounce_seconds": DEBOUNCE, "card_seconds": 0.0, "strike_flash_seconds": 0.05}
+    )
+    clock = ManualClock()
+    daemon = build_daemon(
+        config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(SEED), clock=clock
+    )
     recorder = Recorder(daemon)
     rng = random.Random(SEED + 1)
     driver = Driver(daemon, clock, recorder, rng)
-    replay = Replay(daemon)
+    replay = Replay(config)
     daemon.start()
     try:
         assert daemon.ready.wait(5)
@@ -430,8 +426,11 @@ def test_a_storm_of_pin_events_keeps_the_game_consistent(mock_factory, monkeypat
             for _ in range(rng.randint(1, 8)):
                 roll = rng.random()
                 if roll < 0.35:
-                    driver.tap(rng.choice(ARROWS) if rng.random() < 0.5 else
-                               ("arrow_right" if daemon.module.denomination < 25 else "arrow_left"))
+                    driver.tap(
+                        rng.choice(ARROWS)
+                        if rng.random() < 0.5
+                        else ("arrow_right" if daemon.module.denomination < 25 else "arrow_left")
+                    )
                 elif roll < 0.65:
                     target = {"both": rng.choice(MAIN_AREAS), "none": rng.choice(SIDE_AREAS)}.get(main, main)
                     driver.tap(target)
@@ -449,8 +448,7 @@ def test_a_storm_of_pin_events_keeps_the_game_consistent(mock_factory, monkeypat
             replay.feed(recorder.inputs(replay.done))
             state = daemon.call(lambda: _state(daemon.module)).result(10)
             assert state == _state(replay.module), f"state differs after deal {deals}"
-            assert recorder.event_list(compared) == replay.events[compared:], \
-                f"event stream differs after deal {deals}"
+            assert recorder.event_list(compared) == replay.events[compared:], f"event stream differs after deal {deals}"
             compared = len(replay.events)
             status = daemon.board.status
             assert bool(status.green.value) == daemon.module.solved
@@ -482,16 +480,18 @@ def test_a_storm_of_pin_events_keeps_the_game_consistent(mock_factory, monkeypat
         elapsed = time.monotonic() - started
     finally:
         daemon.stop()
-        daemon.board.close()
+        close_daemon(daemon)
         logging.getLogger("baccarat").removeHandler(errors)
 
     assert not errors.records, [r.getMessage() for r in errors.records]
     assert not thread_errors, thread_errors
     # The storm really went through every kind of input and outcome.
     inputs = Counter(type(item).__name__ for item in recorder.inputs())
-    print(f"\nstorm: {driver.edges} edges, {deals} deals, {resets} resets, {driver.hold_episodes} hold "
-          f"episodes in {elapsed:.1f} s; inputs {dict(inputs)}; strikes {dict(replay.strike_reasons)}; "
-          f"solves {replay.kinds['solved']}")
+    print(
+        f"\nstorm: {driver.edges} edges, {deals} deals, {resets} resets, {driver.hold_episodes} hold "
+        f"episodes in {elapsed:.1f} s; inputs {dict(inputs)}; strikes {dict(replay.strike_reasons)}; "
+        f"solves {replay.kinds['solved']}"
+    )
     assert driver.edges >= EDGES
     if EDGES >= 20000:
         assert min(inputs[k] for k in ("Press", "Hold", "Arrow", "Deal")) > 0, inputs

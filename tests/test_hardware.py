@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.header import BCM_TO_PHYSICAL, I2C1_PINS, SPI0_PINS
+from firmware.devices.header import BCM_TO_PHYSICAL, I2C1_PINS, SPI0_PINS
 from hardware import generate
 
 HARDWARE = Path(generate.__file__).parent
@@ -45,7 +45,8 @@ def _copy_with(tmp_path: Path, old: str, new: str) -> Path:
 @pytest.mark.parametrize("name", list(generate.outputs()))
 def test_checked_in_files_are_up_to_date(name: str) -> None:
     assert (HARDWARE / name).read_text(encoding="utf-8") == generate.outputs()[name], (
-        f"hardware/{name} is stale: run python3 hardware/generate.py")
+        f"hardware/{name} is stale: run python3 hardware/generate.py"
+    )
 
 
 def test_check_mode_agrees() -> None:
@@ -96,14 +97,17 @@ def test_default_config_has_no_pin_conflicts() -> None:
     assert all(gpio in BCM_TO_PHYSICAL for gpio in gpios)
 
 
-@pytest.mark.parametrize(("old", "new", "words"), [
-    ("tie = 13", "tie = 5", "GPIO5 is used twice"),                 # two buttons
-    ("tie = 13", "tie = 24", "GPIO24 is used twice"),               # a button on the display's DC
-    ("tie = 13", "tie = 2", "GPIO2 is used twice: I2C1 SDA"),       # I2C bus
-    ("blue = 4", "blue = 9", "GPIO9 is used twice: SPI0 MISO"),     # SPI bus (MISO is owned too)
-    ("reset = 25", "reset = 7", "GPIO7 is used twice: SPI0 CE1"),
-    ("deal = 21", "deal = 12", "GPIO12 is used twice"),              # the shutdown button's pin
-])
+@pytest.mark.parametrize(
+    ("old", "new", "words"),
+    [
+        ("tie = 13", "tie = 5", "GPIO5 is used twice"),  # two buttons
+        ("tie = 13", "tie = 24", "GPIO24 is used twice"),  # a button on the display's DC
+        ("tie = 13", "tie = 2", "GPIO2 is used twice: I2C1 SDA"),  # I2C bus
+        ("blue = 4", "blue = 9", "GPIO9 is used twice: SPI0 MISO"),  # SPI bus (MISO is owned too)
+        ("reset = 25", "reset = 7", "GPIO7 is used twice: SPI0 CE1"),
+        ("deal = 21", "deal = 12", "GPIO12 is used twice"),  # the shutdown button's pin
+    ],
+)
 def test_conflicts_are_reported(tmp_path: Path, old: str, new: str, words: str) -> None:
     config = generate.load_config(_copy_with(tmp_path, old, new))
     assert any(words in problem for problem in generate.conflicts(config)), generate.conflicts(config)
@@ -146,7 +150,7 @@ def test_front_panel_has_a_place_for_every_part_and_nothing_overlaps() -> None:
             half_w, half_h = a.body_w / 2, a.body_h / 2
             assert generate.EDGE_MM <= a.x - half_w and a.x + half_w <= generate.PANEL_MM - generate.EDGE_MM, a
             assert generate.EDGE_MM <= a.y - half_h and a.y + half_h <= generate.PANEL_MM - generate.EDGE_MM, a
-        for b in cutouts[i + 1:]:
+        for b in cutouts[i + 1 :]:
             assert not generate.overlaps(a, b), (a.label, b.label)
 
 
@@ -154,11 +158,11 @@ def test_resistors_keep_led_current_within_pin_limits() -> None:
     res = generate.resistors(generate.load_config(CONFIG))
     assert len(res) == 5
     for r in res.values():
-        assert r.ohms in {v * 10 ** d for v in generate.E12 for d in range(4)}
+        assert r.ohms in {v * 10**d for v in generate.E12 for d in range(4)}
         assert r.ohms >= r.ideal_ohms
         assert r.worst_ma <= generate.PIN_LIMIT_MA
     assert sum(r.worst_ma for r in res.values()) <= generate.TOTAL_LIMIT_MA
-    assert generate.resistor_for("red", 2.0).ohms == 270   # (3.3 - 2.0) V / 5 mA = 260 Ω -> 270 Ω
+    assert generate.resistor_for("red", 2.0).ohms == 270  # (3.3 - 2.0) V / 5 mA = 260 Ω -> 270 Ω
 
 
 def test_readme_embeds_the_generated_files_and_names_the_resistors() -> None:

@@ -14,9 +14,8 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from baccarat_core import Edgework, TableLimits, build_deck
-from firmware.app import build_daemon
-from firmware.displays import open_dummy_device
-from firmware.services import attach_services
+from firmware.app import attach_services, build_daemon, close_daemon
+from firmware.devices.displays import open_dummy_device
 from tests.conftest import Rig, make_config
 from tests.mosquitto import Broker
 
@@ -26,13 +25,15 @@ P = "bomb/baccarat"
 class Watcher:
     """A console on the broker: records every message, publishes like a game master."""
 
-    def __init__(self, broker: Broker, *, topics: tuple[str, ...] = ("#",), client_id: str = "",
-                 persistent: bool = False) -> None:
+    def __init__(
+        self, broker: Broker, *, topics: tuple[str, ...] = ("#",), client_id: str = "", persistent: bool = False
+    ) -> None:
         self.messages: list[tuple[str, str, bool]] = []
         self._seen = threading.Condition()
         self.topics = topics
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id or f"watch-{id(self)}",
-                                  clean_session=not persistent)
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=client_id or f"watch-{id(self)}", clean_session=not persistent
+        )
         self.client.reconnect_delay_set(0.1, 0.3)  # type: ignore[arg-type]
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
@@ -61,8 +62,9 @@ class Watcher:
                         return payload
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise AssertionError(f"nothing matching on {topic} within {timeout} s; "
-                                         f"got {self.on(topic)[start:]}")
+                    raise AssertionError(
+                        f"nothing matching on {topic} within {timeout} s; got {self.on(topic)[start:]}"
+                    )
                 self._seen.wait(left)
 
     def on(self, topic: str) -> list[str]:
@@ -78,8 +80,10 @@ class Watcher:
                         return payload
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise AssertionError(f"nothing matching on {topic} within {timeout} s; "
-                                         f"got {[m for m in self.messages if m[0] == topic][-5:]}")
+                    raise AssertionError(
+                        f"nothing matching on {topic} within {timeout} s; "
+                        f"got {[m for m in self.messages if m[0] == topic][-5:]}"
+                    )
                 self._seen.wait(left)
 
     def publish(self, topic: str, payload: str, *, retain: bool = False) -> None:
@@ -98,8 +102,15 @@ class Watcher:
 
 
 def mqtt_section(broker: Broker, **extra) -> dict:
-    return {"host": broker.host, "port": broker.port, "client_id": f"prop-{random.randrange(10**9)}",
-            "keepalive": 5, "reconnect_min_seconds": 0.1, "reconnect_max_seconds": 0.3, **extra}
+    return {
+        "host": broker.host,
+        "port": broker.port,
+        "client_id": f"prop-{random.randrange(10**9)}",
+        "keepalive": 5,
+        "reconnect_min_seconds": 0.1,
+        "reconnect_max_seconds": 0.3,
+        **extra,
+    }
 
 
 @pytest.fixture
@@ -132,8 +143,9 @@ def prop_factory(mock_factory, broker):
         sections.setdefault("state", {"file": ""})
         sections.setdefault("control", {"socket": ""})
         config = make_config(mqtt=mqtt_section(broker, **(mqtt_extra or {})), **sections)
-        daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device,
-                              rng=random.Random(seed))
+        daemon = build_daemon(
+            config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(seed)
+        )
         rig = Rig(daemon, mock_factory)
         closers = attach_services(daemon, config)
         made.append((rig, closers))
@@ -146,11 +158,11 @@ def prop_factory(mock_factory, broker):
         rig.daemon.stop()
         for close in closers:
             close()
-        rig.daemon.board.close()
+        close_daemon(rig.daemon)
 
 
 def connected(rig: Rig, timeout: float = 5.0) -> None:
-    from firmware.mqtt_link import MqttService
+    from firmware.room.mqtt import MqttService
 
     for listener in rig.daemon.listeners:
         owner = getattr(listener, "__self__", None)
@@ -168,10 +180,14 @@ def settle(rig: Rig, seconds: float = 0.3) -> None:
 
 # -- edgework and solved count ----------------------------------------------------------
 
+
 def test_retained_edgework_and_solved_count_arrive_at_start_and_shape_the_decks(prop_factory, watcher_factory):
     w = watcher_factory()
-    w.publish("bomb/edgework", json.dumps({"serial": "Z9Y8X7", "ports": ["DVI-D", "PS/2"], "lit": ["BOB"],
-                                           "unlit": []}), retain=True)
+    w.publish(
+        "bomb/edgework",
+        json.dumps({"serial": "Z9Y8X7", "ports": ["DVI-D", "PS/2"], "lit": ["BOB"], "unlit": []}),
+        retain=True,
+    )
     w.publish("bomb/solved", "5", retain=True)
     rig = prop_factory()
     connected(rig)
@@ -216,13 +232,16 @@ def test_same_edgework_again_does_not_redeal_the_deck_in_play(prop_factory, watc
     position = rig.daemon.module.position
     w = watcher_factory()
     e = rig.daemon.module.edgework
-    w.publish("bomb/edgework", json.dumps({"serial": e.serial, "ports": list(e.ports), "lit": list(e.lit),
-                                           "unlit": list(e.unlit)}))
+    w.publish(
+        "bomb/edgework",
+        json.dumps({"serial": e.serial, "ports": list(e.ports), "lit": list(e.lit), "unlit": list(e.unlit)}),
+    )
     settle(rig)
     assert rig.daemon.module.position == position
 
 
 # -- events, state, presence ---------------------------------------------------------------
+
 
 def test_events_state_and_presence_are_published(prop_factory, watcher_factory):
     w = watcher_factory()
@@ -249,14 +268,17 @@ def test_events_state_and_presence_are_published(prop_factory, watcher_factory):
 
 
 def test_last_will_says_offline_when_the_connection_dies(prop_factory, watcher_factory):
-    from firmware.mqtt_link import MqttService
+    from firmware.room.mqtt import MqttService
 
     rig = prop_factory()
     connected(rig)
     w = watcher_factory(topics=(f"{P}/status",))
     w.wait_for(f"{P}/status", lambda p: p == "online")
-    service = next(listener.__self__ for listener in rig.daemon.listeners
-                   if isinstance(getattr(listener, "__self__", None), MqttService))
+    service = next(
+        listener.__self__
+        for listener in rig.daemon.listeners
+        if isinstance(getattr(listener, "__self__", None), MqttService)
+    )
     service.link.client.socket().shutdown(socket.SHUT_RDWR)  # no DISCONNECT packet: like a power cut
     w.wait_for(f"{P}/status", lambda p: p == "offline")
     # ... and the prop comes back by itself.
@@ -268,8 +290,7 @@ def test_last_will_says_offline_when_the_connection_dies(prop_factory, watcher_f
 
 def test_clean_stop_publishes_offline(broker, mock_factory, watcher_factory):
     config = make_config(mqtt=mqtt_section(broker), state={"file": ""}, control={"socket": ""})
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device,
-                          rng=random.Random(1))
+    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
     closers = attach_services(daemon, config)
     daemon.start()
     assert daemon.ready.wait(5)
@@ -278,11 +299,12 @@ def test_clean_stop_publishes_offline(broker, mock_factory, watcher_factory):
     daemon.stop()
     for close in closers:
         close()
-    daemon.board.close()
+    close_daemon(daemon)
     w.wait_for(f"{P}/status", lambda p: p == "offline")
 
 
 # -- game-master commands ---------------------------------------------------------------------
+
 
 def test_reset_command(prop_factory, watcher_factory):
     rig = prop_factory()
@@ -332,8 +354,9 @@ def test_set_edgework_command_keeps_the_solved_count_unless_given(prop_factory, 
     connected(rig)
     w = watcher_factory()
     assert w.command({"command": "set_solved", "solved": 2})["ok"]
-    reply = w.command({"command": "set_edgework", "serial": "q1w2e3", "ports": ["serial", "rj45"],
-                       "lit": ["frk"], "unlit": []})
+    reply = w.command(
+        {"command": "set_edgework", "serial": "q1w2e3", "ports": ["serial", "rj45"], "lit": ["frk"], "unlit": []}
+    )
     assert reply["ok"], reply
     assert rig.daemon.module.edgework == Edgework("Q1W2E3", ("Serial", "RJ-45"), ("FRK",), (), 2)
     assert w.command({"command": "set_edgework", "serial": "A1", "solved": 7})["ok"]
@@ -345,8 +368,12 @@ def test_set_solved_command(prop_factory, watcher_factory):
     connected(rig)
     w = watcher_factory()
     reply = w.command({"command": "set_solved", "solved": 4})
-    assert reply == {"id": reply["id"], "ok": True, "command": "set_solved",
-                     "result": {"events": [{"event": "solved_count", "solved": 4}]}}
+    assert reply == {
+        "id": reply["id"],
+        "ok": True,
+        "command": "set_solved",
+        "result": {"events": [{"event": "solved_count", "solved": 4}]},
+    }
     assert rig.daemon.module.edgework.solved == 4
 
 
@@ -426,6 +453,7 @@ def test_bad_messages_are_answered_and_change_nothing(prop_factory, watcher_fact
 
 # -- Room 2.0 -----------------------------------------------------------------------------------
 
+
 def test_room_2_0_messages(prop_factory, watcher_factory):
     w = watcher_factory()
     rig = prop_factory(mqtt_extra={"room": "Casino", "prop": "Baccarat Table"})
@@ -458,27 +486,33 @@ def test_room_2_0_messages(prop_factory, watcher_factory):
 
 
 def test_room_disconnected_will(prop_factory, watcher_factory):
-    from firmware.room import RoomService
+    from firmware.room.room2 import RoomService
 
     rig = prop_factory(mqtt_extra={"room": "R1"})
     outbox = "Room/R1/Props/baccarat/outbox"
     w = watcher_factory(topics=(outbox,))
     w.wait_for(outbox, lambda p: p == "CONNECTED")
-    room = next(listener.__self__ for listener in rig.daemon.listeners
-                if isinstance(getattr(listener, "__self__", None), RoomService))
+    room = next(
+        listener.__self__
+        for listener in rig.daemon.listeners
+        if isinstance(getattr(listener, "__self__", None), RoomService)
+    )
     room.link.client.socket().shutdown(socket.SHUT_RDWR)
     w.wait_for(outbox, lambda p: p == "DISCONNECTED")
 
 
 # -- the broker going away ------------------------------------------------------------------------
 
+
 def test_no_broker_at_start_does_not_delay_the_game(mock_factory, tmp_path):
     from tests.mosquitto import free_port
 
-    config = make_config(mqtt={"host": "127.0.0.1", "port": free_port(), "reconnect_min_seconds": 0.1,
-                               "reconnect_max_seconds": 0.2}, state={"file": ""}, control={"socket": ""})
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device,
-                          rng=random.Random(1))
+    config = make_config(
+        mqtt={"host": "127.0.0.1", "port": free_port(), "reconnect_min_seconds": 0.1, "reconnect_max_seconds": 0.2},
+        state={"file": ""},
+        control={"socket": ""},
+    )
+    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
     rig = Rig(daemon, mock_factory)
     closers = attach_services(daemon, config)
     started = time.monotonic()
@@ -492,7 +526,7 @@ def test_no_broker_at_start_does_not_delay_the_game(mock_factory, tmp_path):
         daemon.stop()
         for close in closers:
             close()
-        daemon.board.close()
+        close_daemon(daemon)
 
 
 def test_broker_restart_mid_game_loses_no_event(prop_factory, watcher_factory, broker):
@@ -503,10 +537,13 @@ def test_broker_restart_mid_game_loses_no_event(prop_factory, watcher_factory, b
     w.wait_for(f"{P}/events", lambda p: json.loads(p)["seq"] == len(rig.events))
 
     broker.stop()
-    from firmware.mqtt_link import MqttService
+    from firmware.room.mqtt import MqttService
 
-    service = next(listener.__self__ for listener in rig.daemon.listeners
-                   if isinstance(getattr(listener, "__self__", None), MqttService))
+    service = next(
+        listener.__self__
+        for listener in rig.daemon.listeners
+        if isinstance(getattr(listener, "__self__", None), MqttService)
+    )
     deadline = time.monotonic() + 5
     while service.link.connected.is_set():
         assert time.monotonic() < deadline
@@ -531,8 +568,9 @@ def test_broker_restart_mid_game_loses_no_event(prop_factory, watcher_factory, b
         received.setdefault(event["seq"], event)  # QoS 1: a duplicate is possible, a gap is not
     assert sorted(received) == list(range(1, len(rig.events) + 1))
     assert [received[s]["event"] for s in sorted(received)] == rig.kinds()
-    assert [{k: v for k, v in received[s].items() if k != "seq"} for s in sorted(received)] == \
-        [json.loads(json.dumps(e.to_dict())) for e in rig.events]
+    assert [{k: v for k, v in received[s].items() if k != "seq"} for s in sorted(received)] == [
+        json.loads(json.dumps(e.to_dict())) for e in rig.events
+    ]
 
 
 def test_offline_queue_is_bounded_and_the_game_goes_on(prop_factory, broker, caplog):

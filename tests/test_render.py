@@ -28,8 +28,10 @@ def test_frames_match_the_reference_images(scene):
         reference = Image.open(REFERENCE / f"{name}.png")
         assert reference.size == image.size, name
         diff = ImageChops.difference(reference.convert("RGB"), image.convert("RGB")).getbbox()
-        assert diff is None, f"{name} differs from tests/reference in {diff}; if the change is wanted, " \
-                             "run python scripts/render_pictures.py --reference"
+        assert diff is None, (
+            f"{name} differs from tests/reference in {diff}; if the change is wanted, "
+            "run python scripts/render_pictures.py --reference"
+        )
 
 
 def test_a_round_is_shown_card_by_card(scene):
@@ -46,10 +48,12 @@ def test_every_display_size_shows_its_text(driver, width, height, mode):
     placard = render_placard(TableLimits(100, 150000), size, mode)
     assert placard.size == size and placard.mode == mode
     assert find_text(placard, "TABLE LIMITS")
-    assert find_text(placard, "$100 - $150,000") or find_text(placard.resize(
-        (width // 2, height // 2), Image.NEAREST), "$100 - $150,000")
-    table = render_table(TableView("silver", 40, ("10H", "KD"), ("AS", "9C", "5D"), 0, 5,
-                                   "BANKER WINS +$0.95"), size, mode)
+    assert find_text(placard, "$100 - $150,000") or find_text(
+        placard.resize((width // 2, height // 2), Image.NEAREST), "$100 - $150,000"
+    )
+    table = render_table(
+        TableView("silver", 40, ("10H", "KD"), ("AS", "9C", "5D"), 0, 5, "BANKER WINS +$0.95"), size, mode
+    )
     assert find_text(table, "10", scale=2 if height >= 96 else 1) and find_text(table, "BANKER WINS")
     assert find_text(table, "SILVER", dark_on_light=True) or find_text(table, "SILVER")
     bets = render_bets(BetsView({"player": (100, 25, 25), "tie": (5,)}, 25, True, True), size, mode)
@@ -68,10 +72,28 @@ def test_a_wrong_stack_order_is_visible():
 def test_displays_of_every_kind_run_in_the_daemon(rig_factory):
     displays = [
         {"role": "placard", "driver": "ssd1306", "interface": "i2c", "address": 0x3C, "width": 128, "height": 32},
-        {"role": "table", "driver": "ssd1351", "interface": "spi", "port": 0, "device": 0, "dc": 24,
-         "reset": 25, "width": 128, "height": 128},
-        {"role": "bets", "driver": "ssd1322", "interface": "spi", "port": 0, "device": 1, "dc": 18,
-         "reset": 12, "width": 256, "height": 64},
+        {
+            "role": "table",
+            "driver": "ssd1351",
+            "interface": "spi",
+            "port": 0,
+            "device": 0,
+            "dc": 24,
+            "reset": 25,
+            "width": 128,
+            "height": 128,
+        },
+        {
+            "role": "bets",
+            "driver": "ssd1322",
+            "interface": "spi",
+            "port": 0,
+            "device": 1,
+            "dc": 14,
+            "reset": 18,
+            "width": 256,
+            "height": 64,
+        },
     ]
     rig = rig_factory(make_config(displays=displays))
     rig.tap("player")

@@ -28,8 +28,13 @@ def test_unit_runs_unprivileged_in_the_hardware_groups_and_restarts():
 
 
 def _check(path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "firmware.cli", "check-config", str(path)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "firmware.cli", "check-config", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
 
 
 def test_check_config_prints_the_wiring_of_the_reference_build():

@@ -29,10 +29,11 @@ def test_window_keys_drive_the_pins(mock_factory, tmp_path):
     import pygame
 
     from firmware.app import build_daemon
-    from firmware.displays import open_dummy_device
+    from firmware.devices.displays import open_dummy_device
 
-    daemon = build_daemon(make_config(), pin_factory=mock_factory, device_factory=open_dummy_device,
-                          rng=random.Random(3))
+    daemon = build_daemon(
+        make_config(), pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(3)
+    )
     result = {}
     thread = threading.Thread(target=lambda: result.setdefault("exit", run_window(daemon, max_seconds=6)))
     thread.start()

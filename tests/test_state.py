@@ -17,10 +17,9 @@ from pathlib import Path
 import pytest
 
 from baccarat_core import BaccaratModule
-from firmware import state_store
-from firmware.app import build_daemon
-from firmware.displays import open_dummy_device
-from firmware.services import attach_services, restore_module
+from firmware.app import attach_services, build_daemon, close_daemon, restore_module
+from firmware.devices.displays import open_dummy_device
+from firmware.room import saved_state as state_store
 from tests.conftest import ROOT, Rig, config_data, make_config
 
 
@@ -29,6 +28,7 @@ def saved(path: Path) -> dict:
 
 
 # -- the file --------------------------------------------------------------------------
+
 
 def test_write_atomic_replaces_the_file_and_leaves_no_temporary(tmp_path):
     target = tmp_path / "deep" / "state.json"
@@ -42,11 +42,11 @@ def test_state_path_defaults(tmp_path):
     assert state_store.state_path(make_config(state={"file": str(tmp_path / "s.json")})) == tmp_path / "s.json"
     assert state_store.state_path(make_config(state={"file": ""})) is None
     config = make_config()
-    assert state_store.state_path(config, {"STATE_DIRECTORY": "/var/lib/baccarat"}) == \
-        Path("/var/lib/baccarat/state.json")
+    assert state_store.state_path(config, {"STATE_DIRECTORY": "/var/lib/baccarat"}) == Path(
+        "/var/lib/baccarat/state.json"
+    )
     if not os.access("/var/lib/baccarat", os.W_OK):
-        assert state_store.state_path(config, {"XDG_STATE_HOME": str(tmp_path)}) == \
-            tmp_path / "baccarat" / "state.json"
+        assert state_store.state_path(config, {"XDG_STATE_HOME": str(tmp_path)}) == tmp_path / "baccarat" / "state.json"
 
 
 def test_missing_file_starts_a_fresh_game_and_says_so(tmp_path, caplog):
@@ -62,8 +62,7 @@ def test_damaged_file_starts_a_fresh_game_and_says_so(tmp_path, caplog, content)
     path.write_text(content)
     config = make_config(state={"file": str(path)})
     if content.startswith('{"version"'):  # damaged inside, right envelope
-        path.write_text(json.dumps({"version": 1, "config": state_store.fingerprint(config),
-                                    "module": {"limits": 3}}))
+        path.write_text(json.dumps({"version": 1, "config": state_store.fingerprint(config), "module": {"limits": 3}}))
     with caplog.at_level(logging.INFO, logger="baccarat.state"):
         assert restore_module(config, random.Random(1)) is None
     assert "damaged" in caplog.text and "fresh game" in caplog.text
@@ -93,7 +92,7 @@ def test_keeper_writes_only_when_the_snapshot_changes(tmp_path, monkeypatch):
     keeper = state_store.StateKeeper(path, config)
     keeper([], module)
     keeper(module.press("player"), module)  # chips are not saved: no write
-    keeper(module.arrow("right"), module)   # the active chip is
+    keeper(module.arrow("right"), module)  # the active chip is
     assert len(writes) == 2
     assert saved(path) == module.snapshot()
 
@@ -112,6 +111,7 @@ def test_unwritable_state_file_is_reported_once_and_the_game_goes_on(tmp_path, c
 
 
 # -- in process: save and restore through the services -------------------------------------
+
 
 def test_daemon_saves_after_each_change_and_a_restart_restores_it(tmp_path, mock_factory):
     path = tmp_path / "state.json"
@@ -135,7 +135,7 @@ def test_daemon_saves_after_each_change_and_a_restart_restores_it(tmp_path, mock
         daemon.stop()
         for close in closers:
             close()
-        daemon.board.close()
+        close_daemon(daemon)
     rng2 = random.Random(99)
     module = restore_module(config, rng2)
     assert module is not None and module.snapshot() == after
@@ -145,13 +145,19 @@ def test_daemon_saves_after_each_change_and_a_restart_restores_it(tmp_path, mock
 
 # -- kill -9 of a real process -------------------------------------------------------------------
 
+
 class PropProcess:
     """tests/prop_process.py as a child process; JSON lines both ways."""
 
     def __init__(self, config_file: Path, seed: int = 3) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "prop_process.py"), str(config_file),
-                                      str(seed)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "tests" / "prop_process.py"), str(config_file), str(seed)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
         self.lines: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         self.ready = self.expect("ready", 20)
@@ -204,8 +210,9 @@ def prop_process(tmp_path):
     made: list[PropProcess] = []
 
     def start(card_seconds: float) -> PropProcess:
-        data = config_data(state={"file": str(tmp_path / "state.json")}, control={"socket": ""},
-                           timing={"card_seconds": card_seconds})
+        data = config_data(
+            state={"file": str(tmp_path / "state.json")}, control={"socket": ""}, timing={"card_seconds": card_seconds}
+        )
         config_file = tmp_path / "config.json"
         config_file.write_text(json.dumps(data))
         made.append(PropProcess(config_file))
@@ -259,8 +266,11 @@ def test_kill_9_mid_deal_keeps_the_round_that_was_being_dealt(prop_process):
     assert again.ready["restored"] is True
     # The round was decided when the deal started: pulling the plug cannot undo its strike.
     lost = hint["winner"] != "tie"
-    expected = {**before, "position": before["position"] + hint["cards"],
-                "strikes": before["strikes"] + (1 if lost else 0)}
+    expected = {
+        **before,
+        "position": before["position"] + hint["cards"],
+        "strikes": before["strikes"] + (1 if lost else 0),
+    }
     assert before["position"] + hint["cards"] < 26  # no deck replacement in this round
     assert restored == expected
     assert restored["limits"] == {"min": 25, "max": 1000} and restored["deck"]["color"] == "red"

@@ -12,8 +12,7 @@ from baccarat_core.rounds import AREAS
 from .canvas import CHAR_W, CHIP_RGB, LINE_H, TINY_H, TINY_W, Painter
 from .views import BetsView
 
-LABELS: dict[str, str] = {"player": "PLR", "banker": "BNK", "tie": "TIE",
-                          "player_pair": "P.P", "banker_pair": "B.P"}
+LABELS: dict[str, str] = {"player": "PLR", "banker": "BNK", "tie": "TIE", "player_pair": "P.P", "banker_pair": "B.P"}
 
 
 def runs(stack: tuple[int, ...]) -> list[tuple[int, int]]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from PIL import Image
 
 # Dot bit for pixel (dx, dy) of a 2x4 braille cell.
-_DOTS = ((0, 0, 0x01), (0, 1, 0x02), (0, 2, 0x04), (1, 0, 0x08),
-         (1, 1, 0x10), (1, 2, 0x20), (0, 3, 0x40), (1, 3, 0x80))
+_DOTS = ((0, 0, 0x01), (0, 1, 0x02), (0, 2, 0x04), (1, 0, 0x08), (1, 1, 0x10), (1, 2, 0x20), (0, 3, 0x40), (1, 3, 0x80))
 
 
 def braille_lines(image: Image.Image, threshold: int = 60) -> list[str]:

@@ -15,7 +15,8 @@ import tty
 from ..daemon import Daemon
 from .braille import braille_lines
 from .compose import light_states
-from .keys import KEY_MAP_LINES, PinDriver, action_for
+from .keys import KEY_MAP_LINES, action_for, press_length
+from .pins import PinDriver
 
 ROLES = ("placard", "table", "bets")
 
@@ -37,13 +38,16 @@ def _block(daemon: Daemon, role: str) -> list[str]:
     screen = daemon.screens.get(role)
     if screen is None:
         return []
-    title = f"{role.upper()} ({screen.cfg.driver} {screen.cfg.width}x{screen.cfg.height})"
+    title = f"{role.upper()} ({screen.spec.driver} {screen.spec.width}x{screen.spec.height})"
     if screen.last_frame is None:
         return [title, f"[{role} display missing]"]
     body = braille_lines(screen.last_frame)
     width = len(body[0])
-    return [title.ljust(width + 2)] + ["\u2502" + line + "\u2502" for line in body] + \
-        ["\u2514" + "\u2500" * width + "\u2518"]
+    return (
+        [title.ljust(width + 2)]
+        + ["\u2502" + line + "\u2502" for line in body]
+        + ["\u2514" + "\u2500" * width + "\u2518"]
+    )
 
 
 def render_screen(daemon: Daemon, columns: int, recent: list[str]) -> list[str]:
@@ -84,7 +88,8 @@ def _read_keys(fd: int) -> list[str]:
     return keys
 
 
-def run_terminal(daemon: Daemon, *, asciiblock: bool = False) -> int:
+def run_terminal(daemon: Daemon, *, hold_seconds: float = 0.5, asciiblock: bool = False) -> int:
+    """Run the simulator in this terminal until ``x`` (the daemon is started and stopped here)."""
     root = logging.getLogger()
     recent = _RecentLog()
     saved_handlers = root.handlers[:]
@@ -99,15 +104,16 @@ def run_terminal(daemon: Daemon, *, asciiblock: bool = False) -> int:
         tty.setcbreak(fd)
         daemon.start()
         daemon.ready.wait(10)
-        driver = PinDriver(daemon.board, hold_seconds=daemon.config.timing.hold_seconds)
+        driver = PinDriver(daemon.board)
         if asciiblock:
             from luma.emulator.device import asciiblock as asciiblock_device
 
             from .compose import compose
 
             first = compose(daemon)
-            block_device = asciiblock_device(width=first.width, height=first.height, mode="RGB",
-                                             transform="none", scale=1)
+            block_device = asciiblock_device(
+                width=first.width, height=first.height, mode="RGB", transform="none", scale=1
+            )
         out.write("\x1b[?25l\x1b[2J")
         last = None
         while True:
@@ -135,7 +141,7 @@ def run_terminal(daemon: Daemon, *, asciiblock: bool = False) -> int:
                     continue
                 if action.kind == "quit":
                     return 0
-                driver.tap(action)
+                driver.tap_in_background(action.input, press_length(action, hold_seconds))
     finally:
         daemon.stop()
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)

@@ -10,21 +10,23 @@ import time
 
 from ..daemon import Daemon
 from .compose import compose
-from .keys import AREA_KEYS, PinDriver, action_for
+from .keys import AREA_KEYS, action_for, press_length
+from .pins import PinDriver
 
 
-def run_window(daemon: Daemon, *, max_seconds: float | None = None) -> int:
+def run_window(daemon: Daemon, *, hold_seconds: float = 0.5, max_seconds: float | None = None) -> int:
+    """Run the simulator in a pygame window until it is closed (the daemon is started and stopped here)."""
     import pygame
     from luma.emulator.device import pygame as pygame_device
 
     daemon.start()
     daemon.ready.wait(10)
-    driver = PinDriver(daemon.board, hold_seconds=daemon.config.timing.hold_seconds)
+    driver = PinDriver(daemon.board)
     first = compose(daemon)
     device = pygame_device(width=first.width, height=first.height, mode="RGB", transform="none", scale=2)
     pygame.display.set_caption("Baccarat prop simulator")
     started = time.monotonic()
-    held: dict[int, object] = {}
+    held: dict[int, str] = {}
     last = None
     try:
         while max_seconds is None or time.monotonic() - started < max_seconds:
@@ -39,12 +41,12 @@ def run_window(daemon: Daemon, *, max_seconds: float | None = None) -> int:
                     if action.kind == "quit":
                         return 0
                     if key and key in AREA_KEYS:  # a real hold: pin down until the key comes up
-                        driver.down(action)
-                        held[event.key] = action
+                        driver.press(action.input)
+                        held[event.key] = action.input
                     else:
-                        driver.tap(action)
+                        driver.tap_in_background(action.input, press_length(action, hold_seconds))
                 elif event.type == pygame.KEYUP and event.key in held:
-                    driver.up(held.pop(event.key))
+                    driver.release(held.pop(event.key))
             picture = compose(daemon)
             signature = picture.tobytes()
             if signature != last:

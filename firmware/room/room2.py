@@ -10,7 +10,7 @@ Topics ``Room/<room>/Props/<prop>/inbox`` (commands as plain words) and
 - ``OVER baccarat`` when the module is solved;
 - ``PONG`` for ``@PING``; ``app:startup`` re-sends all ``DATA``.
 
-Commands go through :mod:`gm_commands`, like MQTT JSON and the shell.
+Commands go through the one command path (:mod:`.commands`), like MQTT JSON and the shell.
 """
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ from typing import Any
 from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
 
-from . import gm_commands
-from .config import MqttConfig
-from .mqtt_link import Link
+from ..config import MqttConfig
+from ..daemon import Daemon
+from .commands import GameMaster, state_document
+from .mqtt import Link
 
 log = logging.getLogger("baccarat.room")
 
@@ -51,31 +52,42 @@ def data_line(doc: dict[str, Any]) -> str:
 class RoomService:
     """A second MQTT connection that speaks Room 2.0 (its own will: ``DISCONNECTED``)."""
 
-    def __init__(self, daemon, cfg: MqttConfig) -> None:
+    def __init__(self, daemon: Daemon, commands: GameMaster, cfg: MqttConfig) -> None:
         self.daemon = daemon
+        self.commands = commands
         base = f"Room/{cfg.room}/Props/{cfg.prop}"
         self.inbox, self.outbox = f"{base}/inbox", f"{base}/outbox"
-        self.link = Link(cfg, f"{cfg.client_id}-room", will=(self.outbox, "DISCONNECTED"),
-                         subscriptions=(self.inbox,), on_message=self._on_message,
-                         on_connect=self._on_connect, name="room")
+        self.link = Link(
+            cfg,
+            f"{cfg.client_id}-room",
+            will=(self.outbox, "DISCONNECTED"),
+            subscriptions=(self.inbox,),
+            on_message=self._on_message,
+            on_connect=self._on_connect,
+            name="room",
+        )
         self._lock = threading.Lock()
         self._data: str | None = None
 
     def start(self) -> None:
+        """Listen to the daemon and connect in the background."""
         self.daemon.listeners.append(self.on_events)
         self.link.start()
 
     def stop(self) -> None:
+        """Say ``DISCONNECTED`` and close."""
         self.link.stop(farewell=(self.outbox, "DISCONNECTED"))
 
     def send(self, text: str, *, retain: bool = False) -> None:
+        """One message on the outbox."""
         self.link.publish(self.outbox, text, retain=retain)
 
     # -- out ----------------------------------------------------------------------------
     def on_events(self, events: list[ev.Event], module: BaccaratModule) -> None:
+        """Daemon listener: ``DATA`` when the state changed, ``OVER`` on a solve."""
         if module.deck is None:
             return
-        line = data_line(gm_commands.state_document(module))
+        line = data_line(state_document(module))
         with self._lock:
             changed = line != self._data
             self._data = line
@@ -109,8 +121,7 @@ class RoomService:
             self._send_data()
             self.send(f"DONE {text}")
             return
-        gm_commands.handle(self.daemon, text, words=True).add_done_callback(
-            lambda f: self._answer(text, f.result()))
+        self.commands.handle(text, words=True).add_done_callback(lambda f: self._answer(text, f.result()))
 
     def _answer(self, text: str, reply: dict[str, Any]) -> None:
         if not reply["ok"]:
@@ -119,9 +130,11 @@ class RoomService:
             return
         result = reply["result"]
         if reply["command"] == "hint":
-            self.send(f"MESG hint: {result['winner']} wins next ({result['advice']}); player "
-                      f"{' '.join(result['player'])} = {result['player_score']}, banker "
-                      f"{' '.join(result['banker'])} = {result['banker_score']}")
+            self.send(
+                f"MESG hint: {result['winner']} wins next ({result['advice']}); player "
+                f"{' '.join(result['player'])} = {result['player_score']}, banker "
+                f"{' '.join(result['banker'])} = {result['banker_score']}"
+            )
         elif reply["command"] == "status":
             self.send(data_line(result))
         self.send(f"DONE {text}")

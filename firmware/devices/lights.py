@@ -22,24 +22,24 @@ class StatusLight:
         self.flash_seconds = flash_seconds
 
     def armed(self) -> None:
+        """Both LEDs off."""
         self.red.off()
         self.green.off()
 
     def strike(self) -> None:
+        """One red flash of ``flash_seconds`` (gpiozero blinks it on its own thread); none once solved."""
         if self.green.is_lit:
             return
         self.red.blink(on_time=self.flash_seconds, off_time=0, n=1, background=True)
 
     def solved(self) -> None:
+        """Steady green."""
         self.red.off()
         self.green.on()
 
     def off(self) -> None:
+        """Both LEDs off (the daemon's stop)."""
         self.armed()
-
-    def close(self) -> None:
-        self.red.close()
-        self.green.close()
 
 
 class DeckLight:
@@ -51,6 +51,7 @@ class DeckLight:
         self.color: str | None = None
 
     def show(self, color: str) -> None:
+        """Show a deck colour (``red``, ``blue``, ``green``, ``silver``)."""
         mix = DECK_COLORS[color]
         if not self.pwm:  # on/off pins: silver shows as white
             mix = tuple(1.0 if c > 0 else 0.0 for c in mix)
@@ -58,8 +59,6 @@ class DeckLight:
         self.color = color
 
     def off(self) -> None:
+        """Dark."""
         self.led.off()
         self.color = None
-
-    def close(self) -> None:
-        self.led.close()

@@ -2,10 +2,9 @@
 
 A command arrives as a JSON object (``{"command": "set_solved", "solved": 3}``)
 or as words (``set-solved 3``, ``reset min=25 max=1000``); both become a
-:class:`Command`, validated before anything runs. :func:`submit` runs it on the
-daemon's game thread and gives back a future of the result; :func:`handle`
-wraps both steps and always produces a reply document, so every front end
-answers the same way.
+:class:`Command`, validated before anything runs. :class:`GameMaster` runs it
+on the daemon's game thread and always answers with a reply document, so
+every front end answers the same way.
 """
 
 from __future__ import annotations
@@ -19,8 +18,11 @@ from typing import Any
 
 from baccarat_core import AREAS, BaccaratError, BaccaratModule, Edgework, TableLimits
 from baccarat_core import events as ev
+from baccarat_core.edgework import check_solved
+from baccarat_core.numbers import parse_dollars
 
-from .errors import PropError
+from ..daemon import Daemon
+from ..errors import PropError
 
 log = logging.getLogger("baccarat.commands")
 
@@ -42,6 +44,8 @@ class CommandError(PropError):
 
 @dataclass(frozen=True)
 class Command:
+    """A validated command, ready to run."""
+
     name: str
     limits: TableLimits | None = None
     edgework: Edgework | None = None
@@ -62,7 +66,7 @@ def parse_command(data: Any) -> Command:
     if not isinstance(data, dict):
         raise CommandError(f"a command must be a JSON object, not {_short(data)}")
     if "command" not in data:
-        raise CommandError("the object has no \"command\" key")
+        raise CommandError('the object has no "command" key')
     name = command_name(data["command"])
     args = {k: v for k, v in data.items() if k not in ("command", "id")}
     for key in args:
@@ -73,36 +77,28 @@ def parse_command(data: Any) -> Command:
             return Command(name, limits=_limits(name, args))
         if name == "set_solved":
             if "solved" not in args:
-                raise CommandError("set_solved: missing \"solved\"")
-            return Command(name, solved=_count(args["solved"]))
+                raise CommandError('set_solved: missing "solved"')
+            return Command(name, solved=check_solved(args["solved"]))
         if name == "set_edgework":
-            edgework = Edgework.from_dict({**args, "solved": _count(args.get("solved", 0))})
+            edgework = Edgework.from_dict({**args, "solved": check_solved(args.get("solved", 0))})
             return Command(name, edgework=edgework, keep_solved="solved" not in args)
-    except CommandError:
-        raise
     except BaccaratError as error:
         raise CommandError(f"{name}: {error}") from None
     return Command(name)
 
 
-def parse_words(text: str) -> tuple[Command | None, str | None]:
-    """A command from words: ``set-solved 3``, ``set-solved:3``, ``reset min=25 max=1000``.
-
-    Returns ``(command, None)``, or ``(None, error)`` for a message that fails.
-    """
+def parse_words(text: str) -> Command:
+    """A command from words: ``set-solved 3``, ``set-solved:3``, ``reset min=25 max=1000``."""
     words = text.replace(":", " ", 1).split()
     if not words:
-        return None, "empty command"
+        raise CommandError("empty command")
     data: dict[str, Any] = {"command": words[0]}
     for word in words[1:]:
         key, sep, value = word.partition("=")
         if not sep:  # a lone value: the one argument of set-solved
             key, value = "solved", word
         data[key] = _word_value(key, value)
-    try:
-        return parse_command(data), None
-    except CommandError as error:
-        return None, str(error)
+    return parse_command(data)
 
 
 def _word_value(key: str, value: str) -> Any:
@@ -110,15 +106,9 @@ def _word_value(key: str, value: str) -> Any:
         return [v for v in value.split(",") if v]
     if key in ("min", "max", "solved"):
         try:
-            return int(value.lstrip("$").replace(",", ""))
-        except ValueError:
-            return value
-    return value
-
-
-def _count(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise CommandError(f"solved count {_short(value)} is not a whole number >= 0")
+            return parse_dollars(value, key)
+        except BaccaratError:
+            return value  # reported by parse_command, with the command's name
     return value
 
 
@@ -126,7 +116,7 @@ def _limits(name: str, args: dict[str, Any]) -> TableLimits | None:
     if not args and name == "reset":
         return None
     if "min" not in args or "max" not in args:
-        raise CommandError(f"{name}: give both \"min\" and \"max\"" + (" or neither" if name == "reset" else ""))
+        raise CommandError(f'{name}: give both "min" and "max"' + (" or neither" if name == "reset" else ""))
     return TableLimits(args["min"], args["max"])
 
 
@@ -135,35 +125,9 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-# -- running ---------------------------------------------------------------------
-
-def submit(daemon, command: Command) -> Future:
-    """Run ``command`` on the game thread; the future holds a JSON-ready result."""
-    if command.name == "hint":
-        return daemon.call(lambda: hint(daemon.module))
-    if command.name == "status":
-        return daemon.call(lambda: state_document(daemon.module))
-    produce = _producer(daemon, command)
-    return _then(daemon.apply(produce), lambda events: {"events": [e.to_dict() for e in events]})
-
-
-def _producer(daemon, command: Command) -> Callable[[BaccaratModule], list[ev.Event]]:
-    if command.name == "reset":
-        # Without limits: the config's fixed limits, or a fresh random placard.
-        return lambda m: m.reset(command.limits or daemon.config.limits)
-    if command.name == "force_solve":
-        return lambda m: m.force_solve()
-    if command.name == "set_limits":
-        return lambda m: m.set_limits(command.limits)
-    if command.name == "set_solved":
-        return lambda m: m.set_solved(command.solved)
-    if command.name == "set_edgework":
-        return lambda m: set_edgework(m, command.edgework, keep_solved=command.keep_solved)
-    raise CommandError(f"unknown command {command.name!r}")
-
-
-def set_edgework(module: BaccaratModule, edgework: Edgework, *, keep_solved: bool,
-                 only_if_changed: bool = False) -> list[ev.Event]:
+def set_edgework(
+    module: BaccaratModule, edgework: Edgework, *, keep_solved: bool, only_if_changed: bool = False
+) -> list[ev.Event]:
     """New edgework (keeping the module's solved count unless one is given).
 
     ``only_if_changed`` skips edgework equal to the module's (a retained message
@@ -176,48 +140,85 @@ def set_edgework(module: BaccaratModule, edgework: Edgework, *, keep_solved: boo
     return module.set_edgework(edgework)
 
 
-def handle(daemon, payload: Any, *, words: bool = False) -> Future:
-    """Parse and run one request; the future always holds a reply document.
+class GameMaster:
+    """The one command path: MQTT, Room 2.0 and the control socket all run commands here.
 
-    The reply is ``{"id", "ok": true, "command", "result"}`` or
-    ``{"id", "ok": false, "command", "error"}``; a bad request changes nothing.
+    ``default_limits`` are what ``reset`` without limits uses: the config's
+    fixed limits, or None for a fresh random placard.
     """
-    done: Future = Future()
-    request_id = None
-    name = None
-    try:
-        if words:
-            command, problem = parse_words(str(payload))
-            if command is None:
-                raise CommandError(problem)
+
+    def __init__(self, daemon: Daemon, *, default_limits: TableLimits | None = None) -> None:
+        self.daemon = daemon
+        self.default_limits = default_limits
+
+    def submit(self, command: Command) -> Future:
+        """Run ``command`` on the game thread; the future holds a JSON-ready result."""
+        daemon = self.daemon
+        if command.name == "hint":
+            return daemon.call(lambda: hint(daemon.module), during_round=True)
+        if command.name == "status":
+            return daemon.call(lambda: state_document(daemon.module), during_round=True)
+        if command.name == "set_solved":
+            running = daemon.set_solved(command.solved)
         else:
-            data = json.loads(payload) if isinstance(payload, (str, bytes, bytearray)) else payload
-            if isinstance(data, dict):
-                request_id = data.get("id")
-                name = data.get("command")
-            command = parse_command(data)
-        name = command.name
-        running = submit(daemon, command)
-    except (ValueError, UnicodeDecodeError) as error:  # JSON errors, CommandError, BaccaratError
-        message = str(error) if isinstance(error, BaccaratError) else f"not JSON ({error})"
-        log.warning("command rejected: %s", message)
-        done.set_result(_reply(request_id, name, error=message))
-        return done
+            running = daemon.apply(self._producer(command))
+        return _then(running, lambda events: {"events": [e.to_dict() for e in events]})
 
-    def finish(future: Future) -> None:
+    def _producer(self, command: Command) -> Callable[[BaccaratModule], list[ev.Event]]:
+        if command.name == "reset":
+            return lambda m: m.reset(command.limits or self.default_limits)
+        if command.name == "force_solve":
+            return lambda m: m.force_solve()
+        if command.name == "set_limits":
+            return lambda m: m.set_limits(command.limits)
+        if command.name == "set_edgework":
+            return lambda m: set_edgework(m, command.edgework, keep_solved=command.keep_solved)
+        raise CommandError(f"unknown command {command.name!r}")
+
+    def handle(self, payload: Any, *, words: bool = False) -> Future:
+        """Parse and run one request; the future always holds a reply document.
+
+        The reply is ``{"id", "ok": true, "command", "result"}`` or
+        ``{"id", "ok": false, "command", "error"}``; a bad request changes nothing.
+        """
+        done: Future = Future()
+        request_id = None
+        name = None
         try:
-            done.set_result(_reply(request_id, name, result=future.result()))
-        except Exception as error:  # noqa: BLE001 - reported to the sender, logged once
-            log.warning("command %s failed: %s", name, error)
+            if words:
+                command = parse_words(str(payload))
+            else:
+                data = json.loads(payload) if isinstance(payload, (str, bytes, bytearray)) else payload
+                if isinstance(data, dict):
+                    request_id = data.get("id")
+                    name = data.get("command")
+                command = parse_command(data)
+            name = command.name
+            running = self.submit(command)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+            problem = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+            message = f"not JSON ({problem})"
+            log.warning("command rejected: %s", message)
+            done.set_result(_reply(request_id, name, error=message))
+            return done
+        except (PropError, BaccaratError) as error:
+            log.warning("command rejected: %s", error)
             done.set_result(_reply(request_id, name, error=str(error)))
+            return done
 
-    running.add_done_callback(finish)
-    return done
+        def finish(future: Future) -> None:
+            try:
+                done.set_result(_reply(request_id, name, result=future.result()))
+            except Exception as error:  # noqa: BLE001 - reported to the sender, logged once
+                log.warning("command %s failed: %s", name, error)
+                done.set_result(_reply(request_id, name, error=str(error)))
+
+        running.add_done_callback(finish)
+        return done
 
 
 def _reply(request_id: Any, name: Any, *, result: Any = None, error: str | None = None) -> dict[str, Any]:
-    reply: dict[str, Any] = {"id": request_id, "ok": error is None,
-                             "command": name if isinstance(name, str) else None}
+    reply: dict[str, Any] = {"id": request_id, "ok": error is None, "command": name if isinstance(name, str) else None}
     if error is None:
         reply["result"] = result
     else:
@@ -239,6 +240,7 @@ def _then(future: Future, fn: Callable[[Any], Any]) -> Future:
 
 
 # -- what the game master reads ----------------------------------------------------
+
 
 def state_document(module: BaccaratModule) -> dict[str, Any]:
     """The module's state as the retained MQTT document and ``baccarat status`` show it."""
@@ -262,8 +264,11 @@ def hint(module: BaccaratModule) -> dict[str, Any]:
     """Which bet wins the next round from the current deck."""
     game = module.next_round()
     winner = game.winner
-    advice = {"player": "bet on Player", "banker": "bet on Banker",
-              "tie": "Player and Banker push: add a Tie side bet"}[winner]
+    advice = {
+        "player": "bet on Player",
+        "banker": "bet on Banker",
+        "tie": "Player and Banker push: add a Tie side bet",
+    }[winner]
     return {
         "winner": winner,
         "player": [str(c) for c in game.player],

@@ -4,6 +4,8 @@ Contact bounce is filtered here, not by the pin backend: gpiozero's
 ``bounce_time`` means different things per backend and nothing under
 ``MockFactory``. A press counts when the contact has been closed for at
 least ``debounce`` seconds before it opens again; shorter closures are bounce.
+The filters read ``clock`` (``time.monotonic`` unless a test passes its own),
+so a test can drive bounce without sleeping.
 """
 
 from __future__ import annotations
@@ -14,10 +16,16 @@ from collections.abc import Callable
 
 from gpiozero import Button, DigitalInputDevice
 
+Clock = Callable[[], float]
+
 
 class BettingArea:
     """One betting area: ``on_press()`` after a short press, ``on_hold()`` at the
-    moment the hold time passes (its release then adds nothing)."""
+    moment the hold time passes (its release then adds nothing).
+
+    ``pressed_high`` is the pin level while the area is pressed (False for a
+    button to GND on a pull-up).
+    """
 
     def __init__(
         self,
@@ -26,9 +34,11 @@ class BettingArea:
         on_press: Callable[[], None],
         on_hold: Callable[[], None],
         debounce: float = 0.02,
-        clock: Callable[[], float] = time.monotonic,
+        pressed_high: bool = False,
+        clock: Clock = time.monotonic,
     ) -> None:
         self.button = button
+        self.pressed_high = pressed_high
         self._on_press = on_press
         self._on_hold = on_hold
         self._debounce = debounce
@@ -62,9 +72,6 @@ class BettingArea:
         if self._clock() - closed_at >= self._debounce:
             self._on_press()
 
-    def close(self) -> None:
-        self.button.close()
-
 
 class DebouncedButton:
     """A button or sensor that calls ``on_press()`` once per real press.
@@ -79,9 +86,11 @@ class DebouncedButton:
         *,
         on_press: Callable[[], None],
         debounce: float = 0.02,
-        clock: Callable[[], float] = time.monotonic,
+        pressed_high: bool = False,
+        clock: Clock = time.monotonic,
     ) -> None:
         self.button = button
+        self.pressed_high = pressed_high
         self._on_press = on_press
         self._debounce = debounce
         self._clock = clock
@@ -102,6 +111,3 @@ class DebouncedButton:
     def _released(self) -> None:
         with self._lock:
             self._last = self._clock()
-
-    def close(self) -> None:
-        self.button.close()

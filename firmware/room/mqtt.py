@@ -8,7 +8,7 @@ the connection returns; the retained state document is not queued but
 re-published, newest only, on every connect.
 
 :class:`MqttService` speaks this project's topics (see docs/mqtt.md);
-``room.py`` speaks the Room 2.0 convention over a second :class:`Link`.
+``room2.py`` speaks the Room 2.0 convention over a second :class:`Link`.
 """
 
 from __future__ import annotations
@@ -24,9 +24,11 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 
 from baccarat_core import BaccaratError, BaccaratModule, Edgework
 from baccarat_core import events as ev
+from baccarat_core.edgework import check_solved
 
-from . import gm_commands
-from .config import MqttConfig
+from ..config import MqttConfig
+from ..daemon import Daemon
+from .commands import GameMaster, set_edgework, state_document
 
 log = logging.getLogger("baccarat.mqtt")
 
@@ -36,9 +38,17 @@ Handler = Callable[[str, bytes], None]
 class Link:
     """One connection to the broker: will, subscriptions, a bounded offline queue."""
 
-    def __init__(self, cfg: MqttConfig, client_id: str, *, will: tuple[str, str],
-                 subscriptions: tuple[str, ...] = (), on_message: Handler | None = None,
-                 on_connect: Callable[[], None] | None = None, name: str = "mqtt") -> None:
+    def __init__(
+        self,
+        cfg: MqttConfig,
+        client_id: str,
+        *,
+        will: tuple[str, str],
+        subscriptions: tuple[str, ...] = (),
+        on_message: Handler | None = None,
+        on_connect: Callable[[], None] | None = None,
+        name: str = "mqtt",
+    ) -> None:
         self.cfg = cfg
         self.name = name
         self.subscriptions = subscriptions
@@ -82,16 +92,20 @@ class Link:
         info = self.client.publish(topic, payload, qos=qos, retain=retain)
         if info.rc == MQTTErrorCode.MQTT_ERR_QUEUE_SIZE:
             if not self._queue_full_said:
-                log.warning("%s: offline queue full (%d messages); dropping new messages until "
-                            "the broker is back", self.name, self.cfg.queue_limit)
+                log.warning(
+                    "%s: offline queue full (%d messages); dropping new messages until the broker is back",
+                    self.name,
+                    self.cfg.queue_limit,
+                )
             self._queue_full_said = True
 
     # -- paho callbacks (paho's network thread) -----------------------------------
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
             if not self._outage_said:
-                log.warning("%s: broker %s:%d refused the connection: %s", self.name, self.cfg.host,
-                            self.cfg.port, reason_code)
+                log.warning(
+                    "%s: broker %s:%d refused the connection: %s", self.name, self.cfg.host, self.cfg.port, reason_code
+                )
             self._outage_said = True
             return
         log.info("%s: connected to %s:%d", self.name, self.cfg.host, self.cfg.port)
@@ -108,16 +122,21 @@ class Link:
 
     def _on_connect_fail(self, client, userdata) -> None:
         if not self._outage_said:
-            log.warning("%s: broker %s:%d unreachable; the game goes on offline and retries",
-                        self.name, self.cfg.host, self.cfg.port)
+            log.warning(
+                "%s: broker %s:%d unreachable; the game goes on offline and retries",
+                self.name,
+                self.cfg.host,
+                self.cfg.port,
+            )
         self._outage_said = True
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
         was = self.connected.is_set()
         self.connected.clear()
         if was and reason_code.is_failure:
-            log.warning("%s: connection to the broker lost (%s); events are queued until it is back",
-                        self.name, reason_code)
+            log.warning(
+                "%s: connection to the broker lost (%s); events are queued until it is back", self.name, reason_code
+            )
             self._outage_said = True
 
     def _on_message(self, client, userdata, message) -> None:
@@ -132,17 +151,30 @@ class Link:
 class MqttService:
     """The prop's own topics: events, state, presence, commands and the bomb's edgework."""
 
-    def __init__(self, daemon, cfg: MqttConfig) -> None:
+    def __init__(self, daemon: Daemon, commands: GameMaster, cfg: MqttConfig) -> None:
         self.daemon = daemon
+        self.commands = commands
         self.cfg = cfg
         p, b = cfg.topic_prefix, cfg.bomb_prefix
-        self.topics = {"events": f"{p}/events", "state": f"{p}/state", "status": f"{p}/status",
-                       "command": f"{p}/command", "reply": f"{p}/reply",
-                       "edgework": f"{b}/edgework", "solved": f"{b}/solved"}
+        self.topics = {
+            "events": f"{p}/events",
+            "state": f"{p}/state",
+            "status": f"{p}/status",
+            "command": f"{p}/command",
+            "reply": f"{p}/reply",
+            "edgework": f"{b}/edgework",
+            "solved": f"{b}/solved",
+        }
         t = self.topics
-        self.link = Link(cfg, cfg.client_id, will=(t["status"], "offline"),
-                         subscriptions=(t["command"], t["edgework"], t["solved"]),
-                         on_message=self._on_message, on_connect=self._on_connect, name="mqtt")
+        self.link = Link(
+            cfg,
+            cfg.client_id,
+            will=(t["status"], "offline"),
+            subscriptions=(t["command"], t["edgework"], t["solved"]),
+            on_message=self._on_message,
+            on_connect=self._on_connect,
+            name="mqtt",
+        )
         self._seq = 0
         self._state_lock = threading.Lock()
         self._state_text: str | None = None
@@ -162,7 +194,7 @@ class MqttService:
             self.link.publish(self.topics["events"], json.dumps({"seq": self._seq, **event.to_dict()}))
         if module.deck is None:
             return
-        text = json.dumps(gm_commands.state_document(module), sort_keys=True)
+        text = json.dumps(state_document(module), sort_keys=True)
         with self._state_lock:
             if text == self._state_text:
                 return
@@ -183,40 +215,33 @@ class MqttService:
     # -- in (paho's thread: nothing here may wait for the game) -----------------------
     def _on_message(self, topic: str, payload: bytes) -> None:
         if topic == self.topics["command"]:
-            gm_commands.handle(self.daemon, payload).add_done_callback(lambda f: self.reply(f.result()))
-        elif topic == self.topics["edgework"]:
-            self._bomb_message(topic, payload, _parse_edgework)
-        elif topic == self.topics["solved"]:
-            self._bomb_message(topic, payload, _parse_solved)
-
-    def _bomb_message(self, topic: str, payload: bytes, parse) -> None:
-        if not payload:  # a cleared retained message
-            return
-        try:
-            produce = parse(payload)
-        except (ValueError, BaccaratError) as error:
-            problem = str(error) if isinstance(error, BaccaratError) else f"not valid ({error})"
-            log.warning("ignored the message on %s: %s", topic, problem)
-            self.reply({"id": None, "ok": False, "topic": topic, "error": problem})
-            return
-        self.daemon.apply(produce)
+            self.commands.handle(payload).add_done_callback(lambda f: self.reply(f.result()))
+        elif topic == self.topics["edgework"] or topic == self.topics["solved"]:
+            if not payload:  # a cleared retained message
+                return
+            try:
+                if topic == self.topics["edgework"]:
+                    edgework, keep = _parse_edgework(payload)
+                    self.daemon.apply(lambda m: set_edgework(m, edgework, keep_solved=keep, only_if_changed=True))
+                else:
+                    self.daemon.set_solved(_parse_solved(payload), only_if_changed=True)
+            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, BaccaratError) as error:
+                problem = str(error) if isinstance(error, BaccaratError) else f"not valid JSON ({error})"
+                log.warning("ignored the message on %s: %s", topic, problem)
+                self.reply({"id": None, "ok": False, "topic": topic, "error": problem})
 
 
-def _parse_edgework(payload: bytes):
+def _parse_edgework(payload: bytes) -> tuple[Edgework, bool]:
+    """The bomb's edgework, and whether the module keeps its own solved count (none given)."""
     data = json.loads(payload)
     if isinstance(data, dict) and "solved" in data:
-        edgework = Edgework.from_dict(data)
-        keep = False
-    else:
-        edgework = Edgework.from_dict({**data, "solved": 0}) if isinstance(data, dict) else Edgework.from_dict(data)
-        keep = True
-    return lambda m: gm_commands.set_edgework(m, edgework, keep_solved=keep, only_if_changed=True)
+        return Edgework.from_dict(data), False
+    return Edgework.from_dict({**data, "solved": 0} if isinstance(data, dict) else data), True
 
 
-def _parse_solved(payload: bytes):
+def _parse_solved(payload: bytes) -> int:
+    """The bomb's solved count: ``3`` or ``{"solved": 3}``."""
     data = json.loads(payload)
     if isinstance(data, dict) and set(data) == {"solved"}:
         data = data["solved"]
-    if isinstance(data, bool) or not isinstance(data, int) or data < 0:
-        raise BaccaratError(f"solved count {payload[:40]!r} is not a whole number >= 0")
-    return lambda m: m.set_solved(data) if m.edgework.solved != data else []
+    return check_solved(data)

@@ -20,7 +20,7 @@ from typing import Any
 from baccarat_core import BaccaratError, BaccaratModule
 from baccarat_core import events as ev
 
-from .config import Config
+from ..config import Config
 
 log = logging.getLogger("baccarat.state")
 
@@ -45,8 +45,7 @@ def state_path(config: Config, env: dict[str, str] | None = None) -> Path | None
 
 def fingerprint(config: Config) -> dict[str, Any]:
     """The parts of the config a saved game depends on: if they change, start afresh."""
-    return {"edgework": config.edgework.to_dict(),
-            "limits": config.limits.to_dict() if config.limits else None}
+    return {"edgework": config.edgework.to_dict(), "limits": config.limits.to_dict() if config.limits else None}
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -86,7 +85,7 @@ def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
     """The saved game, or None (with a log line saying why) for a fresh one."""
     path = state_path(config)
     if path is None:
-        log.info("state saving is off ([state] file = \"\"); starting a fresh game")
+        log.info('state saving is off ([state] file = ""); starting a fresh game')
         return None
     try:
         module = load_module(path, config, rng)
@@ -113,16 +112,14 @@ class StateKeeper:
     def __call__(self, events: list[ev.Event], module: BaccaratModule) -> None:
         if module.deck is None:
             return
-        text = json.dumps({"version": VERSION, "config": self.fingerprint, "module": module.snapshot()},
-                          sort_keys=True)
+        text = json.dumps({"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}, sort_keys=True)
         if text == self._last:
             return
         try:
             write_atomic(self.path, text + "\n")
         except OSError as error:
             if not self._failing:  # say it once per failure spell, not on every chip
-                log.error("cannot save the state to %s (%s); the game goes on", self.path,
-                          error.strerror or error)
+                log.error("cannot save the state to %s (%s); the game goes on", self.path, error.strerror or error)
             self._failing = True
             return
         if self._failing:

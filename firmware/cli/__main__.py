@@ -1,0 +1,7 @@
+"""``python -m firmware.cli``: the ``baccarat`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

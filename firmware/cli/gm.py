@@ -1,0 +1,165 @@
+"""The game master's commands to a running daemon, over its control socket.
+
+``baccarat solved N``, ``reset``, ``force-solve``, ``hint`` and ``status``
+send the same JSON commands as MQTT (see :mod:`firmware.room.commands`) to
+the socket the daemon serves (:mod:`firmware.room.control_socket`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from baccarat_core.numbers import format_dollars, parse_count, parse_dollars
+
+from ..errors import PropError
+from ..room.control_socket import COMMAND_TIMEOUT, runtime_candidates, socket_path
+from . import arg_type
+
+
+def request(path: Path, payload: dict[str, Any], timeout: float = COMMAND_TIMEOUT + 5) -> dict[str, Any]:
+    """Send one command to a running daemon and return its reply document."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        try:
+            sock.connect(str(path))
+        except FileNotFoundError:
+            raise PropError(f"no daemon is listening at {path} (is `baccarat run` running?)") from None
+        except ConnectionRefusedError:
+            raise PropError(f"no daemon is listening at {path} (a stale socket: is `baccarat run` running?)") from None
+        except PermissionError:
+            raise PropError(f"no permission to use {path} (try sudo, or join the daemon's group)") from None
+        sock.sendall((json.dumps(payload) + "\n").encode())
+        with sock.makefile("rb") as stream:
+            line = stream.readline()
+    if not line:
+        raise PropError(f"the daemon at {path} closed the connection without answering")
+    return json.loads(line)
+
+
+def _client_socket(args: argparse.Namespace) -> Path:
+    if args.socket:
+        return Path(args.socket)
+    if os.environ.get("BACCARAT_SOCKET"):
+        return Path(os.environ["BACCARAT_SOCKET"])
+    if args.config:
+        from ..config import load_config
+
+        path = socket_path(load_config(args.config).control_socket)
+        if path is None:
+            raise PropError(f'{args.config} turns the control socket off ([control] socket = "")')
+        return path
+    candidates = runtime_candidates()
+    for path in candidates:
+        if path.exists():
+            return path
+    raise PropError(
+        "no daemon socket found (looked in "
+        + ", ".join(map(str, candidates))
+        + "); is `baccarat run` running? Use --socket PATH if it listens elsewhere"
+    )
+
+
+def _send(args: argparse.Namespace, payload: dict[str, Any]) -> dict[str, Any]:
+    reply = request(_client_socket(args), payload)
+    if not reply.get("ok"):
+        raise PropError(reply.get("error") or "the daemon refused the command")
+    return reply["result"]
+
+
+def cmd_solved(args: argparse.Namespace) -> int:
+    """Tell the daemon the bomb's solved count."""
+    _send(args, {"command": "set_solved", "solved": args.count})
+    print(f"solved count set to {args.count}; the next deck uses it")
+    return 0
+
+
+def cmd_reset(args: argparse.Namespace) -> int:
+    """Start a fresh game."""
+    payload: dict[str, Any] = {"command": "reset"}
+    if (args.min is None) != (args.max is None):
+        raise PropError("give both --min and --max, or neither")
+    if args.min is not None:
+        payload |= {"min": args.min, "max": args.max}
+    result = _send(args, payload)
+    limits = next((e for e in result["events"] if e["event"] == "limits"), None)
+    deck = next((e for e in result["events"] if e["event"] == "deck"), None)
+    if limits and deck:
+        print(f"reset: limits {format_dollars(limits['min'])} - {format_dollars(limits['max'])}, {deck['color']} deck")
+    else:
+        print("reset")
+    return 0
+
+
+def cmd_force_solve(args: argparse.Namespace) -> int:
+    """Solve the module."""
+    result = _send(args, {"command": "force_solve"})
+    already = any(e["event"] == "ignored" for e in result["events"])
+    print("already solved" if already else "solved (forced)")
+    return 0
+
+
+def cmd_hint(args: argparse.Namespace) -> int:
+    """Print which bet wins the next round."""
+    h = _send(args, {"command": "hint"})
+    pairs = [name for name in ("player_pair", "banker_pair") if h[name]]
+    print(f"next round: {h['winner']} wins ({h['advice']})")
+    print(
+        f"  player {' '.join(h['player'])} = {h['player_score']}, "
+        f"banker {' '.join(h['banker'])} = {h['banker_score']}"
+        + (f"; {', '.join(p.replace('_', ' ') for p in pairs)} wins" if pairs else "")
+    )
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """Print the running module's state."""
+    doc = _send(args, {"command": "status"})
+    if args.json:
+        print(json.dumps(doc, indent=2))
+        return 0
+    e = doc["edgework"]
+    bets = ", ".join(f"{a} {format_dollars(v)}" for a, v in doc["bets"].items() if v) or "none"
+    limits = f"{format_dollars(doc['limits']['min'])} - {format_dollars(doc['limits']['max'])}"
+    print(
+        f"{doc['status']}, {doc['strikes']} strike(s); limits {limits}; {doc['deck']} deck, "
+        f"{doc['cards_left']} cards left (appeared with {doc['deck_solved']} solved)"
+    )
+    print(f"bets: {bets}; active chip {format_dollars(doc['denomination'])}")
+    print(
+        f"edgework: serial {e['serial']}, ports {', '.join(e['ports']) or 'none'}, lit "
+        f"{', '.join(e['lit']) or 'none'}, unlit {', '.join(e['unlit']) or 'none'}, {e['solved']} solved"
+    )
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """``solved``, ``reset``, ``force-solve``, ``hint``, ``status``: talk to a running daemon."""
+    count = arg_type(lambda t: parse_count(t, "solved count"))
+    dollars = arg_type(lambda t: parse_dollars(t, "amount"))
+
+    def parser(name: str, help_text: str, handler: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text)
+        p.add_argument(
+            "--socket",
+            help="the daemon's control socket (default: $BACCARAT_SOCKET, "
+            "/run/baccarat/control.sock, $XDG_RUNTIME_DIR/baccarat.sock)",
+        )
+        p.add_argument("--config", help="read the socket path from this config file's [control] socket")
+        p.set_defaults(handler=handler)
+        return p
+
+    p = parser("solved", "tell a running daemon how many modules are solved on the bomb", cmd_solved)
+    p.add_argument("count", type=count, help="solved modules (the next deck uses it)")
+    p = parser("reset", "start a fresh game on a running daemon", cmd_reset)
+    p.add_argument("--min", type=dollars, help="table minimum (default: the config's, else random)")
+    p.add_argument("--max", type=dollars, help="table maximum")
+    parser("force-solve", "mark the running module solved (status light green)", cmd_force_solve)
+    parser("hint", "which bet wins the next round from the current deck", cmd_hint)
+    p = parser("status", "the running module's state", cmd_status)
+    p.add_argument("--json", action="store_true", help="the state document as JSON")

@@ -1,0 +1,170 @@
+"""The prop's hardware as one board composed of small gpiozero devices.
+
+Like gpiozero's own boards, it is built from devices passed down the same
+``pin_factory``; the daemon only sees inputs arriving and lights to set.
+The wiring comes in as plain values (:class:`InputWiring`,
+:class:`StatusLightWiring`, :class:`DeckLightWiring`), never as the config.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gpiozero import LED, RGBLED, Button, Device, DigitalInputDevice
+from gpiozero.pins import Factory
+
+from baccarat_core.inputs import Arrow, Deal, Hold, Input, Press
+from baccarat_core.rounds import AREAS
+
+from .buttons import BettingArea, Clock, DebouncedButton
+from .lights import DeckLight, StatusLight
+
+InputSink = Callable[[Input], None]
+
+#: The board's inputs by name: the five areas, the two arrows, the deck.
+INPUT_NAMES: tuple[str, ...] = (*AREAS, "arrow_left", "arrow_right", "deal")
+
+
+@dataclass(frozen=True)
+class InputWiring:
+    """Where the inputs are wired (BCM numbers by input name) and how they read."""
+
+    pins: dict[str, int]
+    pull_up: bool = True
+    deal_active_high: bool = False
+
+
+@dataclass(frozen=True)
+class StatusLightWiring:
+    """The status light's red and green LEDs."""
+
+    red: int
+    green: int
+    active_high: bool = True
+
+
+@dataclass(frozen=True)
+class DeckLightWiring:
+    """The RGB LED that shows the deck's back colour."""
+
+    red: int
+    green: int
+    blue: int
+    active_high: bool = True
+    pwm: bool = True
+
+
+class PropBoard:
+    """Five betting areas, two arrows, the deal input, the status and deck lights."""
+
+    def __init__(
+        self,
+        inputs: InputWiring,
+        status: StatusLightWiring,
+        deck: DeckLightWiring,
+        *,
+        hold_seconds: float = 0.5,
+        debounce_seconds: float = 0.02,
+        flash_seconds: float = 1.0,
+        pin_factory: Factory | None = None,
+        clock: Clock = time.monotonic,
+    ) -> None:
+        self._sink: InputSink = lambda action: None
+        self._devices: list[Device] = []
+        try:
+            self._build(inputs, status, deck, hold_seconds, debounce_seconds, flash_seconds, pin_factory, clock)
+        except BaseException:
+            self.close()
+            raise
+
+    def _build(
+        self,
+        inputs: InputWiring,
+        status: StatusLightWiring,
+        deck: DeckLightWiring,
+        hold_seconds: float,
+        debounce_seconds: float,
+        flash_seconds: float,
+        pin_factory: Factory | None,
+        clock: Clock,
+    ) -> None:
+        def device(pin: int, *, hold: bool = False, sensor: bool = False) -> Button | DigitalInputDevice:
+            if sensor:  # a sensor that drives its output high: no pull
+                kwargs: dict = {"pull_up": None, "active_state": True}
+            else:
+                kwargs = {"pull_up": inputs.pull_up}
+            if hold:
+                made = Button(pin, hold_time=hold_seconds, pin_factory=pin_factory, **kwargs)
+            else:  # no hold wanted: a plain input, without Button's hold thread waking 10 times a second
+                made = DigitalInputDevice(pin, pin_factory=pin_factory, **kwargs)
+            self._devices.append(made)
+            return made
+
+        button_high = not inputs.pull_up
+        self.areas: dict[str, BettingArea] = {
+            area: BettingArea(
+                device(inputs.pins[area], hold=True),
+                on_press=self._emitter(Press(area)),
+                on_hold=self._emitter(Hold(area)),
+                debounce=debounce_seconds,
+                pressed_high=button_high,
+                clock=clock,
+            )
+            for area in AREAS
+        }
+        self.arrows: dict[str, DebouncedButton] = {
+            side: DebouncedButton(
+                device(inputs.pins[f"arrow_{side}"]),
+                on_press=self._emitter(Arrow(side)),
+                debounce=debounce_seconds,
+                pressed_high=button_high,
+                clock=clock,
+            )
+            for side in ("left", "right")
+        }
+        self.deal = DebouncedButton(
+            device(inputs.pins["deal"], sensor=inputs.deal_active_high),
+            on_press=self._emitter(Deal()),
+            debounce=debounce_seconds,
+            pressed_high=inputs.deal_active_high or button_high,
+            clock=clock,
+        )
+        red = LED(status.red, active_high=status.active_high, pin_factory=pin_factory)
+        self._devices.append(red)
+        green = LED(status.green, active_high=status.active_high, pin_factory=pin_factory)
+        self._devices.append(green)
+        self.status = StatusLight(red, green, flash_seconds=flash_seconds)
+        rgb = RGBLED(
+            deck.red, deck.green, deck.blue, active_high=deck.active_high, pwm=deck.pwm, pin_factory=pin_factory
+        )
+        self._devices.append(rgb)
+        self.deck_light = DeckLight(rgb, pwm=deck.pwm)
+
+    @property
+    def inputs(self) -> dict[str, BettingArea | DebouncedButton]:
+        """Every input by name (:data:`INPUT_NAMES`)."""
+        return {**self.areas, "arrow_left": self.arrows["left"], "arrow_right": self.arrows["right"], "deal": self.deal}
+
+    def connect(self, sink: InputSink) -> None:
+        """Send every input from now on to ``sink`` (called from gpiozero's threads)."""
+        self._sink = sink
+
+    def _emitter(self, action: Input) -> Callable[[], None]:
+        return lambda: self._sink(action)
+
+    def lights_off(self) -> None:
+        """Both lights off (the daemon's stop)."""
+        self.status.off()
+        self.deck_light.off()
+
+    def close(self) -> None:
+        """Release every pin. gpiozero's ``Button.close()`` waits up to 0.1 s for its
+        hold thread, so the devices are closed together."""
+        closers = [threading.Thread(target=device.close) for device in self._devices]
+        for closer in closers:
+            closer.start()
+        for closer in closers:
+            closer.join()

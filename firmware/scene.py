@@ -1,0 +1,118 @@
+"""What each display shows: a pure function of the module and the round on the table.
+
+The daemon keeps one small piece of presentation state, :class:`RoundOnTable`
+(the cards of the round being dealt, how many are face up, and whether the
+result is shown); everything else comes from the module itself. The module
+keeps a round's chips on the table until the daemon finishes the round, so
+the bets display needs nothing but the module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from PIL import Image
+
+from baccarat_core import BaccaratModule, TableLimits
+from baccarat_core import events as ev
+from baccarat_core.chips import DENOMINATIONS
+from baccarat_core.numbers import format_cents
+from baccarat_core.rounds import AREAS
+
+from .render import BetsView, TableView, render_bets, render_placard, render_table
+
+ROLES: tuple[str, ...] = ("placard", "table", "bets")
+
+_WINNERS = {"player": "PLAYER WINS", "banker": "BANKER WINS", "tie": "TIE"}
+
+
+@dataclass(frozen=True)
+class RoundOnTable:
+    """The round the table display shows: its cards in dealing order, how many are
+    face up, and its result once shown. It stays until the next player input."""
+
+    cards: tuple[ev.CardDealt, ...]
+    shown: int = 0
+    result: ev.RoundPlayed | None = None
+
+    def turn_card(self) -> RoundOnTable:
+        """One more card face up."""
+        return replace(self, shown=min(self.shown + 1, len(self.cards)))
+
+    def show_result(self, result: ev.RoundPlayed) -> RoundOnTable:
+        """Every card face up and the result shown."""
+        return replace(self, shown=len(self.cards), result=result)
+
+
+@dataclass(frozen=True)
+class Scene:
+    """The three views, one per display role."""
+
+    placard: TableLimits
+    table: TableView
+    bets: BetsView
+
+    def view(self, role: str) -> TableLimits | TableView | BetsView:
+        """The view of ``role`` (``placard``, ``table`` or ``bets``)."""
+        if role not in ROLES:
+            raise KeyError(f"no display role {role!r}")
+        return getattr(self, role)
+
+
+def result_text(result: ev.RoundPlayed) -> str:
+    """``PLAYER WINS +$25.00``, ``TIE $0.00``: the table's footer after a round."""
+    return f"{_WINNERS[result.winner]} {format_cents(result.profit_cents, signed=True)}"
+
+
+def table_view(module: BaccaratModule, on_table: RoundOnTable | None) -> TableView:
+    """The table display: the deck, and the round on the table as far as it is shown."""
+    color = module.deck.color if module.deck is not None else "red"
+    idle = "SOLVED" if module.solved else "PLACE YOUR BETS"
+    if on_table is None:
+        return TableView(color, module.cards_left, status=idle)
+    face_up = on_table.cards[: on_table.shown]
+    hands: dict[str, list[str]] = {"player": [], "banker": []}
+    scores: dict[str, int | None] = {"player": None, "banker": None}
+    for card in face_up:
+        hands[card.hand].append(card.card)
+        scores[card.hand] = card.score
+    # The module has moved past the round already; the cards still face down are not dealt yet.
+    cards_left = module.cards_left + len(on_table.cards) - on_table.shown
+    result = result_text(on_table.result) if on_table.result is not None else None
+    return TableView(
+        color,
+        cards_left,
+        tuple(hands["player"]),
+        tuple(hands["banker"]),
+        scores["player"],
+        scores["banker"],
+        result,
+        "DEALING" if result is None else result,
+    )
+
+
+def bets_view(module: BaccaratModule) -> BetsView:
+    """The bets display: the five stacks bottom to top and the active chip."""
+    index = module.denomination_index
+    return BetsView(
+        {area: tuple(module.stacks[area]) for area in AREAS},
+        module.denomination,
+        index > 0,
+        index < len(DENOMINATIONS) - 1,
+    )
+
+
+def compose(module: BaccaratModule, on_table: RoundOnTable | None = None) -> Scene:
+    """What every display shows now."""
+    return Scene(module.limits, table_view(module, on_table), bets_view(module))
+
+
+def render_view(role: str, view: TableLimits | TableView | BetsView, size: tuple[int, int], mode: str) -> Image.Image:
+    """Draw one role's view at a display's size and mode (pure: nothing is sent)."""
+    if role == "placard" and isinstance(view, TableLimits):
+        return render_placard(view, size, mode)
+    if role == "table" and isinstance(view, TableView):
+        return render_table(view, size, mode)
+    if role == "bets" and isinstance(view, BetsView):
+        return render_bets(view, size, mode)
+    raise KeyError(f"no renderer for role {role!r} with a {type(view).__name__}")
