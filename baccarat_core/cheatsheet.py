@@ -10,6 +10,7 @@ from .rounds import play_round
 
 
 def cheat_sheet(edgework: Edgework, limits: TableLimits, deck: Deck) -> str:
+    """How the deck was derived, its 52 cards top first, and the rounds it deals until it is replaced."""
     lines = [
         f"Baccarat deck: {deck.color}, appearing with {deck.solved} solved",
         f"Edgework: serial {edgework.serial}, ports {join_names(edgework.ports)}, "

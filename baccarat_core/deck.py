@@ -24,6 +24,7 @@ NO_DIGIT = 9
 
 
 def check_color(color: str) -> str:
+    """The colour, lower case, if it is a deck colour; else a :class:`BaccaratError`."""
     cleaned = str(color).strip().lower()
     if cleaned not in COLORS:
         raise BaccaratError(f"deck colour {color!r} is not one of {', '.join(COLORS)}")
@@ -34,7 +35,7 @@ def _letter_value(letter: str) -> int:
     return ord(letter) - ord("A") + 1
 
 
-def _pick(items: list, row: int):
+def _pick(items: list, row: int) -> object:
     """First, second, second to last or last of ``items`` (rows 0-3)."""
     if len(items) == 1:
         return items[0]
@@ -101,9 +102,11 @@ class Deck:
 
     @property
     def port_name(self) -> str | None:
+        """The manual's name of the port column used, or None for an unshuffled deck."""
         return None if self.port_column is None else VANILLA_PORTS[self.port_column - 1]
 
     def to_dict(self) -> dict[str, object]:
+        """The JSON form that ``baccarat deck --json`` prints."""
         data: dict[str, object] = {"color": self.color, "unshuffled": self.unshuffled}
         if not self.unshuffled:
             data["first_index"] = self.first_index

@@ -21,14 +21,6 @@ AREA_NAMES: dict[str, str] = {
     "banker_pair": "Banker Pair",
 }
 
-#: What each strike reason means, in plain words.
-STRIKE_REASONS: dict[str, str] = {
-    "exclusive": "not exactly one of Player and Banker had a bet",
-    "limits": "a bet was outside the table limits",
-    "stack_order": "a larger chip sat on a smaller one",
-    "loss": "the round lost money",
-}
-
 
 def _stack(stack: tuple[int, ...] | list[int]) -> str:
     return " ".join(format_dollars(chip) for chip in stack)

@@ -49,7 +49,6 @@ class BaccaratModule:
         self.stacks: dict[str, list[int]] = {area: [] for area in AREAS}
         self.strikes = 0
         self.solved = False
-        self.last_round: Round | None = None
         #: A round was played and its chips are still on the table: :meth:`finish_round` is due.
         self.round_pending = False
 
@@ -209,7 +208,6 @@ class BaccaratModule:
         self.denomination_index = 0
         self.strikes = 0
         self.solved = False
-        self.last_round = None
         self.round_pending = False
         old = self.deck.color if self.deck else None
         color = self.rng.choice([c for c in COLORS if c != old])
@@ -341,7 +339,6 @@ class BaccaratModule:
         deck = self._require_deck()
         game = play_round(deck.cards[self.position :])
         self.position += len(game.order)
-        self.last_round = game
         out: list[ev.Event] = []
         hands: dict[str, list[Card]] = {"player": [], "banker": []}
         for hand, card in game.order:

@@ -43,14 +43,17 @@ class Round:
 
     @property
     def player_score(self) -> int:
+        """The Player hand's total."""
         return hand_score(self.player)
 
     @property
     def banker_score(self) -> int:
+        """The Banker hand's total."""
         return hand_score(self.banker)
 
     @property
     def winner(self) -> str:
+        """``player``, ``banker`` or ``tie``."""
         if self.player_score > self.banker_score:
             return "player"
         if self.banker_score > self.player_score:
@@ -59,12 +62,15 @@ class Round:
 
     @property
     def natural(self) -> bool:
+        """Either hand's first two cards total 8 or 9."""
         return hand_score(self.player[:2]) >= 8 or hand_score(self.banker[:2]) >= 8
 
     def player_pair(self) -> bool:
+        """The Player's first two cards have the same rank."""
         return self.player[0].rank == self.player[1].rank
 
     def banker_pair(self) -> bool:
+        """The Banker's first two cards have the same rank."""
         return self.banker[0].rank == self.banker[1].rank
 
 

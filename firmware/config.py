@@ -18,9 +18,8 @@ from baccarat_core import BaccaratError, Edgework, TableLimits
 from baccarat_core.deck import COLORS
 from baccarat_core.limits import MINIMUMS
 
-from .devices.board import INPUT_NAMES, DeckLightWiring, InputWiring, StatusLightWiring
-from .devices.displays import DRIVERS, DisplaySpec
 from .devices.header import BCM_TO_PHYSICAL, I2C1_PINS, RESERVED_PINS, SPI_BUS_PINS
+from .devices.wiring import DRIVERS, INPUT_NAMES, DeckLightWiring, DisplaySpec, InputWiring, StatusLightWiring
 from .errors import ConfigError
 
 DEFAULT_CONFIG = Path(__file__).with_name("default-config.toml")

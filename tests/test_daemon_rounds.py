@@ -174,3 +174,92 @@ def test_cards_appear_one_by_one_and_inputs_during_the_deal_are_ignored(rig_fact
     assert find_text(final, "WINS") is not None or find_text(final, "TIE") is not None
     rig.tap("right")
     assert find_text(rig.frame("table"), "WINS") is None
+
+
+# -- the original's timing: the pause after a round, the dealer's stacks, the new deck's count --
+
+
+def _until_the_next_round_replaces_the_deck(rig) -> None:
+    """Play rounds that neither solve nor need a solve until the next one empties the deck below 26."""
+    for _ in range(12):
+        module = rig.daemon.module
+        if module.cards_left - len(module.next_round().order) < 26:
+            return
+        game = module.next_round()
+        rig.chips("player" if game.winner == "tie" else _bet_side(rig, win=False), 25)
+        rig.deal()
+    raise AssertionError("the deck was never about to be replaced")
+
+
+def test_the_replacement_deck_reads_the_solved_count_of_the_moment_it_appears(rig):
+    """As in the original, the new deck is made after the cards and the pause: a module solved
+    elsewhere on the bomb during the deal counts. Reference edgework and limits: letter D (4),
+    digit 3, so the first index is 4 + 78 + solved - 52: 30 with 0 solved, 37 with 7."""
+    _until_the_next_round_replaces_the_deck(rig)
+    rig.daemon.card_seconds = 0.1
+    rig.daemon.result_seconds = 0.4
+    game = rig.daemon.module.next_round()
+    rig.chips("player" if game.winner == "tie" else _bet_side(rig, win=False), 25)
+    rig.events.clear()
+    rig.driver.press("deal")
+    time.sleep(0.25)  # mid-deal: the bomb reports 7 solved modules
+    rig.daemon.set_solved(7)
+    rig.driver.release("deal")
+    deck = rig.wait_for("deck", timeout=5)
+    assert deck.replaces == "red"
+    assert (deck.solved, deck.first_index) == (7, 37)
+    kinds = rig.kinds()
+    assert kinds.index("round") < kinds.index("solved_count") < kinds.index("chips_cleared") < kinds.index("deck")
+
+
+def test_the_result_shows_for_result_seconds_with_the_chips_then_they_leave(rig_factory):
+    rig = rig_factory(make_config(timing={"result_seconds": 0.6}))
+    side = _bet_side(rig, win=False)
+    rig.chips(side, 25)
+    rig.events.clear()
+    rig.driver.tap("deal")
+    rig.wait_for("round")
+    time.sleep(0.1)
+    # The pause: the result is on the table, the losing chips still on the bets display,
+    # and a press is ignored.
+    assert "chips_cleared" not in rig.kinds()
+    assert find_text(rig.frame("table"), "WINS") is not None or find_text(rig.frame("table"), "TIE") is not None
+    assert find_text(rig.frame("bets"), "$25") is not None
+    rig.driver.tap("tie")
+    rig.wait_for("chips_cleared", timeout=2)
+    rig.daemon.wait_idle()
+    assert rig.daemon.module.stacks["tie"] == [], "a press during the pause was taken"
+    assert find_text(rig.frame("bets").crop((0, 0, 128, 50)), "$25") is None
+
+
+def test_the_dealers_reordered_stacks_are_on_show_during_the_deal(rig_factory):
+    frames: list = []
+
+    def recording_factory(spec):
+        from luma.core.device import dummy
+
+        class Recording(dummy):
+            def display(self, image):
+                super().display(image)
+                if spec.role == "bets":
+                    frames.append(image.copy())
+
+        return Recording(width=spec.width, height=spec.height, mode=spec.mode)
+
+    rig = rig_factory(make_config(timing={"card_seconds": 0.1}), device_factory=recording_factory)
+    side = _bet_side(rig, win=False)
+    rig.chips(side, 1, 25)  # $25 on top of $1: the dealer re-orders
+    frames.clear()
+    rig.events.clear()
+    rig.driver.tap("deal")
+    rig.wait_for("reorder")
+    time.sleep(0.15)  # cards are being dealt (the listeners had the whole round at the gesture)
+    assert rig.daemon.dealing
+    during = rig.frame("bets")
+    assert find_text(during, "$26") is not None, "the stack left the bets display during the deal"
+    assert rig.daemon.module.stacks[side] == [25, 1]
+    shown = rig.daemon.call(lambda: rig.daemon.picture("bets"), during_round=True).result(5)
+    assert during.tobytes() == shown.tobytes()
+    rig.wait_for("chips_cleared", timeout=5)
+    rig.daemon.wait_idle()
+    assert find_text(rig.frame("bets"), "$26") is None

@@ -59,6 +59,22 @@ CASES = [
     Broken("pin-off-the-header", (("deal = 21", "deal = 41"),), "deal"),
     Broken("pin-on-the-eeprom-bus", (("arrow_left = 16", "arrow_left = 0"),), "arrow_left"),
     Broken("pin-missing", (("green = 27\n", ""),), "green"),
+    # the bus lines a kernel driver owns, and the reserved shutdown pin (one validator for
+    # check-config, run and hardware/generate.py)
+    *[
+        Broken(f"input-on-spi0-{line.lower()}", (("tie = 13", f"tie = {gpio}"),), "tie")
+        for line, gpio in (("MOSI", 10), ("MISO", 9), ("SCLK", 11), ("CE0", 8), ("CE1", 7))
+    ],
+    Broken("input-on-the-shutdown-pin", (("deal = 21", "deal = 12"),), "deal"),
+    Broken(
+        "input-on-i2c1-behind-a-mux",
+        (
+            ("port = 1\naddress = 0x3C", "port = 3\naddress = 0x3C"),
+            ("port = 1\naddress = 0x3D", "port = 4\naddress = 0x3D"),
+            ("tie = 13", "tie = 3"),
+        ),
+        "tie",
+    ),
     # displays
     Broken("unknown-driver", (('driver = "ssd1306"', 'driver = "ssd1306x"'),), "driver"),
     Broken("address-not-7-bit", (("address = 0x3C", "address = 0x80"),), "address"),
@@ -127,3 +143,18 @@ def test_a_broken_config_gives_one_line_naming_the_key(case: Broken, tmp_path: P
         assert f"{path}: " in line, f"the line does not say which file: {line}"
         message = line.split(f"{path}: ", 1)[1]
         assert _names(message, case.key), f"the line does not name {case.key!r}: {line}"
+
+
+@pytest.mark.parametrize(("line", "gpio"), [("MOSI", 10), ("MISO", 9), ("SCLK", 11), ("CE0", 8), ("CE1", 7)])
+def test_check_config_reserves_every_line_of_an_enabled_spi_bus(tmp_path: Path, line: str, gpio: int):
+    """The bets display is on SPI0: the kernel owns all five lines, chip selects and MISO included."""
+    path = tmp_path / "spi.toml"
+    path.write_text(BASE.replace("tie = 13", f"tie = {gpio}", 1), encoding="utf-8")
+    done = _run("check-config", str(path))
+    assert done.returncode == 2
+    assert f"GPIO{gpio} is used twice: SPI0 {line} and [inputs] tie" in done.stderr, done.stderr
+    # Without an SPI display the same pin is free.
+    no_spi = BASE.replace("tie = 13", f"tie = {gpio}", 1)
+    no_spi = no_spi[: no_spi.index('[[displays]]\nrole = "bets"')]
+    path.write_text(no_spi, encoding="utf-8")
+    assert _run("check-config", str(path)).returncode == 0

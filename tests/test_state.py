@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -108,6 +109,86 @@ def test_unwritable_state_file_is_reported_once_and_the_game_goes_on(tmp_path, c
         keeper([], module)
         keeper(module.arrow("right"), module)
     assert len(caplog.records) == 1 and "the game goes on" in caplog.text
+
+
+def test_a_failure_between_write_and_rename_leaves_the_old_file_whole(tmp_path, monkeypatch, caplog):
+    """Write, fsync, rename: a failure before the rename (a power cut there) keeps the old state."""
+    path = tmp_path / "state.json"
+    config = make_config(state={"file": str(path)})
+    module = BaccaratModule(config.edgework, config.limits, rng=random.Random(1), first_color="red")
+    module.start()
+    keeper = state_store.StateKeeper(path, config)
+    keeper([], module)
+    old = path.read_bytes()
+    calls: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        calls.append("fsync")
+        real_fsync(fd)
+
+    def replace(src, dst) -> None:
+        calls.append("replace")
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    with caplog.at_level(logging.ERROR, logger="baccarat.state"):
+        keeper(module.arrow("right"), module)  # the active chip is saved: a write is due
+    assert calls == ["fsync", "replace"], "the new text must be on disk before the rename"
+    assert path.read_bytes() == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["state.json"], "a temporary file was left"
+    assert "cannot save the state" in caplog.text
+    monkeypatch.undo()
+    assert restore_module(config, random.Random(1)).snapshot()["denomination"] == 1
+
+
+def test_the_round_is_saved_before_its_first_card_is_shown(tmp_path, mock_factory):
+    """A kill at the first card must find the round counted: the state keeper runs before the
+    cards are shown. Read the file at the moment the first card reaches the table display."""
+    path = tmp_path / "state.json"
+    config = make_config(state={"file": str(path)}, control={"socket": ""}, timing={"card_seconds": 0.05})
+    seen: dict = {}
+    holder: dict = {}
+
+    def factory(spec):
+        from luma.core.device import dummy
+
+        class Watching(dummy):
+            def display(self, image) -> None:
+                daemon = holder.get("daemon")
+                if spec.role == "table" and daemon is not None and daemon.dealing and "first" not in seen:
+                    seen["first"] = saved(path)
+                super().display(image)
+
+        return Watching(width=spec.width, height=spec.height, mode=spec.mode)
+
+    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=factory, rng=random.Random(7))
+    holder["daemon"] = daemon
+    rig = Rig(daemon, mock_factory)
+    closers = attach_services(daemon, config)
+    daemon.start()
+    try:
+        assert daemon.ready.wait(5)
+        game = daemon.module.next_round()
+        side = "banker" if game.winner == "player" else "player"
+        if game.winner == "tie":
+            side = "player"
+        rig.chips(side, 25)
+        before = saved(path)
+        rig.deal()
+        rig.wait_for("round")
+        daemon.wait_idle()
+        after = daemon.module.snapshot()
+    finally:
+        daemon.stop()
+        for close in closers:
+            close()
+        close_daemon(daemon)
+    first = seen["first"]
+    assert before["position"] == 0
+    assert first["position"] == after["position"] > 0, "the round was not saved before its first card"
+    assert first["strikes"] == after["strikes"]
 
 
 # -- in process: save and restore through the services -------------------------------------

@@ -11,7 +11,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from gpiozero import LED, RGBLED, Button, Device, DigitalInputDevice
 from gpiozero.pins import Factory
@@ -21,40 +20,11 @@ from baccarat_core.rounds import AREAS
 
 from .buttons import BettingArea, Clock, DebouncedButton
 from .lights import DeckLight, StatusLight
+from .wiring import INPUT_NAMES, DeckLightWiring, InputWiring, StatusLightWiring
+
+__all__ = ["INPUT_NAMES", "DeckLightWiring", "InputWiring", "PropBoard", "StatusLightWiring"]
 
 InputSink = Callable[[Input], None]
-
-#: The board's inputs by name: the five areas, the two arrows, the deck.
-INPUT_NAMES: tuple[str, ...] = (*AREAS, "arrow_left", "arrow_right", "deal")
-
-
-@dataclass(frozen=True)
-class InputWiring:
-    """Where the inputs are wired (BCM numbers by input name) and how they read."""
-
-    pins: dict[str, int]
-    pull_up: bool = True
-    deal_active_high: bool = False
-
-
-@dataclass(frozen=True)
-class StatusLightWiring:
-    """The status light's red and green LEDs."""
-
-    red: int
-    green: int
-    active_high: bool = True
-
-
-@dataclass(frozen=True)
-class DeckLightWiring:
-    """The RGB LED that shows the deck's back colour."""
-
-    red: int
-    green: int
-    blue: int
-    active_high: bool = True
-    pwm: bool = True
 
 
 class PropBoard:

@@ -29,6 +29,12 @@ def _total(amount: int) -> str:
 
 
 def render_bets(view: BetsView, size: tuple[int, int], mode: str) -> Image.Image:
+    """The bets display: one row per area (label, total, chips bottom to top, left to right) and
+    the active chip between the arrows that can still move it.
+
+    Sizes: 128x64 and taller mono or colour (a 10-pixel row per area, chip faces in the 3x5
+    font), and 128x32 (a compact layout in the 3x5 font with the active chip boxed on the right).
+    """
     p = Painter(size, mode)
     compact = p.height < 48
     pitch = TINY_H + 1 if compact else (LINE_H if p.height < 96 else (p.height - LINE_H - 4) // 5)
@@ -40,11 +46,11 @@ def render_bets(view: BetsView, size: tuple[int, int], mode: str) -> Image.Image
         if compact:
             p.tiny((0, y), _tiny_label(area))
             p.tiny((4 * TINY_W, y), _total(sum(stack)))
-            _chips(p, chip_x, y, stack, right, tiny_only=True)
+            _chips(p, chip_x, y, stack, right)
         else:
             p.text((0, y), LABELS[area])
             p.text((3 * CHAR_W + 2, y), _total(sum(stack)))
-            _chips(p, chip_x, y, stack, right, tiny_only=False)
+            _chips(p, chip_x, y, stack, right)
     _denomination(p, view, compact)
     return p.image
 
@@ -53,7 +59,7 @@ def _tiny_label(area: str) -> str:
     return {"player_pair": "PP", "banker_pair": "BP"}.get(area, LABELS[area])
 
 
-def _chips(p: Painter, x: int, y: int, stack: tuple[int, ...], right: int, *, tiny_only: bool) -> None:
+def _chips(p: Painter, x: int, y: int, stack: tuple[int, ...], right: int) -> None:
     """Chips left to right = bottom to top, each a lit box with its value in dark figures."""
     items = runs(stack)
     widths = [len(_chip_text(v, n)) * TINY_W + 3 for v, n in items]

@@ -72,6 +72,11 @@ CHIP_RGB: dict[int, tuple[int, int, int]] = {
 }
 
 
+RGB = tuple[int, int, int]
+#: A fill in the image's mode: 0/1, a grey level, or an RGB triple.
+Ink = int | RGB
+
+
 class Painter:
     """Draws on an image of a device's size and mode ("1", "L" or "RGB")."""
 
@@ -83,9 +88,10 @@ class Painter:
 
     @property
     def color(self) -> bool:
+        """True on a colour display."""
         return self.mode == "RGB"
 
-    def ink(self, rgb: tuple[int, int, int] | None = None):
+    def ink(self, rgb: tuple[int, int, int] | None = None) -> Ink:
         """The foreground for this mode: white, or ``rgb`` on a colour display."""
         if self.mode == "1":
             return 1
@@ -93,11 +99,13 @@ class Painter:
             return 255
         return rgb if rgb is not None else (255, 255, 255)
 
-    def dark(self):
+    def dark(self) -> Ink:
         """The background colour, for text on a lit bar."""
         return 0 if self.mode != "RGB" else (0, 0, 0)
 
-    def text(self, xy: tuple[int, int], text: str, rgb=None, *, scale: int = 1, fill=None) -> None:
+    def text(
+        self, xy: tuple[int, int], text: str, rgb: RGB | None = None, *, scale: int = 1, fill: Ink | None = None
+    ) -> None:
         """Capitals and digits with their ink starting at ``xy``."""
         x, y = xy
         fill = self.ink(rgb) if fill is None else fill
@@ -108,12 +116,15 @@ class Painter:
         big = glyphs.resize((glyphs.width * scale, glyphs.height * scale), Image.NEAREST)
         self.image.paste(fill, (x, y - _TOP * scale), big)
 
-    def centred(self, y: int, text: str, rgb=None, *, left: int = 0, right: int | None = None, scale: int = 1) -> None:
+    def centred(
+        self, y: int, text: str, rgb: RGB | None = None, *, left: int = 0, right: int | None = None, scale: int = 1
+    ) -> None:
+        """``text`` centred between ``left`` and ``right`` (the whole width by default)."""
         right = self.width if right is None else right
         width = len(text) * CHAR_W * scale
         self.text((left + max(0, (right - left - width) // 2), y), text, rgb, scale=scale)
 
-    def tiny(self, xy: tuple[int, int], text: str, fill=None) -> int:
+    def tiny(self, xy: tuple[int, int], text: str, fill: Ink | None = None) -> int:
         """Draw with the 3x5 font; returns the width used."""
         x, y = xy
         fill = self.ink() if fill is None else fill
@@ -126,6 +137,7 @@ class Painter:
         return len(text) * TINY_W - 1
 
     def suit(self, xy: tuple[int, int], suit: str, *, scale: int = 1) -> None:
+        """A 7x7 suit icon (hearts and diamonds red on a colour display)."""
         x, y = xy
         rgb = (230, 40, 40) if suit in "HD" else (255, 255, 255)
         for row, bits in enumerate(SUIT_ICONS[suit]):
@@ -154,4 +166,5 @@ def text_mask(text: str) -> Image.Image:
 
 
 def card_width(card: str, scale: int = 1) -> int:
+    """The width :meth:`Painter.card` draws ``card`` at."""
     return (len(card) - 1) * CHAR_W * scale + SUIT_W * scale

@@ -12,6 +12,11 @@ GOLD = (240, 200, 80)
 
 
 def render_placard(limits: TableLimits, size: tuple[int, int], mode: str) -> Image.Image:
+    """The placard: ``BACCARAT`` / ``TABLE LIMITS`` / ``$5 - $200``, centred.
+
+    Lines are drawn double size while the display has room (the title first, then the
+    limits), so a 128x32 shows three single lines and a 256x64 or 128x128 larger ones, framed.
+    """
     p = Painter(size, mode)
     lines = [("BACCARAT", GOLD), ("TABLE LIMITS", None), (limits.placard(), GOLD)]
     gap = 1 if p.height < 48 else 3

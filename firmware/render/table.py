@@ -9,6 +9,12 @@ from .views import TableView
 
 
 def render_table(view: TableView, size: tuple[int, int], mode: str) -> Image.Image:
+    """The table: the deck's colour (by name, for colour-blind players) and cards left, both
+    hands with their scores, and the result or the status in the footer.
+
+    Sizes: 128x64 (the deck in a reverse-video header, hands side by side), 128x32 (a hand per
+    line, deck and footer below), 96 pixels and taller (stacked hands with double-size cards).
+    """
     p = Painter(size, mode)
     if p.height < 48:
         _compact(p, view)

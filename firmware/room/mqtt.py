@@ -21,6 +21,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
+from paho.mqtt.reasoncodes import ReasonCode
 
 from baccarat_core import BaccaratError, BaccaratModule, Edgework
 from baccarat_core import events as ev
@@ -100,7 +101,9 @@ class Link:
             self._queue_full_said = True
 
     # -- paho callbacks (paho's network thread) -----------------------------------
-    def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
+    def _on_connect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: ReasonCode, properties: Any
+    ) -> None:
         if reason_code.is_failure:
             if not self._outage_said:
                 log.warning(
@@ -120,7 +123,7 @@ class Link:
             except Exception:
                 log.exception("%s: on-connect hook failed", self.name)
 
-    def _on_connect_fail(self, client, userdata) -> None:
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
         if not self._outage_said:
             log.warning(
                 "%s: broker %s:%d unreachable; the game goes on offline and retries",
@@ -130,7 +133,9 @@ class Link:
             )
         self._outage_said = True
 
-    def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
+    def _on_disconnect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: ReasonCode, properties: Any
+    ) -> None:
         was = self.connected.is_set()
         self.connected.clear()
         if was and reason_code.is_failure:
@@ -139,7 +144,7 @@ class Link:
             )
             self._outage_said = True
 
-    def _on_message(self, client, userdata, message) -> None:
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         if self._handler is None:
             return
         try:
@@ -180,10 +185,12 @@ class MqttService:
         self._state_text: str | None = None
 
     def start(self) -> None:
+        """Listen to the daemon and connect in the background."""
         self.daemon.listeners.append(self.on_events)
         self.link.start()
 
     def stop(self) -> None:
+        """Say ``offline`` and close."""
         self.link.stop(farewell=(self.topics["status"], "offline"))
 
     # -- out ------------------------------------------------------------------------
@@ -210,6 +217,7 @@ class MqttService:
             self.link.publish(self.topics["state"], text, retain=True)
 
     def reply(self, reply: dict[str, Any]) -> None:
+        """Publish a reply document."""
         self.link.publish(self.topics["reply"], json.dumps(reply))
 
     # -- in (paho's thread: nothing here may wait for the game) -----------------------

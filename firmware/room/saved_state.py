@@ -110,6 +110,7 @@ class StateKeeper:
         self._failing = False
 
     def __call__(self, events: list[ev.Event], module: BaccaratModule) -> None:
+        """Daemon listener: save the snapshot if it changed (before the events are shown)."""
         if module.deck is None:
             return
         text = json.dumps({"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}, sort_keys=True)

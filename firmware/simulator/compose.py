@@ -33,6 +33,7 @@ def _frame(daemon: Daemon, role: str) -> Image.Image | None:
 
 
 def compose(daemon: Daemon, *, key_map: bool = True) -> Image.Image:
+    """The whole prop as one picture: the three displays' last frames, the lights, the key map."""
     frames = {role: _frame(daemon, role) for role in ("placard", "table", "bets")}
     sizes = {role: (f.size if f else (128, 64)) for role, f in frames.items()}
     width = GAP + sizes["table"][0] + GAP + sizes["bets"][0] + GAP

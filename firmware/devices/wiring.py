@@ -1,0 +1,95 @@
+"""How the prop is wired, as plain values: the inputs, the lights, the displays.
+
+The config builds these; the devices take them. Nothing here imports a
+hardware library, so ``check-config`` and ``hardware/generate.py`` run on
+the standard library alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from baccarat_core.rounds import AREAS
+
+#: The board's inputs by name: the five areas, the two arrows, the deck.
+INPUT_NAMES: tuple[str, ...] = (*AREAS, "arrow_left", "arrow_right", "deal")
+
+
+@dataclass(frozen=True)
+class InputWiring:
+    """Where the inputs are wired (BCM numbers by input name) and how they read."""
+
+    pins: dict[str, int]
+    pull_up: bool = True
+    deal_active_high: bool = False
+
+
+@dataclass(frozen=True)
+class StatusLightWiring:
+    """The status light's red and green LEDs."""
+
+    red: int
+    green: int
+    active_high: bool = True
+
+
+@dataclass(frozen=True)
+class DeckLightWiring:
+    """The RGB LED that shows the deck's back colour."""
+
+    red: int
+    green: int
+    blue: int
+    active_high: bool = True
+    pwm: bool = True
+
+
+#: luma.oled drivers the renderer supports, with the image mode it draws for them.
+DRIVERS: dict[str, str] = {
+    "ssd1306": "1",
+    "sh1106": "1",
+    "ssd1309": "1",
+    "sh1107": "1",
+    "ssd1322": "RGB",
+    "ssd1325": "RGB",
+    "ssd1327": "RGB",
+    "ssd1362": "RGB",
+    "ssd1351": "RGB",
+    "ssd1331": "RGB",
+}
+#: Drivers whose panels are greyscale (rendered in grey levels) rather than colour.
+GREYSCALE_DRIVERS = frozenset({"ssd1322", "ssd1325", "ssd1327", "ssd1362"})
+COLOR_DRIVERS = frozenset({"ssd1351", "ssd1331"})
+
+
+@dataclass(frozen=True)
+class DisplaySpec:
+    """One display: its role on the prop, its luma driver, size and bus."""
+
+    role: str
+    driver: str
+    interface: str
+    width: int
+    height: int
+    rotate: int = 0
+    port: int = 1
+    address: int = 0x3C
+    device: int = 0
+    dc: int | None = None
+    reset: int | None = None
+    bus_speed_hz: int = 8_000_000
+
+    @property
+    def mode(self) -> str:
+        """The image mode the renderer draws for this driver (``"1"`` or ``"RGB"``)."""
+        return DRIVERS[self.driver]
+
+    def describe(self) -> str:
+        """``table    ssd1306 128x64 on I2C bus 1 address 0x3D, rotate 0``."""
+        size = f"{self.width}x{self.height}"
+        if self.interface == "i2c":
+            where = f"I2C bus {self.port} address 0x{self.address:02X}"
+        else:
+            rst = f", RST GPIO{self.reset}" if self.reset is not None else ""
+            where = f"SPI{self.port} CE{self.device}, DC GPIO{self.dc}{rst}"
+        return f"{self.role:8} {self.driver} {size} on {where}, rotate {self.rotate}"
