@@ -5,4 +5,5 @@ set -euo pipefail
 command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ] || apt_install mosquitto
 command -v tmux >/dev/null || apt_install tmux
 .venv/bin/ruff check .
+.venv/bin/ruff format --check .
 .venv/bin/python -m pytest "$@"
