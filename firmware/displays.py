@@ -46,6 +46,9 @@ class Screen:
         self.last_frame: Image.Image | None = None
         self.failing = False
         self.frames_sent = 0
+        # [web console] Called as hook(screen, image) on the game thread after each frame sent
+        # (firmware/web watches the displays through it). The integrator re-creates this hook.
+        self.on_frame: list[Callable[[Screen, Image.Image], None]] = []
 
     @property
     def role(self) -> str:
@@ -94,6 +97,11 @@ class Screen:
             self.failing = False
         self.last_frame = image
         self.frames_sent += 1
+        for hook in self.on_frame:  # [web console] see __init__
+            try:
+                hook(self, image)
+            except Exception:
+                log.exception("frame hook %r failed", hook)
         return True
 
     def retry(self, image: Image.Image) -> bool:
