@@ -173,13 +173,22 @@
   }
 
   // -- showing what the prop pushes ----------------------------------------------------------------
-  function fitDisplay(img) {
-    if (!img.naturalWidth) return;
-    const room = img.closest(".displays").clientWidth;
-    const scale = Math.max(1, Math.min(4, Math.floor(room / img.naturalWidth)));
-    img.style.width = `${img.naturalWidth * scale}px`;
-    img.style.height = `${img.naturalHeight * scale}px`;
-    img.dataset.scale = String(scale);
+  // Whole-pixel scaling only (crisp, and a screenshot shows each OLED pixel as a square): the
+  // three displays side by side when they fit at 2x or more, else each as large as the width allows.
+  const GAP = 16;
+  function fitDisplays() {
+    const images = ROLES.map((role) => document.getElementById(`display-${role}`))
+      .filter((img) => img.naturalWidth && !img.closest("figure").hidden);
+    if (!images.length) return;
+    const room = document.querySelector(".displays").clientWidth;
+    const total = images.reduce((sum, img) => sum + img.naturalWidth, 0) + GAP * (images.length - 1);
+    const row = Math.floor((room - GAP * (images.length - 1)) / (total - GAP * (images.length - 1)));
+    for (const img of images) {
+      const scale = Math.min(4, row >= 2 ? row : Math.max(1, Math.floor(room / img.naturalWidth)));
+      img.style.width = `${img.naturalWidth * scale}px`;
+      img.style.height = `${img.naturalHeight * scale}px`;
+      img.dataset.scale = String(scale);
+    }
   }
 
   function showFrames(frames) {
@@ -300,9 +309,9 @@
     for (const role of ROLES) {
       const img = document.getElementById(`display-${role}`);
       if (!session.roles.includes(role)) img.closest("figure").hidden = true;
-      img.addEventListener("load", () => fitDisplay(img));
+      img.addEventListener("load", fitDisplays);
     }
-    window.addEventListener("resize", () => ROLES.forEach((role) => fitDisplay(document.getElementById(`display-${role}`))));
+    window.addEventListener("resize", fitDisplays);
     wireControls();
     if (session.front_panel) wirePanel();
     listen();
