@@ -51,7 +51,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         daemon = build_daemon(
             config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=rng, module=module
         )
-        closers = attach_services(daemon, config)
+        from ..simulator.pins import PinDriver
+
+        closers = attach_services(daemon, config, simulate=True, pin_driver=PinDriver(daemon.board))
         try:
             return run_simulator(daemon, view=args.view, hold_seconds=config.timing.hold_seconds)
         finally:
