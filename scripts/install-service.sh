@@ -29,6 +29,8 @@ fi
 # Checked as the service's user, so a file it cannot read shows here and not at start.
 runuser -u baccarat -- .venv/bin/baccarat check-config /etc/baccarat/config.toml
 
+# The game-master commands (baccarat status, hint, ...) on every user's PATH.
+ln -sfn /opt/baccarat/.venv/bin/baccarat /usr/local/bin/baccarat
 install -m 644 firmware/baccarat.service /etc/systemd/system/baccarat.service
 systemctl daemon-reload
 systemctl enable baccarat.service
