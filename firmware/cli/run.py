@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..config import DEFAULT_CONFIG, describe_wiring, load_config
+from ..config_perms import warn_if_readable
 from ..errors import PropError
 
 #: Where the service looks for its config when --config is not given.
@@ -43,6 +44,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         # The simulator starts a fresh game each time unless [state] file asks to keep one.
         config = replace(config, state_file="")
     setup_logging(args.log_level)
+    web = config.web_table or {}
+    secret = bool(config.mqtt and config.mqtt.password) or bool(web.get("password") or web.get("controller_token"))
+    warn_if_readable(config.source, has_secret=secret)
     rng = random.Random()
     module = restore_module(config, rng)
     if args.simulate:

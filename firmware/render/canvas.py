@@ -8,7 +8,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 #: The classic 6x11 bitmap font: crisp on a 1-bit OLED. Capitals and digits
 #: have ink in rows 2-10 of a glyph, so lines can be 9-10 pixels apart.
-FONT = ImageFont.load_default_imagefont()
+# Pillow 10.1 renamed its loader; Pillow 9.4 (Raspberry Pi OS Bookworm's python3-pil) has only load_default().
+FONT = getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()
 CHAR_W = 6
 LINE_H = 10
 _TOP = 2  # blank rows above the capitals in FONT
