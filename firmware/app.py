@@ -116,7 +116,9 @@ def attach_services(
     commands = GameMaster(daemon, default_limits=config.limits)
     path = saved_state.state_path(config)
     if path is not None:
-        daemon.listeners.append(saved_state.StateKeeper(path, config))
+        keeper = saved_state.StateKeeper(path, config, background=True)
+        daemon.listeners.append(keeper)
+        closers.append(keeper.close)
         log.info("game state is saved to %s", path)
     try:
         _start_control(commands, config, closers)
