@@ -653,11 +653,11 @@ def test_shown_mode_plays_a_cards_flip_after_its_deal() -> None:
     try:
         listener([ev.ChipAdded("banker", 1, (1,), 1)], None)  # batches are not played in this mode
         listener.on_shown(_cards(1)[0])
-        assert player.played == [] or player.played == ["card_deal"]
-        _wait_for(lambda: len(player.played) == 2)
+        _wait_for(lambda: len(player.played) >= 2)
+        time.sleep(0.05)  # room for a stray cue to show up
     finally:
         listener.close()
-    assert player.played == ["card_deal", "card_flip"]
+    assert player.played == ["card_deal", "card_flip"]  # no "chip": only shown events sound
 
 
 def test_players_fan_out_and_keep_going_when_one_fails() -> None:
