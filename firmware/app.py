@@ -103,14 +103,21 @@ def restore_module(config: Config, rng: random.Random) -> BaccaratModule | None:
 
 
 def attach_services(
-    daemon: Daemon, config: Config, *, simulate: bool = False, pin_driver: PinDriver | None = None
+    daemon: Daemon,
+    config: Config,
+    *,
+    simulate: bool = False,
+    pin_driver: PinDriver | None = None,
+    pin_factory: Factory | None = None,
 ) -> list[Callable[[], None]]:
     """Start the room services the config asks for; returns their stop functions, last first.
 
     Call before the daemon's game thread starts, so that the listeners see the
     first events. Everything is optional: with no ``[mqtt]`` section the prop
     runs standalone; the web console is on in the simulator (``simulate``, where
-    ``pin_driver`` gives the page its front panel) and on a Pi once ``[web]`` is set.
+    ``pin_driver`` gives the page its front panel) and on a Pi once ``[web]`` is set;
+    sound plays when ``[sound]`` names an output (in the simulator through the PC's
+    speakers; a buzzer's pin comes from ``pin_factory``).
     """
     closers: list[Callable[[], None]] = []
     commands = GameMaster(daemon, default_limits=config.limits)
@@ -121,6 +128,7 @@ def attach_services(
         closers.append(keeper.close)
         log.info("game state is saved to %s", path)
     try:
+        _start_sound(daemon, config, closers, simulate=simulate, pin_factory=pin_factory)
         _start_control(commands, config, closers)
         if config.mqtt is not None:
             from .room.mqtt import MqttService
@@ -146,6 +154,20 @@ def attach_services(
             close()
         raise
     return closers[::-1]
+
+
+def _start_sound(
+    daemon: Daemon, config: Config, closers: list[Callable[[], None]], *, simulate: bool, pin_factory: Factory | None
+) -> None:
+    if config.sound.output == "none":
+        return
+    from .sound import SoundListener, make_player
+
+    player = make_player(config.sound, pin_factory=pin_factory, simulate=simulate)
+    sound = SoundListener(player, card_seconds=daemon.card_seconds, result_seconds=daemon.result_seconds)
+    daemon.shown_listeners.append(sound.on_shown)
+    closers.append(sound.close)  # after the daemon stopped: no cue on a dark prop
+    log.info("sound: %s", config.sound.output)
 
 
 def _start_web(

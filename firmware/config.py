@@ -21,6 +21,7 @@ from baccarat_core.limits import MINIMUMS
 from .devices.header import BCM_TO_PHYSICAL, I2C1_PINS, RESERVED_PINS, SPI_BUS_PINS
 from .devices.wiring import DRIVERS, INPUT_NAMES, DeckLightWiring, DisplaySpec, InputWiring, StatusLightWiring
 from .errors import ConfigError
+from .sound.settings import SoundConfigError, SoundSettings, parse_sound_section
 
 DEFAULT_CONFIG = Path(__file__).with_name("default-config.toml")
 
@@ -88,6 +89,7 @@ class Config:
     #: The ``[web]`` table as written (validated here; its defaults depend on --simulate,
     #: so :func:`firmware.web.settings.parse_web_section` reads it again at start).
     web_table: dict[str, Any] | None = None
+    sound: SoundSettings = SoundSettings()
     source: str = "<defaults>"
 
 
@@ -224,6 +226,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         "state",
         "control",
         "web",
+        "sound",
     }
     for key in data:
         if key not in known:
@@ -303,6 +306,10 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
     control = _Section("control", data.get("control", {}))
     control_socket = control.get("socket", str, None)
     control.finish()
+    try:
+        sound = parse_sound_section(data.get("sound", {}))
+    except SoundConfigError as error:
+        raise ConfigError(str(error)) from None
     web_table = data.get("web")
     if web_table is not None:
         from .web.settings import parse_web_section
@@ -322,6 +329,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         state_file,
         control_socket,
         web_table,
+        sound,
         source,
     )
     problems = pin_problems(config) if check_pins else []
@@ -454,7 +462,7 @@ class PinUse:
 
     gpio: int
     owner: str  # "[inputs] tie", "I2C1 SDA", "SPI0 CE1", "HAT EEPROM ID_SD", ...
-    kind: str  # "input", "light", "display", "bus" or "reserved"
+    kind: str  # "input", "light", "sound", "display", "bus" or "reserved"
 
 
 def pin_uses(config: Config) -> list[PinUse]:
@@ -474,6 +482,7 @@ def pin_uses(config: Config) -> list[PinUse]:
     uses += [PinUse(pin, f"[inputs] {name}", "input") for name, pin in config.inputs.pins.items()]
     uses += [PinUse(getattr(config.status_light, c), f"[status_light] {c}", "light") for c in ("red", "green")]
     uses += [PinUse(getattr(config.deck_light, c), f"[deck_light] {c}", "light") for c in ("red", "green", "blue")]
+    uses += [PinUse(pin, f"[sound] {key}", "sound") for key, pin in config.sound.pins.items()]
     for d in config.displays:
         if d.interface == "spi":
             uses.append(PinUse(d.dc, f"[{d.role} display] dc", "display"))
@@ -530,6 +539,11 @@ def describe_wiring(config: Config) -> str:
     missing = [r for r in ROLES if r not in {d.role for d in config.displays}]
     if missing:
         lines.append(f"  (no {', '.join(missing)} display)")
+    sound = config.sound
+    if sound.output == "alsa":
+        lines += ["", f'Sound: ALSA "{sound.device}", volume {sound.volume:g}']
+    elif sound.output == "buzzer":
+        lines += ["", f"Sound: piezo on GPIO{sound.pin} (header pin {BCM_TO_PHYSICAL[sound.pin]})"]
     if config.web_table is not None:
         from .web.settings import parse_web_section
 

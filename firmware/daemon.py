@@ -102,6 +102,9 @@ class Daemon:
         self.retry_seconds = retry_seconds
         self.listeners: list[Listener] = []
         self.frame_listeners: list[FrameListener] = []
+        #: ``hook(event)``: each event at the moment it is shown (a card as it turns, the result,
+        #: the clearing after the pause), on the game thread. Sound plays from here.
+        self.shown_listeners: list[Callable[[ev.Event], None]] = []
         self.ready = threading.Event()
         self._queue: queue.Queue = queue.Queue()
         self._on_table: RoundOnTable | None = None
@@ -353,6 +356,11 @@ class Daemon:
             self._dispatch(call)
 
     def _present(self, event: ev.Event) -> None:
+        for hook in self.shown_listeners:
+            try:
+                hook(event)
+            except Exception:
+                log.exception("shown listener %r failed", hook)
         log.info("%s", event.describe())
         if isinstance(event, ev.DeckAppeared):
             self.board.deck_light.show(event.color)

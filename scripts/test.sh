@@ -12,6 +12,7 @@ command -v chromium >/dev/null || apt_install chromium
 command -v systemd-analyze >/dev/null || apt_install systemd
 command -v shellcheck >/dev/null || apt_install shellcheck
 command -v setpriv >/dev/null || apt_install util-linux
+command -v aplay >/dev/null || apt_install alsa-utils
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/python scripts/check_pi_wheels.py

@@ -49,6 +49,12 @@ def test_devices_import_nothing_from_the_rest_of_firmware(path: Path) -> None:
     assert not outside, f"{path.name} imports {outside}"
 
 
+@pytest.mark.parametrize("path", _files("firmware/sound"), ids=lambda p: p.name)
+def test_sound_imports_nothing_from_the_rest_of_firmware(path: Path) -> None:
+    outside = {n for n in _firmware_imports(path) if not n.startswith("firmware.sound")}
+    assert not outside, f"{path.name} imports {outside}"
+
+
 @pytest.mark.parametrize("path", _files("firmware/render"), ids=lambda p: p.name)
 def test_render_imports_nothing_from_the_rest_of_firmware(path: Path) -> None:
     outside = {n for n in _firmware_imports(path) if not n.startswith("firmware.render")}

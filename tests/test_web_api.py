@@ -215,6 +215,24 @@ def test_event_stream_sends_only_what_changed(web_factory):
     stream.close()
 
 
+def test_the_page_hears_the_cues_as_they_are_shown(web_factory):
+    web = web_factory()
+    web.login()
+    stream = Stream(web)
+    stream.update()
+    web.rig.tap("right")
+    web.rig.tap("player")
+    heard: list[dict] = []
+    while not any(item["cue"] == "chip" for item in heard):
+        heard += stream.update().get("sounds", [])
+    assert heard[0] == {"cue": "button", "after": 0.0}  # the arrow's click, then the chip
+    status, headers, body = web.request("GET", "/sound/chip.wav")
+    assert status == 200 and body[:4] == b"RIFF" and body[8:12] == b"WAVE"
+    assert web.request("GET", "/sound/../config.wav")[0] == 404
+    assert web.request("GET", "/sound/explode.wav")[0] == 404
+    stream.close()
+
+
 def _switches(thread_id: int) -> int:
     total = 0
     with open(f"/proc/self/task/{thread_id}/status") as status:

@@ -40,6 +40,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     config = load_config(config_path(args.config))
     if args.card_seconds is not None:
         config = replace(config, timing=replace(config.timing, card_seconds=args.card_seconds))
+    if args.sound and config.sound.output == "none":  # the simulator through the PC's speakers
+        config = replace(config, sound=replace(config.sound, output="alsa"))
     if args.simulate and config.state_file is None:
         # The simulator starts a fresh game each time unless [state] file asks to keep one.
         config = replace(config, state_file="")
@@ -94,6 +96,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     run.add_argument(
         "--card-seconds", type=float, default=None, help="pause between cards during a deal (overrides the config)"
     )
+    run.add_argument("--sound", action="store_true", help="play the cues even when the config's [sound] output is none")
     run.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     run.set_defaults(handler=cmd_run)
 

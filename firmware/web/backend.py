@@ -30,6 +30,7 @@ from baccarat_core.rounds import AREAS
 
 from ..daemon import Daemon
 from ..room.commands import GameMaster, hint, state_document
+from ..sound.cues import CuePlanner
 
 #: Inputs of the front panel, as the page and the pin driver name them.
 PANEL_INPUTS: tuple[str, ...] = (*AREAS, "arrow_left", "arrow_right", "deal")
@@ -44,6 +45,8 @@ STRIKE_WORDS: dict[str, str] = {
 
 ChangeListener = Callable[[frozenset[str]], None]
 EventSink = Callable[[list[dict[str, Any]]], None]
+#: ``sink(cues)``: sounds to play now, as ``[{"cue": "card_deal", "after": 0.0}, ...]`` (seconds after now).
+SoundSink = Callable[[list[dict[str, Any]]], None]
 
 
 class PinDriver(Protocol):
@@ -76,6 +79,9 @@ class ConsoleBackend(Protocol):
 
     def subscribe_events(self, sink: EventSink) -> None:
         """Call ``sink(events)`` with each batch of game events as JSON-ready dicts (game thread)."""
+
+    def subscribe_sounds(self, sink: SoundSink) -> None:
+        """Call ``sink(cues)`` with the sound cues of each event as it is shown, while a page is open."""
 
     def set_watching(self, watching: bool) -> None:
         """A page is open (True) or the last one closed: compute the answer panel only while one is."""
@@ -145,8 +151,11 @@ class DaemonBackend:
         self._sheet_key: tuple | None = None
         self._sheet = ""
         self._watching = False
+        self._sound_sinks: list[SoundSink] = []
+        self._cues = CuePlanner()
         daemon.listeners.append(self._on_events)
         daemon.frame_listeners.append(self._on_frame)
+        daemon.shown_listeners.append(self._on_shown)
 
     # -- notifications ------------------------------------------------------------------
     @property
@@ -161,6 +170,18 @@ class DaemonBackend:
     def subscribe_events(self, sink: EventSink) -> None:
         """See :meth:`ConsoleBackend.subscribe_events`."""
         self._sinks.append(sink)
+
+    def subscribe_sounds(self, sink: SoundSink) -> None:
+        """See :meth:`ConsoleBackend.subscribe_sounds`."""
+        self._sound_sinks.append(sink)
+
+    def _on_shown(self, event: ev.Event) -> None:
+        """Daemon shown listener (game thread): the event's sounds, for the open pages."""
+        cues = self._cues.for_event(event)  # always, so the planner keeps track of the chips
+        if not cues or not self._watching:
+            return
+        for sink in self._sound_sinks:
+            sink([{"cue": cue, "after": after} for after, cue in cues])
 
     def _notify(self, topics: frozenset[str]) -> None:
         for listener in self._listeners:

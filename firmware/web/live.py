@@ -75,8 +75,8 @@ def words(doc: dict[str, Any]) -> dict[str, Any]:
             if deck
             else "no deck yet"
         ),
-        "chip": f"active chip ${doc.get('denomination', 1):,}",
-        "bets": ", ".join(f"{area_names.get(a, a)} ${v:,}" for a, v in bets.items()) or "no bets",
+        "chip": f"active chip {format_dollars(doc.get('denomination', 1))}",
+        "bets": ", ".join(f"{area_names.get(a, a)} {format_dollars(v)}" for a, v in bets.items()) or "no bets",
     }
 
 
@@ -100,6 +100,8 @@ class PageClient:
                     self._log = (self._log + fresh)[-LOG_KEEP:]
             elif key == "frames":
                 self._pending.setdefault("frames", {}).update(value)
+            elif key == "sounds":  # every cue plays, even two in one update
+                self._pending.setdefault("sounds", []).extend(value)
             else:
                 self._pending[key] = value
         if self._pending or self._log:
@@ -132,6 +134,7 @@ class LiveHub:
         self._light_task: asyncio.Task | None = None
         self._log_seq = 0
         backend.subscribe(self.changed)
+        backend.subscribe_sounds(self.sounds)
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """The event loop that serves the pages (call on that loop's thread)."""
@@ -149,6 +152,15 @@ class LiveHub:
             self._scheduled = True
         try:
             self._loop.call_soon_threadsafe(self._flush)
+        except RuntimeError:  # the loop closed while stopping
+            pass
+
+    def sounds(self, cues: list[dict[str, Any]]) -> None:
+        """Backend notice (game thread): sounds for the open pages to play now."""
+        if not self.active or self._loop is None:
+            return
+        try:
+            self._loop.call_soon_threadsafe(self.broadcast, {"sounds": cues})
         except RuntimeError:  # the loop closed while stopping
             pass
 

@@ -34,6 +34,8 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from ..errors import PropError
+from ..sound.cues import CUES
+from ..sound.players import WAV_DIR
 from .auth import COOKIE, CSRF_HEADER, LoginThrottle, Session, Sessions, same_secret
 from .backend import PANEL_INPUTS, ConsoleBackend
 from .live import LiveHub, PageClient
@@ -195,6 +197,7 @@ class WebService:
         for action in CONTROLLER_ACTIONS:
             app.router.add_get(f"/{action}", self._controller_request)
         app.router.add_static("/static/", self.static_dir, follow_symlinks=False)
+        app.router.add_get("/sound/{cue}.wav", self._sound)
         return app
 
     # -- every request ----------------------------------------------------------------------------
@@ -252,6 +255,13 @@ class WebService:
         return session, None
 
     # -- the console ------------------------------------------------------------------------------
+    async def _sound(self, request: web.Request) -> web.StreamResponse:
+        """One of the prop's own sound clips, by cue name (the page plays them)."""
+        cue = request.match_info["cue"]
+        if cue not in CUES:
+            return web.Response(status=404, text=f"no sound {cue[:40]!r}\n")
+        return web.FileResponse(WAV_DIR / f"{cue}.wav", headers={"Cache-Control": "max-age=3600"})
+
     async def _index(self, request: web.Request) -> web.StreamResponse:
         session, new = self._session(request, create=True)
         if session is None:

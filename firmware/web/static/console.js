@@ -274,7 +274,19 @@
     $("#light-deck-text").textContent = lit ? (lights.deck || "on") : "off";
   }
 
+  // The prop's own cues, played here too once the game master ticks "Sound" (a browser plays
+  // audio only after a click on the page).
+  const clips = {};
+  function playSounds(sounds) {
+    if (!$("#sound").checked) return;
+    for (const item of sounds) {
+      const clip = clips[item.cue] || (clips[item.cue] = new Audio(`/sound/${encodeURIComponent(item.cue)}.wav`));
+      setTimeout(() => { clip.cloneNode().play().catch(() => {}); }, Math.max(0, item.after * 1000));
+    }
+  }
+
   function apply(update) {
+    if (update.sounds) playSounds(update.sounds);
     if (update.frames) showFrames(update.frames);
     if (update.state) showState(update.state);
     if ("answer" in update) showAnswer(update.answer);

@@ -1,0 +1,82 @@
+"""Sound for the prop: the original module's cues, synthesised, on an ALSA card, a piezo or the PC.
+
+- :mod:`.synth`: the cues made by this project's code; ``scripts/make_sounds.py``
+  writes them to ``wav/<cue>.wav``.
+- :mod:`.cues`: which event gets which cue, and the buzzer's tone sequences.
+- :mod:`.players`: ``AlsaPlayer`` (``aplay``), ``BuzzerPlayer`` (gpiozero's
+  ``TonalBuzzer``), ``PygameMixerPlayer`` (the simulator), ``NullPlayer``.
+- :mod:`.listener`: ``SoundListener``, what the daemon calls.
+- :mod:`.settings`: the ``[sound]`` config section.
+
+Importing this package loads no sound or GPIO library; :func:`make_player` loads
+the one the settings name.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from .cues import BUZZER_MID_TONE, BUZZER_OCTAVES, BUZZER_SEQUENCES, CUES, CuePlanner, cues_for
+from .listener import SoundListener
+from .players import (
+    WAV_DIR,
+    AlsaPlayer,
+    BuzzerPlayer,
+    NullPlayer,
+    Player,
+    Players,
+    PygameMixerPlayer,
+    buzzer_clips,
+    load_clips,
+)
+from .settings import OUTPUTS, SoundConfigError, SoundSettings, parse_sound_section
+
+__all__ = [
+    "BUZZER_MID_TONE",
+    "BUZZER_OCTAVES",
+    "BUZZER_SEQUENCES",
+    "CUES",
+    "OUTPUTS",
+    "WAV_DIR",
+    "AlsaPlayer",
+    "BuzzerPlayer",
+    "CuePlanner",
+    "NullPlayer",
+    "Player",
+    "Players",
+    "PygameMixerPlayer",
+    "SoundConfigError",
+    "SoundListener",
+    "SoundSettings",
+    "cues_for",
+    "make_player",
+    "parse_sound_section",
+]
+
+log = logging.getLogger("baccarat.sound")
+
+
+def make_player(settings: SoundSettings, pin_factory: Any = None, *, simulate: bool = False) -> Player:
+    """The player the settings name.
+
+    ``simulate=True`` (the simulator) plays through the PC's speakers instead:
+    the WAV clips for ``alsa``, the buzzer's square waves for ``buzzer``. A
+    buzzer pin that cannot be opened is logged once and gives a silent player:
+    the prop runs without sound rather than not at all.
+    """
+    if settings.output == "none" or settings.volume == 0:
+        return NullPlayer()
+    if simulate:
+        clips = load_clips() if settings.output == "alsa" else buzzer_clips()
+        return PygameMixerPlayer(clips, settings.volume)
+    if settings.output == "alsa":
+        return AlsaPlayer(settings.device, settings.volume)
+    from gpiozero import TonalBuzzer
+
+    try:
+        buzzer = TonalBuzzer(settings.pin, mid_tone=BUZZER_MID_TONE, octaves=BUZZER_OCTAVES, pin_factory=pin_factory)
+    except Exception as error:  # GPIO busy, no PWM on this pin factory, ...
+        log.warning("buzzer on GPIO%d cannot start (%s); the game goes on without sound", settings.pin, error)
+        return NullPlayer()
+    return BuzzerPlayer(buzzer)

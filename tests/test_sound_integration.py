@@ -1,0 +1,101 @@
+"""Sound in the assembled prop: [sound] in the config, cues at the moment events are shown."""
+
+from __future__ import annotations
+
+import logging
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from firmware.app import attach_services, build_daemon, close_daemon
+from firmware.devices.displays import open_dummy_device
+from firmware.simulator.pins import ManualClock
+from tests.conftest import ROOT, Rig, make_config
+
+
+def _check(tmp_path: Path, sound: str) -> subprocess.CompletedProcess:
+    text = (ROOT / "firmware" / "default-config.toml").read_text(encoding="utf-8")
+    text = text.replace("[sound]\n", "[sound]\n" + sound + "\n", 1).replace('output = "none"', "", 1)
+    path = tmp_path / "sound.toml"
+    path.write_text(text, encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "firmware.cli", "check-config", str(path)], capture_output=True, text=True, timeout=30
+    )
+
+
+def test_check_config_names_the_output_and_refuses_a_buzzer_on_a_taken_pin(tmp_path):
+    done = _check(tmp_path, 'output = "buzzer"\npin = 18')
+    assert done.returncode == 0 and "Sound: piezo on GPIO18 (header pin 12)" in done.stdout, done.stderr
+    done = _check(tmp_path, 'output = "buzzer"\npin = 5')
+    assert done.returncode == 2 and "GPIO5 is used twice: [inputs] player and [sound] pin" in done.stderr
+    done = _check(tmp_path, 'output = "speaker"')
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "[sound] output" in done.stderr
+
+
+def test_cues_follow_the_cards_as_they_are_shown_and_a_buzzer_plays_them(mock_factory):
+    config = make_config(
+        sound={"output": "buzzer", "pin": 18},
+        timing={"card_seconds": 0.1},
+        state={"file": ""},
+        control={"socket": ""},
+    )
+    clock = ManualClock()
+    daemon = build_daemon(
+        config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(3), clock=clock
+    )
+    shown: list[tuple[float, str]] = []
+    daemon.shown_listeners.append(lambda event: shown.append((time.monotonic(), event.kind)))
+    closers = attach_services(daemon, config, pin_factory=mock_factory)
+    rig = Rig(daemon, mock_factory, clock)
+    daemon.start()
+    try:
+        assert daemon.ready.wait(5)
+        rig.chips("player", 25)
+        rig.deal()
+        rig.wait_for("round")
+        deadline = time.monotonic() + 5
+        while "chips_cleared" not in [kind for _, kind in shown] and "solved" not in [k for _, k in shown]:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        cards = [t for t, kind in shown if kind == "card"]
+        assert len(cards) >= 4
+        gaps = [b - a for a, b in zip(cards, cards[1:], strict=False)]
+        assert all(gap >= 0.08 for gap in gaps), f"cards were shown {gaps} s apart, not card_seconds"
+        time.sleep(0.3)
+        duties = [state.state for state in mock_factory.pin(18).states]
+        assert 0.5 in duties, "the piezo never sounded"
+    finally:
+        daemon.stop()
+        for close in closers:
+            close()
+        close_daemon(daemon)
+
+
+def test_a_missing_sound_card_costs_one_line_and_the_game_goes_on(mock_factory, monkeypatch, tmp_path, caplog):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no aplay anywhere
+    config = make_config(sound={"output": "alsa", "device": "nosuchcard"}, state={"file": ""}, control={"socket": ""})
+    clock = ManualClock()
+    daemon = build_daemon(
+        config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(3), clock=clock
+    )
+    closers = attach_services(daemon, config)
+    rig = Rig(daemon, mock_factory, clock)
+    daemon.start()
+    try:
+        assert daemon.ready.wait(5)
+        with caplog.at_level(logging.WARNING, logger="baccarat.sound"):
+            rig.chips("player", 25)
+            rig.deal()
+            rig.wait_for("round")
+            rig.tap("tie")
+            time.sleep(0.3)
+        assert daemon.module.stacks["tie"] == [25]
+        warnings = [r for r in caplog.records if r.name.startswith("baccarat.sound")]
+        assert len(warnings) == 1, [r.getMessage() for r in warnings]
+    finally:
+        daemon.stop()
+        for close in closers:
+            close()
+        close_daemon(daemon)
