@@ -5,7 +5,7 @@ from __future__ import annotations
 from PIL import Image, ImageDraw
 
 from ..daemon import Daemon
-from ..render.canvas import FONT
+from ..render.canvas import draw_text
 from .keys import KEY_MAP_LINES
 
 BACKGROUND = (24, 60, 36)  # baize green
@@ -52,7 +52,7 @@ def compose(daemon: Daemon, *, key_map: bool = True) -> Image.Image:
         if frames[role] is not None:
             image.paste(frames[role], xy)
         else:
-            draw.text((xy[0] + 4, xy[1] + 4), f"no {role} display", font=FONT, fill=(200, 80, 80))
+            draw_text(draw, (xy[0] + 4, xy[1] + 4), f"no {role} display", (200, 80, 80))
 
     place("placard", ((width - sizes["placard"][0]) // 2, GAP))
     place("table", (GAP, top))
@@ -61,11 +61,11 @@ def compose(daemon: Daemon, *, key_map: bool = True) -> Image.Image:
     lights = light_states(daemon)
     y = top + lower + GAP
     draw.ellipse((GAP, y, GAP + 9, y + 9), fill=lights["status_rgb"])
-    draw.text((GAP + 14, y), f"STATUS {lights['status']}", font=FONT, fill=(230, 230, 230))
+    draw_text(draw, (GAP + 14, y), f"STATUS {lights['status']}", (230, 230, 230))
     x = width // 2 + 10
     draw.ellipse((x, y, x + 9, y + 9), fill=lights["deck_rgb"])
-    draw.text((x + 14, y), f"DECK {lights['deck']}", font=FONT, fill=(230, 230, 230))
+    draw_text(draw, (x + 14, y), f"DECK {lights['deck']}", (230, 230, 230))
     if key_map:
         for number, line in enumerate(KEY_MAP_LINES):
-            draw.text((GAP, y + 14 + number * 11), line, font=FONT, fill=(255, 230, 150))
+            draw_text(draw, (GAP, y + 14 + number * 11), line, (255, 230, 150))
     return image
