@@ -148,7 +148,7 @@ class InputIgnored(Event):
 
     def describe(self) -> str:
         """``ignored press player: the module is solved``."""
-        why = {"solved": "the module is solved"}.get(self.reason, self.reason)
+        why = {"solved": "the module is solved", "disabled": "the table is closed"}.get(self.reason, self.reason)
         return f"ignored {self.input}: {why}"
 
 
@@ -307,6 +307,18 @@ class EdgeworkChanged(Event):
             f"edgework set: serial {self.serial}, ports {names(self.ports)}, lit {names(self.lit)}, "
             f"unlit {names(self.unlit)}, {self.solved} solved"
         )
+
+
+@dataclass(frozen=True)
+class EnabledChanged(Event):
+    """The game master opened or closed the table (a closed one ignores player inputs)."""
+
+    kind: ClassVar[str] = "enabled"
+    enabled: bool
+
+    def describe(self) -> str:
+        """``table opened by the game master`` or ``table closed ...``."""
+        return f"table {'opened' if self.enabled else 'closed'} by the game master"
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,8 @@ class BaccaratModule:
         self.stacks: dict[str, list[int]] = {area: [] for area in AREAS}
         self.strikes = 0
         self.solved = False
+        #: False while the game master has closed the table: player inputs are ignored.
+        self.enabled = True
         #: A round was played and its chips are still on the table: :meth:`finish_round` is due.
         self.round_pending = False
 
@@ -105,8 +107,8 @@ class BaccaratModule:
     def press(self, area: str) -> list[ev.Event]:
         """A short press: one chip of the active denomination on top of ``area``."""
         check_area(area)
-        if self.solved:
-            return [ev.InputIgnored(f"press {area}", "solved")]
+        if refused := self._refuse(f"press {area}"):
+            return refused
         stack = self.stacks[area]
         stack.append(self.denomination)
         return [ev.ChipAdded(area, self.denomination, tuple(stack), sum(stack))]
@@ -114,8 +116,8 @@ class BaccaratModule:
     def hold(self, area: str) -> list[ev.Event]:
         """A hold: ``area`` is cleared."""
         check_area(area)
-        if self.solved:
-            return [ev.InputIgnored(f"hold {area}", "solved")]
+        if refused := self._refuse(f"hold {area}"):
+            return refused
         total = sum(self.stacks[area])
         self.stacks[area].clear()
         return [ev.AreaCleared(area, total)]
@@ -124,8 +126,8 @@ class BaccaratModule:
         """An arrow: one denomination smaller (``left``) or larger (``right``), stopping at the ends."""
         if direction not in ("left", "right"):
             raise BaccaratError(f"arrow {direction!r} is not 'left' or 'right'")
-        if self.solved:
-            return [ev.InputIgnored(f"arrow {direction}", "solved")]
+        if refused := self._refuse(f"arrow {direction}"):
+            return refused
         step = 1 if direction == "right" else -1
         index = min(max(self.denomination_index + step, 0), len(DENOMINATIONS) - 1)
         if index == self.denomination_index:
@@ -143,8 +145,8 @@ class BaccaratModule:
         """
         if self.round_pending:
             return self.finish_round() + self.deal(finish=finish)
-        if self.solved:
-            return [ev.InputIgnored("deal", "solved")]
+        if refused := self._refuse("deal"):
+            return refused
         bets = self.bets()
         out: list[ev.Event] = [ev.DealStarted({a: b for a, b in bets.items() if b})]
         problem = self._exclusive_problem(bets)
@@ -217,6 +219,14 @@ class BaccaratModule:
             self._new_deck(color),
         ]
 
+    def set_enabled(self, enabled: bool) -> list[ev.Event]:
+        """The game master opens (True) or closes (False) the table; a closed table ignores
+        every player input. A reset does not reopen it."""
+        if enabled == self.enabled:
+            return []
+        self.enabled = enabled
+        return [ev.EnabledChanged(enabled)]
+
     def force_solve(self) -> list[ev.Event]:
         """The game master solves the module."""
         if self.solved:
@@ -243,6 +253,7 @@ class BaccaratModule:
             "denomination": self.denomination,
             "strikes": self.strikes,
             "solved": self.solved,
+            "enabled": self.enabled,
             "round_pending": self.round_pending,
         }
 
@@ -276,6 +287,7 @@ class BaccaratModule:
             module.solved = bool(state["solved"])
             module.limits_random = bool(state.get("limits_random", False))
             module.round_pending = bool(state.get("round_pending", False))
+            module.enabled = bool(state.get("enabled", True))
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             if isinstance(error, BaccaratError):
                 raise
@@ -283,6 +295,14 @@ class BaccaratModule:
         return module
 
     # -- internals --------------------------------------------------------------
+    def _refuse(self, what: str) -> list[ev.Event]:
+        """``[InputIgnored]`` when a player input cannot be taken now, else ``[]``."""
+        if self.solved:
+            return [ev.InputIgnored(what, "solved")]
+        if not self.enabled:
+            return [ev.InputIgnored(what, "disabled")]
+        return []
+
     def _require_deck(self) -> Deck:
         if self.deck is None:
             raise BaccaratError("the module has not started: call start() first")

@@ -29,6 +29,7 @@ from .devices.buttons import Clock
 from .devices.displays import DeviceFactory, Screen, open_luma_device
 from .room import saved_state
 from .room.commands import GameMaster
+from .web.backend import PinDriver
 
 log = logging.getLogger("baccarat")
 
@@ -101,18 +102,23 @@ def restore_module(config: Config, rng: random.Random) -> BaccaratModule | None:
     return saved_state.restore(config, rng)
 
 
-def attach_services(daemon: Daemon, config: Config) -> list[Callable[[], None]]:
+def attach_services(
+    daemon: Daemon, config: Config, *, simulate: bool = False, pin_driver: PinDriver | None = None
+) -> list[Callable[[], None]]:
     """Start the room services the config asks for; returns their stop functions, last first.
 
     Call before the daemon's game thread starts, so that the listeners see the
     first events. Everything is optional: with no ``[mqtt]`` section the prop
-    runs standalone.
+    runs standalone; the web console is on in the simulator (``simulate``, where
+    ``pin_driver`` gives the page its front panel) and on a Pi once ``[web]`` is set.
     """
     closers: list[Callable[[], None]] = []
     commands = GameMaster(daemon, default_limits=config.limits)
     path = saved_state.state_path(config)
     if path is not None:
-        daemon.listeners.append(saved_state.StateKeeper(path, config))
+        keeper = saved_state.StateKeeper(path, config, background=True)
+        daemon.listeners.append(keeper)
+        closers.append(keeper.close)
         log.info("game state is saved to %s", path)
     try:
         _start_control(commands, config, closers)
@@ -120,6 +126,12 @@ def attach_services(daemon: Daemon, config: Config) -> list[Callable[[], None]]:
             from .room.mqtt import MqttService
 
             service = MqttService(daemon, commands, config.mqtt)
+            if config.mqtt.home_assistant:
+                from .room.home_assistant import HomeAssistantService
+
+                home = HomeAssistantService(service, prefix=config.mqtt.home_assistant_prefix)
+                home.start()
+                closers.append(home.stop)
             service.start()
             closers.append(service.stop)
             if config.mqtt.room:
@@ -128,11 +140,37 @@ def attach_services(daemon: Daemon, config: Config) -> list[Callable[[], None]]:
                 room = RoomService(daemon, commands, config.mqtt)
                 room.start()
                 closers.append(room.stop)
+        _start_web(daemon, commands, config, closers, simulate=simulate, pin_driver=pin_driver)
     except BaseException:
         for close in reversed(closers):
             close()
         raise
     return closers[::-1]
+
+
+def _start_web(
+    daemon: Daemon,
+    commands: GameMaster,
+    config: Config,
+    closers: list[Callable[[], None]],
+    *,
+    simulate: bool,
+    pin_driver: PinDriver | None,
+) -> None:
+    from .web.settings import parse_web_section
+
+    settings = parse_web_section(config.web_table, simulate=simulate)
+    if not settings.enabled:
+        return
+    from .web.attach import announce, attach_web
+
+    service = attach_web(daemon, commands, settings, pin_driver=pin_driver)
+    if service is None:
+        return
+    closers.append(service.stop)
+    log.info("web console at %s", service.url)
+    if simulate:
+        announce(service.url)
 
 
 def _start_control(commands: GameMaster, config: Config, closers: list[Callable[[], None]]) -> None:

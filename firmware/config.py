@@ -66,6 +66,8 @@ class MqttConfig:
     queue_limit: int = 1000
     reconnect_min_seconds: float = 1.0
     reconnect_max_seconds: float = 30.0
+    home_assistant: bool = False
+    home_assistant_prefix: str = "homeassistant"
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,9 @@ class Config:
     mqtt: MqttConfig | None = None
     state_file: str | None = None
     control_socket: str | None = None
+    #: The ``[web]`` table as written (validated here; its defaults depend on --simulate,
+    #: so :func:`firmware.web.settings.parse_web_section` reads it again at start).
+    web_table: dict[str, Any] | None = None
     source: str = "<defaults>"
 
 
@@ -218,6 +223,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         "mqtt",
         "state",
         "control",
+        "web",
     }
     for key in data:
         if key not in known:
@@ -297,6 +303,11 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
     control = _Section("control", data.get("control", {}))
     control_socket = control.get("socket", str, None)
     control.finish()
+    web_table = data.get("web")
+    if web_table is not None:
+        from .web.settings import parse_web_section
+
+        parse_web_section(web_table, simulate=False)
 
     config = Config(
         edgework,
@@ -310,6 +321,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         mqtt,
         state_file,
         control_socket,
+        web_table,
         source,
     )
     problems = pin_problems(config) if check_pins else []
@@ -415,6 +427,8 @@ def _mqtt(section: _Section) -> MqttConfig:
         queue_limit=section.get("queue_limit", int, 1000, check=_positive),
         reconnect_min_seconds=float(section.get("reconnect_min_seconds", float, 1.0, check=_positive)),
         reconnect_max_seconds=float(section.get("reconnect_max_seconds", float, 30.0, check=_positive)),
+        home_assistant=section.get("home_assistant", bool, False),
+        home_assistant_prefix=text("home_assistant_prefix", "homeassistant").rstrip("/"),
     )
     section.finish()
     if cfg.reconnect_max_seconds < cfg.reconnect_min_seconds:
@@ -428,7 +442,7 @@ def _mqtt(section: _Section) -> MqttConfig:
         raise section.fail(
             "cert_file" if cfg.cert_file else "key_file", "a client certificate needs both cert_file and key_file"
         )
-    for key in ("topic_prefix", "bomb_prefix", "prop"):
+    for key in ("topic_prefix", "bomb_prefix", "prop", "home_assistant_prefix"):
         if any(c in getattr(cfg, key) for c in "#+") or not getattr(cfg, key):
             raise section.fail(key, "must be a topic without wildcards")
     return cfg
@@ -516,6 +530,17 @@ def describe_wiring(config: Config) -> str:
     missing = [r for r in ROLES if r not in {d.role for d in config.displays}]
     if missing:
         lines.append(f"  (no {', '.join(missing)} display)")
+    if config.web_table is not None:
+        from .web.settings import parse_web_section
+
+        web = parse_web_section(config.web_table, simulate=False)
+        if web.enabled:
+            extras = [
+                "password set" if web.password else "no password (localhost only)",
+                "controllers' token set" if web.controller_token else "no controllers' token",
+                f"{len(web.webhooks)} webhook(s)",
+            ]
+            lines += ["", f"Web console: http://{web.bind}:{web.port}/ ({', '.join(extras)})"]
     if config.mqtt:
         m = config.mqtt
         lines += [

@@ -108,6 +108,7 @@ class Daemon:
         self._round: _Round | None = None
         self._drawn: dict[str, object] = {}
         self._retry_at = float("inf")
+        self._identify_until = float("-inf")
         self._thread: threading.Thread | None = None
 
     # -- feeding the daemon (any thread) ---------------------------------------------
@@ -203,6 +204,24 @@ class Daemon:
         """Block until everything queued so far has been handled and shown (tests, tools)."""
         self.call(lambda: None).result(timeout)
 
+    def identify(self, seconds: float = 3.0) -> Future:
+        """Blink both lights and invert every display for ``seconds``, so the game master sees
+        which prop this is (runs at once, even during a round)."""
+
+        def run() -> dict[str, float]:
+            self._identify_until = time.monotonic() + seconds
+            self.board.status.blink_both()
+            self.board.deck_light.blink_white()
+            log.info("identify: lights blinking and displays inverted for %g s", seconds)
+            return {"identify_seconds": seconds}
+
+        return self.call(run, during_round=True)
+
+    @property
+    def identifying(self) -> bool:
+        """True while :meth:`identify`'s lights blink and the displays are inverted."""
+        return time.monotonic() < self._identify_until
+
     @property
     def dealing(self) -> bool:
         """True from a deal's gesture until its round is finished."""
@@ -211,16 +230,19 @@ class Daemon:
     # -- what is shown (game thread) --------------------------------------------------------
     def scene(self) -> Scene:
         """Every display's view now (call on the game thread, e.g. through :meth:`call`)."""
-        return compose(self.module, self._on_table)
+        return compose(self.module, self._on_table, inverted=self.identifying)
 
     def picture(self, role: str) -> Image.Image:
         """The picture ``role``'s display should show now, at its size and mode."""
         screen = self.screens[role]
-        return render_view(role, self.scene().view(role), screen.size, screen.mode)
+        scene = self.scene()
+        return render_view(role, scene.view(role), screen.size, screen.mode, inverted=scene.inverted)
 
     # -- internals ------------------------------------------------------------------------
     def _timeout(self) -> float | None:
         due = self._round.steps[0].due if self._round is not None and self._round.steps else float("inf")
+        if self._identify_until != float("-inf"):
+            due = min(due, self._identify_until)
         if any(screen.failing for screen in self.screens.values()):
             if self._retry_at == float("inf"):
                 self._retry_at = time.monotonic() + self.retry_seconds
@@ -251,6 +273,7 @@ class Daemon:
     def _run_call(self, call: _Call) -> None:
         if not call.future.set_running_or_notify_cancel():
             return
+        self._draw()  # a call sees the displays as the inputs before it left them
         try:
             result = call.fn()
         except Exception as error:
@@ -296,6 +319,9 @@ class Daemon:
         self._run_due_steps()
 
     def _run_due_steps(self) -> None:
+        if self._identify_until != float("-inf") and not self.identifying:
+            self._identify_until = float("-inf")
+            self._show_lights()  # the lights go back to what the game shows
         while self._round is not None and self._round.steps and self._round.steps[0].due <= time.monotonic():
             step = self._round.steps.pop(0)
             step.run()
@@ -339,6 +365,8 @@ class Daemon:
             self._on_table = None
 
     def _show_lights(self) -> None:
+        if self.identifying:
+            return
         if self.module.deck is not None:
             self.board.deck_light.show(self.module.deck.color)
         if self.module.solved:
@@ -351,10 +379,10 @@ class Daemon:
         scene = self.scene()
         for role, screen in self.screens.items():
             view = scene.view(role)
-            if view == self._drawn.get(role) and not screen.failing:
+            if (view, scene.inverted) == self._drawn.get(role) and not screen.failing:
                 continue
-            image = render_view(role, view, screen.size, screen.mode)
-            self._drawn[role] = view
+            image = render_view(role, view, screen.size, screen.mode, inverted=scene.inverted)
+            self._drawn[role] = (view, scene.inverted)
             if screen.show(image):
                 for listener in self.frame_listeners:
                     try:

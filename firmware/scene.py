@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from PIL import Image
+from PIL import Image, ImageOps
 
 from baccarat_core import BaccaratModule, TableLimits
 from baccarat_core import events as ev
@@ -51,6 +51,8 @@ class Scene:
     placard: TableLimits
     table: TableView
     bets: BetsView
+    #: Every display inverted: the game master's "identify" (which prop is this?).
+    inverted: bool = False
 
     def view(self, role: str) -> TableLimits | TableView | BetsView:
         """The view of ``role`` (``placard``, ``table`` or ``bets``)."""
@@ -67,7 +69,7 @@ def result_text(result: ev.RoundPlayed) -> str:
 def table_view(module: BaccaratModule, on_table: RoundOnTable | None) -> TableView:
     """The table display: the deck, and the round on the table as far as it is shown."""
     color = module.deck.color if module.deck is not None else "red"
-    idle = "SOLVED" if module.solved else "PLACE YOUR BETS"
+    idle = "SOLVED" if module.solved else "PLACE YOUR BETS" if module.enabled else "TABLE CLOSED"
     if on_table is None:
         return TableView(color, module.cards_left, status=idle)
     face_up = on_table.cards[: on_table.shown]
@@ -102,17 +104,28 @@ def bets_view(module: BaccaratModule) -> BetsView:
     )
 
 
-def compose(module: BaccaratModule, on_table: RoundOnTable | None = None) -> Scene:
-    """What every display shows now."""
-    return Scene(module.limits, table_view(module, on_table), bets_view(module))
+def compose(module: BaccaratModule, on_table: RoundOnTable | None = None, *, inverted: bool = False) -> Scene:
+    """What every display shows now (``inverted`` while the game master identifies the prop)."""
+    return Scene(module.limits, table_view(module, on_table), bets_view(module), inverted)
 
 
-def render_view(role: str, view: TableLimits | TableView | BetsView, size: tuple[int, int], mode: str) -> Image.Image:
+def render_view(
+    role: str, view: TableLimits | TableView | BetsView, size: tuple[int, int], mode: str, *, inverted: bool = False
+) -> Image.Image:
     """Draw one role's view at a display's size and mode (pure: nothing is sent)."""
     if role == "placard" and isinstance(view, TableLimits):
-        return render_placard(view, size, mode)
-    if role == "table" and isinstance(view, TableView):
-        return render_table(view, size, mode)
-    if role == "bets" and isinstance(view, BetsView):
-        return render_bets(view, size, mode)
-    raise KeyError(f"no renderer for role {role!r} with a {type(view).__name__}")
+        image = render_placard(view, size, mode)
+    elif role == "table" and isinstance(view, TableView):
+        image = render_table(view, size, mode)
+    elif role == "bets" and isinstance(view, BetsView):
+        image = render_bets(view, size, mode)
+    else:
+        raise KeyError(f"no renderer for role {role!r} with a {type(view).__name__}")
+    return invert(image) if inverted else image
+
+
+def invert(image: Image.Image) -> Image.Image:
+    """Lit pixels dark and dark pixels lit, in the image's own mode."""
+    if image.mode == "1":
+        return image.point(lambda value: 0 if value else 255)
+    return ImageOps.invert(image)

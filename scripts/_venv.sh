@@ -1,24 +1,89 @@
-# Shared by start.sh and test.sh: make .venv with the project installed.
-# Usage: . scripts/_venv.sh EXTRAS   (EXTRAS as in pyproject, e.g. "sim" or "test")
+# shellcheck shell=bash
+# Shared by start.sh, test.sh and install-service.sh: make .venv with the project installed.
+# Usage: . scripts/_venv.sh EXTRAS   (as in pyproject, e.g. "sim" or "test"; "" for none: a sourced
+# file without arguments would see the caller's own)
+#
+# On a PC: a plain venv; pip installs the project and its extras.
+# On a Raspberry Pi (/proc/device-tree/model says so) nothing is compiled: the compiled pieces come
+# from Raspberry Pi OS (apt-get: scripts/pi-os-packages.txt and the RPi.GPIO API for the model), the
+# venv is made with --system-site-packages so pip sees them, and pip takes only wheels for the rest
+# (--only-binary=:all:; scripts/check_pi_wheels.py proves there is one for every Pi).
+# A .venv without pip (a venv made before python3-venv was there), from another Python, or on a Pi
+# one that cannot see the OS's packages, is made again. Quiet unless it installs something.
+# BACCARAT_MODEL_FILE replaces /proc/device-tree/model (for the tests).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+pi_model() { tr -d '\0' 2>/dev/null <"${BACCARAT_MODEL_FILE:-/proc/device-tree/model}" || true; }
+on_pi() { pi_model | grep -q "Raspberry Pi"; }
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 apt_install() {
   # apt_install PACKAGE... : install the Debian packages that are missing.
-  local missing=()
+  local missing=() p
   for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
   [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" != 0 ] && ! command -v sudo >/dev/null; then
+    echo "error: ${missing[*]} missing and no sudo here; as root, run: apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
   echo "installing ${missing[*]} with apt-get" >&2
   as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# The RPi.GPIO API, through which luma drives the SPI display's DC and RST lines: python3-rpi-lgpio
+# (on lgpio; the only one that works on a Pi 5), or python3-rpi.gpio where the OS already has it
+# on an older model. The two cannot be installed together.
+rpi_gpio_package() {
+  if ! dpkg -s python3-rpi-lgpio >/dev/null 2>&1 && dpkg -s python3-rpi.gpio >/dev/null 2>&1; then
+    if ! pi_model | grep -qE "Raspberry Pi (5|500)|Compute Module 5"; then echo python3-rpi.gpio; return; fi
+    echo "note: python3-rpi-lgpio replaces python3-rpi.gpio, which does not work on a Pi 5" >&2
+  fi
+  echo python3-rpi-lgpio
 }
 
 if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
   echo "error: python3 is $(python3 -V 2>&1); the prop needs Python 3.11 or newer" >&2
   exit 1
 fi
-if [ ! -x .venv/bin/python ]; then
-  python3 -m venv .venv 2>/dev/null || { apt_install python3-venv; rm -rf .venv; python3 -m venv .venv; }
+
+pi=0
+on_pi && pi=1
+if [ "$pi" = 1 ]; then
+  mapfile -t os_packages < <(awk '!/^#/ && NF {print $1}' scripts/pi-os-packages.txt)
+  apt_install "${os_packages[@]}" "$(rpi_gpio_package)"
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[$1]"
+
+venv_ok() {
+  [ -x .venv/bin/python ] && .venv/bin/python -m pip --version >/dev/null 2>&1 || return 1
+  local want; want=$(python3 -c 'import sys; print(sys.version_info[:2])')
+  [ "$(.venv/bin/python -c 'import sys; print(sys.version_info[:2])')" = "$want" ] || return 1
+  [ "$pi" = 0 ] || grep -qsE '^include-system-site-packages *= *true' .venv/pyvenv.cfg
+}
+if ! venv_ok; then
+  # Debian keeps ensurepip, which venv needs to put pip in, in python3-venv: without it venv prints
+  # a page of advice and leaves a .venv without pip. Look first, and keep venv's own output quiet.
+  python3 -c 'import ensurepip' >/dev/null 2>&1 || apt_install python3-venv
+  rm -rf .venv
+  venv_args=()
+  [ "$pi" = 1 ] && venv_args+=(--system-site-packages)
+  if ! out=$(python3 -m venv "${venv_args[@]}" .venv 2>&1); then
+    echo "error: python3 -m venv failed: $(printf '%s\n' "$out" | grep -v '^\s*$' | tail -n 1)" >&2
+    exit 1
+  fi
+fi
+
+# pip runs again only when pyproject.toml or the extras changed (the project itself is installed
+# editable, so its code needs no reinstall).
+stamp="$(sha256sum pyproject.toml | cut -d' ' -f1) extras=${1:-} pi=$pi"
+if [ "$(cat .venv/.baccarat-installed 2>/dev/null)" != "$stamp" ]; then
+  pip_args=(-q --disable-pip-version-check)
+  [ "$pi" = 1 ] && pip_args+=(--only-binary=:all:)  # wheels only: nothing to compile on a Pi
+  .venv/bin/python -m pip install "${pip_args[@]}" -e ".${1:+[$1]}"
+  echo "$stamp" >.venv/.baccarat-installed
+fi
+if [ "$pi" = 1 ] && ! err=$(.venv/bin/python -c 'import lgpio, spidev, PIL, RPi.GPIO' 2>&1); then
+  echo "error: the venv cannot use Raspberry Pi OS's packages ($(printf '%s\n' "$err" | tail -n 1))" >&2
+  exit 1
+fi

@@ -1,22 +1,40 @@
 #!/usr/bin/env bash
-# Install the prop as a systemd service on Raspberry Pi OS. Run from a clone at /opt/baccarat:
-#   sudo git clone <this repository> /opt/baccarat && sudo bash /opt/baccarat/scripts/install-service.sh
+# Install the prop as a sandboxed systemd service on Raspberry Pi OS (Bookworm or Trixie, 32- or 64-bit).
+# Run it from a copy of the repository at /opt/baccarat (see README.md, "On the Raspberry Pi"):
+#   sudo bash /opt/baccarat/scripts/install-service.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(pwd)" != /opt/baccarat ]; then
-  echo "error: clone the repository to /opt/baccarat first (the unit's ExecStart points there)" >&2
+  echo "error: put the repository at /opt/baccarat first (the unit's ExecStart points there)" >&2
   exit 1
 fi
 [ "$(id -u)" = 0 ] || { echo "error: run with sudo" >&2; exit 1; }
-. scripts/_venv.sh pi
+# shellcheck source=scripts/_venv.sh
+. scripts/_venv.sh ""   # no extras; on a Pi: GPIO, SPI and Pillow from Raspberry Pi OS, the rest as wheels
+
 id baccarat >/dev/null 2>&1 || useradd --system --home-dir /var/lib/baccarat --shell /usr/sbin/nologin baccarat
-for group in gpio i2c spi; do getent group "$group" >/dev/null || groupadd --system "$group"; done
-usermod -a -G gpio,i2c,spi baccarat
-install -d -m 755 /etc/baccarat
-[ -f /etc/baccarat/config.toml ] || install -m 644 firmware/default-config.toml /etc/baccarat/config.toml
-.venv/bin/baccarat check-config /etc/baccarat/config.toml
+for group in gpio i2c spi audio; do getent group "$group" >/dev/null || groupadd --system "$group"; done
+usermod -a -G gpio,i2c,spi,audio baccarat
+
+# The config may hold the MQTT password: readable by root and the service only.
+install -d -m 750 -o root -g baccarat /etc/baccarat
+if [ -f /etc/baccarat/config.toml ]; then
+  if [ -n "$(find /etc/baccarat/config.toml -perm /o+r)" ] || [ "$(stat -c %G /etc/baccarat/config.toml)" != baccarat ]; then
+    chown root:baccarat /etc/baccarat/config.toml && chmod 640 /etc/baccarat/config.toml
+    echo "made /etc/baccarat/config.toml readable by root and the baccarat group only (0640)"
+  fi
+else
+  install -m 640 -o root -g baccarat firmware/default-config.toml /etc/baccarat/config.toml
+fi
+# Checked as the service's user, so a file it cannot read shows here and not at start.
+runuser -u baccarat -- .venv/bin/baccarat check-config /etc/baccarat/config.toml
+
+# The game-master commands (baccarat status, hint, ...) on every user's PATH.
+ln -sfn /opt/baccarat/.venv/bin/baccarat /usr/local/bin/baccarat
 install -m 644 firmware/baccarat.service /etc/systemd/system/baccarat.service
 systemctl daemon-reload
-systemctl enable --now baccarat.service
+systemctl enable baccarat.service
+systemctl restart baccarat.service   # also picks up a new unit or venv on a re-install
 systemctl --no-pager status baccarat.service || true
+systemd-analyze security --no-pager baccarat.service 2>/dev/null | tail -n 1 || true
 echo "installed: logs with  journalctl -u baccarat -f"

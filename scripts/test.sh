@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
-# Installs what the tests need (a venv, Mosquitto, tmux) and runs the whole suite.
+# Installs what the tests need (a venv, Mosquitto, tmux, Chromium, systemd-analyze, shellcheck) and runs
+# ruff, the Raspberry Pi wheel check (needs the package index) and the whole suite.
+# Extra arguments go to pytest.
 set -euo pipefail
+# shellcheck source=scripts/_venv.sh
 . "$(dirname "$0")/_venv.sh" test
 command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ] || apt_install mosquitto
 command -v tmux >/dev/null || apt_install tmux
+# The browser tests drive Debian's chromium through Playwright (never `playwright install`).
+command -v chromium >/dev/null || apt_install chromium
+command -v systemd-analyze >/dev/null || apt_install systemd
+command -v shellcheck >/dev/null || apt_install shellcheck
+command -v setpriv >/dev/null || apt_install util-linux
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
+.venv/bin/python scripts/check_pi_wheels.py
 .venv/bin/python -m pytest "$@"

@@ -158,3 +158,16 @@ def test_check_config_reserves_every_line_of_an_enabled_spi_bus(tmp_path: Path, 
     no_spi = no_spi[: no_spi.index('[[displays]]\nrole = "bets"')]
     path.write_text(no_spi, encoding="utf-8")
     assert _run("check-config", str(path)).returncode == 0
+
+
+@pytest.mark.parametrize("value", ["12345678", '["hunter2-x"]', "true", '{a = "hunter2-y"}'])
+@pytest.mark.parametrize("where", ["mqtt", "web"])
+def test_a_bad_secret_is_named_but_never_printed(tmp_path: Path, value: str, where: str):
+    section = '[mqtt]\nhost = "h"\nusername = "u"\npassword = ' if where == "mqtt" else "[web]\npassword = "
+    path = tmp_path / "secret.toml"
+    path.write_text(BASE + f"\n{section}{value}\n", encoding="utf-8")
+    for args in (["check-config", str(path)], ["run", "--config", str(path)]):
+        done = _run(*args)
+        assert done.returncode == 2 and f"[{where}] password" in done.stderr, done.stderr
+        for secret in ("12345678", "hunter2"):
+            assert secret not in done.stderr + done.stdout

@@ -2,29 +2,88 @@
 
 from __future__ import annotations
 
-import configparser
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
+UNIT = ROOT / "firmware" / "baccarat.service"
 
 
-def _unit() -> configparser.ConfigParser:
-    unit = configparser.ConfigParser(strict=False, interpolation=None)
-    unit.optionxform = str
-    unit.read(ROOT / "firmware" / "baccarat.service")
-    return unit
+def _service() -> dict[str, list[str]]:
+    """The [Service] section: every value of each key, in order (systemd keys repeat)."""
+    values: dict[str, list[str]] = {}
+    section = ""
+    for line in UNIT.read_text().splitlines():
+        line = line.strip()
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1]
+        elif section == "Service" and line and not line.startswith("#"):
+            key, _, value = line.partition("=")
+            values.setdefault(key, []).append(value)
+    return values
+
+
+def _one(key: str) -> str:
+    (value,) = _service()[key]
+    return value
 
 
 def test_unit_runs_unprivileged_in_the_hardware_groups_and_restarts():
-    service = _unit()["Service"]
-    assert service["User"] == "baccarat"
-    assert set(service["SupplementaryGroups"].split()) == {"gpio", "i2c", "spi"}
-    assert service["Restart"] == "on-failure"
-    assert service["WorkingDirectory"] == "/var/lib/baccarat"  # lgpio writes .lgd-nfy files there
-    assert service["StandardOutput"] == "journal"
-    assert "baccarat run --config" in service["ExecStart"]
+    assert _one("User") == "baccarat"
+    assert set(_one("SupplementaryGroups").split()) == {"gpio", "i2c", "spi", "audio"}
+    assert _one("Restart") == "on-failure"
+    assert _one("WorkingDirectory") == "/var/lib/baccarat"  # lgpio writes .lgd-nfy files there
+    assert _one("StandardOutput") == "journal"
+    assert "baccarat run --config" in _one("ExecStart")
+
+
+def test_the_sandbox_still_lets_the_prop_work():
+    service = _service()
+    # lgpio's notification files, the state file and the control socket have somewhere to go.
+    assert _one("StateDirectory") == "baccarat"
+    assert "LG_WD=/var/lib/baccarat" in service["Environment"]
+    assert _one("RuntimeDirectory") == "baccarat"
+    # The pins, the display buses and sound, and nothing that hides them.
+    assert {"char-gpiochip rw", "char-i2c rw", "char-spi rw", "char-alsa rw"} <= set(service["DeviceAllow"])
+    assert _one("DevicePolicy") == "closed"
+    assert "PrivateDevices" not in service and "PrivateNetwork" not in service
+    # gpiozero reads the board revision from /proc/device-tree and /proc/cpuinfo.
+    assert "ProcSubset" not in service
+    # The control socket, MQTT and a web console.
+    assert set(_one("RestrictAddressFamilies").split()) == {"AF_UNIX", "AF_INET", "AF_INET6"}
+
+
+def _systemd_analyze(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    tool = shutil.which("systemd-analyze")
+    assert tool, "systemd-analyze is missing: scripts/test.sh installs the systemd package"
+    return subprocess.run([tool, *args], capture_output=True, text=True, timeout=60, cwd=cwd)
+
+
+def test_the_sandbox_rates_at_most_2_0_in_systemd_analyze_security():
+    run = _systemd_analyze("security", "--offline=true", "--no-pager", str(UNIT))
+    match = re.search(r"Overall exposure level for baccarat\.service: (\d+\.\d+)", run.stdout)
+    assert match, run.stdout + run.stderr
+    assert float(match.group(1)) <= 2.0, run.stdout
+    # and systemd-analyze's own threshold agrees (it exits non-zero above it)
+    assert _systemd_analyze("security", "--offline=true", "--threshold=20", str(UNIT)).returncode == 0
+    assert _systemd_analyze("security", "--offline=true", "--threshold=10", str(UNIT)).returncode != 0
+
+
+def test_the_unit_file_is_valid_for_systemd(tmp_path):
+    # verify needs ExecStart to exist: point it at this checkout's own baccarat command.
+    baccarat = Path(sys.executable).parent / "baccarat"
+    if not baccarat.exists():
+        pytest.fail(f"{baccarat} is missing: install the project (scripts/test.sh does)")
+    unit = tmp_path / "baccarat.service"
+    unit.write_text(UNIT.read_text().replace("/opt/baccarat/.venv/bin/baccarat", str(baccarat)))
+    run = _systemd_analyze("verify", str(unit), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "baccarat.service" not in run.stderr, run.stderr  # e.g. "Unknown key ... ignoring"
 
 
 def _check(path: Path) -> subprocess.CompletedProcess:

@@ -356,3 +356,43 @@ def test_kill_9_mid_deal_keeps_the_round_that_was_being_dealt(prop_process):
     assert restored == expected
     assert restored["limits"] == {"min": 25, "max": 1000} and restored["deck"]["color"] == "red"
     assert restored["solved"] is False
+
+
+def test_an_arrow_does_not_wait_for_the_disk_but_a_deal_does(tmp_path, monkeypatch):
+    """Off the frame path: the active chip is saved by the writer thread while its frame goes out;
+    a deal is on disk before the listener returns (before its first card is shown)."""
+    path = tmp_path / "state.json"
+    config = make_config(state={"file": str(path)})
+    module = BaccaratModule(config.edgework, config.limits, rng=random.Random(1), first_color="red")
+    keeper = state_store.StateKeeper(path, config, background=True)
+    keeper(module.start(), module)  # a new deck: written before the call returns
+    assert saved(path) == module.snapshot()
+    gate = threading.Event()
+    real = state_store.write_atomic
+
+    def slow_disk(target, text):
+        gate.wait(5)
+        real(target, text)
+
+    monkeypatch.setattr(state_store, "write_atomic", slow_disk)
+    returned = threading.Event()
+    worker = threading.Thread(target=lambda: (keeper(module.arrow("right"), module), returned.set()))
+    worker.start()
+    assert returned.wait(1), "the arrow waited for the disk"
+    assert saved(path)["denomination"] == 1  # not written yet
+    gate.set()
+    assert keeper.flush(5)
+    assert saved(path)["denomination"] == 5
+    gate.clear()
+    module.press("player")
+    module.arrow("right")
+    module.arrow("right")
+    module.press("player")
+    dealt = threading.Event()
+    worker = threading.Thread(target=lambda: (keeper(module.deal(finish=False), module), dealt.set()))
+    worker.start()
+    assert not dealt.wait(0.3), "the deal was shown before it was saved"
+    gate.set()
+    assert dealt.wait(5)
+    assert saved(path)["position"] == module.position > 0
+    keeper.close()

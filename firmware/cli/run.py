@@ -13,6 +13,7 @@ from baccarat_core import BaccaratError
 from baccarat_core.numbers import parse_count
 
 from ..config import DEFAULT_CONFIG, describe_wiring, load_config
+from ..config_perms import warn_if_readable
 from ..errors import PropError
 from . import arg_type
 
@@ -79,6 +80,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         # The simulator starts a fresh game each time unless [state] file asks to keep one.
         config = replace(config, state_file="")
     setup_logging(args.log_level)
+    web = config.web_table or {}
+    secret = bool(config.mqtt and config.mqtt.password) or bool(web.get("password") or web.get("controller_token"))
+    warn_if_readable(config.source, has_secret=secret)
     rng = random.Random()
     module = restore_module(config, rng)
     if args.simulate:
@@ -87,7 +91,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         daemon = build_daemon(
             config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=rng, module=module
         )
-        closers = attach_services(daemon, config)
+        from ..simulator.pins import PinDriver
+
+        closers = attach_services(daemon, config, simulate=True, pin_driver=PinDriver(daemon.board))
         try:
             return run_simulator(
                 daemon, view=args.view, hold_seconds=config.timing.hold_seconds, scale=args.scale, gm=args.gm

@@ -41,6 +41,12 @@ class StatusLight:
         """Both LEDs off (the daemon's stop)."""
         self.armed()
 
+    def blink_both(self, period: float = 0.5) -> None:
+        """Red and green blink together until the next call (the game master's "identify")."""
+        half = period / 2
+        self.red.blink(on_time=half, off_time=half, background=True)
+        self.green.blink(on_time=half, off_time=half, background=True)
+
 
 class DeckLight:
     """An RGB LED showing the back colour of the current deck."""
@@ -62,3 +68,8 @@ class DeckLight:
         """Dark."""
         self.led.off()
         self.color = None
+
+    def blink_white(self, period: float = 0.5) -> None:
+        """White on and off until the next call (the game master's "identify")."""
+        half = period / 2
+        self.led.blink(on_time=half, off_time=half, on_color=(1, 1, 1), off_color=(0, 0, 0), background=True)

@@ -15,7 +15,8 @@ from PIL import Image, ImageDraw, ImageFont
 #: off the first letter of every line ("IABLE LIMITS"). :func:`draw_text` therefore
 #: draws behind a space, one column to the right: the ink of ``n`` characters drawn at
 #: ``x`` lies in columns ``x`` to ``x + 6n``, and no glyph loses a column.
-FONT = ImageFont.load_default_imagefont()
+# Pillow 10.1 renamed its loader; Pillow 9.4 (Raspberry Pi OS Bookworm's python3-pil) has only load_default().
+FONT = getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()
 CHAR_W = 6
 LINE_H = 10
 _TOP = 2  # blank rows above the capitals in FONT

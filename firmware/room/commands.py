@@ -35,6 +35,9 @@ COMMANDS: dict[str, frozenset[str]] = {
     "set_solved": frozenset({"solved"}),
     "hint": frozenset(),
     "status": frozenset(),
+    "enable": frozenset(),
+    "disable": frozenset(),
+    "identify": frozenset(),
 }
 
 
@@ -158,6 +161,8 @@ class GameMaster:
             return daemon.call(lambda: hint(daemon.module), during_round=True)
         if command.name == "status":
             return daemon.call(lambda: state_document(daemon.module), during_round=True)
+        if command.name == "identify":
+            return daemon.identify()
         if command.name == "set_solved":
             running = daemon.set_solved(command.solved)
         else:
@@ -169,6 +174,8 @@ class GameMaster:
             return lambda m: m.reset(command.limits or self.default_limits)
         if command.name == "force_solve":
             return lambda m: m.force_solve()
+        if command.name in ("enable", "disable"):
+            return lambda m: m.set_enabled(command.name == "enable")
         if command.name == "set_limits":
             return lambda m: m.set_limits(command.limits)
         if command.name == "set_edgework":
@@ -248,6 +255,7 @@ def state_document(module: BaccaratModule) -> dict[str, Any]:
     return {
         "status": "solved" if module.solved else "armed",
         "solved": module.solved,
+        "enabled": module.enabled,
         "strikes": module.strikes,
         "limits": module.limits.to_dict(),
         "deck": deck.color if deck else None,

@@ -54,7 +54,8 @@ class Link:
         self.name = name
         self.subscriptions = subscriptions
         self._handler = on_message
-        self._connected_hook = on_connect
+        #: Called on paho's thread after each connect (the service's presence, Home Assistant's discovery).
+        self.connect_hooks: list[Callable[[], None]] = [on_connect] if on_connect is not None else []
         self.connected = threading.Event()
         self._queue_full_said = False
         self._outage_said = False
@@ -117,9 +118,9 @@ class Link:
         for topic in self.subscriptions:
             client.subscribe(topic, qos=1)
         self.connected.set()
-        if self._connected_hook is not None:
+        for hook in self.connect_hooks:
             try:
-                self._connected_hook()
+                hook()
             except Exception:
                 log.exception("%s: on-connect hook failed", self.name)
 

@@ -37,6 +37,7 @@ def data_line(doc: dict[str, Any]) -> str:
     edgework = doc["edgework"]
     items = {
         "status": doc["status"],
+        "enabled": "yes" if doc.get("enabled", True) else "no",
         "strikes": doc["strikes"],
         "limits": f"{doc['limits']['min']}-{doc['limits']['max']}",
         "deck": doc["deck"],

@@ -14,6 +14,7 @@ import logging
 import os
 import random
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -101,13 +102,28 @@ def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
 
 
 class StateKeeper:
-    """A daemon listener that saves the snapshot whenever it changes."""
+    """A daemon listener that saves the snapshot whenever it changes.
 
-    def __init__(self, path: Path, config: Config) -> None:
+    With ``background=True`` (the daemon's), a change of the active chip alone
+    (an arrow, the only frequent change that is saved) is written on a thread
+    of its own, newest first, so the arrow's frame never waits for an fsync;
+    every other change (a deal, a strike, a new deck, a reset) is written
+    before the listener returns, so before it is shown: a deal counts from its
+    start. Without ``background`` every change is written at once.
+    """
+
+    def __init__(self, path: Path, config: Config, *, background: bool = False) -> None:
         self.path = path
         self.fingerprint = fingerprint(config)
         self._last: str | None = None
         self._failing = False
+        self._background = background
+        self._cond = threading.Condition()
+        self._pending: str | None = None
+        self._handed = 0  # snapshots handed to the writer
+        self._done = 0  # of those, written (or failed)
+        self._closing = False
+        self._thread: threading.Thread | None = None
 
     def __call__(self, events: list[ev.Event], module: BaccaratModule) -> None:
         """Daemon listener: save the snapshot if it changed (before the events are shown)."""
@@ -116,14 +132,56 @@ class StateKeeper:
         text = json.dumps({"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}, sort_keys=True)
         if text == self._last:
             return
+        self._last = text
+        if not self._background:
+            self._write(text)
+            return
+        urgent = not all(isinstance(event, ev.DenominationChanged) for event in events)
+        with self._cond:
+            self._pending = text
+            self._handed += 1
+            self._cond.notify_all()
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="baccarat-state", daemon=True)
+            self._thread.start()
+        if urgent:
+            self.flush()
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until every snapshot handed over so far is written; False if ``timeout`` ran out."""
+        with self._cond:
+            target = self._handed
+            return self._cond.wait_for(lambda: self._done >= target, timeout)
+
+    def close(self) -> None:
+        """Write what is pending and stop the writer thread."""
+        with self._cond:
+            self._closing = True
+            self._cond.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._pending is not None or self._closing)
+                if self._pending is None:
+                    return
+                text, self._pending, upto = self._pending, None, self._handed
+            self._write(text)
+            with self._cond:
+                self._done = upto
+                self._cond.notify_all()
+
+    def _write(self, text: str) -> None:
         try:
             write_atomic(self.path, text + "\n")
         except OSError as error:
             if not self._failing:  # say it once per failure spell, not on every chip
                 log.error("cannot save the state to %s (%s); the game goes on", self.path, error.strerror or error)
             self._failing = True
+            self._last = None  # try again with the next change
             return
         if self._failing:
             log.info("state saved to %s again", self.path)
         self._failing = False
-        self._last = text

@@ -1,0 +1,240 @@
+"""Live updates for the open pages: what changed, pushed as server-sent events.
+
+The game thread only says *what* changed (a display role, ``state``, ``log``);
+while no page is open that is one boolean test and nothing else. With pages
+open, the changes are gathered on the web thread's event loop, each new frame
+is encoded to PNG once for every page, and each page gets one merged update.
+The lights are polled a few times a second, and only while a page is open (the
+red flash ends on a gpiozero thread that tells nobody).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import logging
+import threading
+from typing import Any
+
+from PIL import Image
+
+from baccarat_core.limits import format_dollars
+
+from .backend import ConsoleBackend
+
+log = logging.getLogger("baccarat.web")
+
+#: Log entries a page keeps; older ones fall off.
+LOG_KEEP = 300
+
+
+def png_data_url(image: Image.Image) -> str:
+    """``image`` as a ``data:image/png;base64,...`` URL, pixel for pixel."""
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _dimes(tenths: int) -> str:
+    """A side-bet limit (a tenth of a whole-dollar limit): ``$2.50``, ``$100``."""
+    dollars, rest = divmod(tenths, 10)
+    return f"${dollars:,}" if rest == 0 else f"${dollars:,}.{rest}0"
+
+
+def words(doc: dict[str, Any]) -> dict[str, Any]:
+    """The state document in words for the console."""
+    limits = doc.get("limits") or {}
+    low, high = limits.get("min", 0), limits.get("max", 0)
+    edgework = doc.get("edgework") or {}
+
+    def names(key: str) -> str:
+        return ", ".join(edgework.get(key) or []) or "none"
+
+    bets = {area: amount for area, amount in (doc.get("bets") or {}).items() if amount}
+    area_names = {
+        "player": "Player",
+        "banker": "Banker",
+        "tie": "Tie",
+        "player_pair": "Player Pair",
+        "banker_pair": "Banker Pair",
+    }
+    solved_on_bomb = edgework.get("solved", 0)
+    deck = doc.get("deck")
+    return {
+        "status": "SOLVED" if doc.get("solved") else "ARMED",
+        "strikes": doc.get("strikes", 0),
+        "enabled": doc.get("enabled", True),
+        "limits": f"{format_dollars(low)} - {format_dollars(high)} on Player and Banker; side bets "
+        f"(Tie and the pairs) {_dimes(low)} - {_dimes(high)}",
+        "edgework": f"serial {edgework.get('serial', '?')}; ports {names('ports')}; lit {names('lit')}; "
+        f"unlit {names('unlit')}; {solved_on_bomb} module{'s' if solved_on_bomb != 1 else ''} "
+        "solved on the bomb",
+        "deck": (
+            f"{deck} deck, {doc.get('cards_left')} cards left (dealt for {doc.get('deck_solved')} solved)"
+            if deck
+            else "no deck yet"
+        ),
+        "chip": f"active chip ${doc.get('denomination', 1):,}",
+        "bets": ", ".join(f"{area_names.get(a, a)} ${v:,}" for a, v in bets.items()) or "no bets",
+    }
+
+
+class PageClient:
+    """One open page: the updates not yet written to it, merged."""
+
+    def __init__(self) -> None:
+        self.wake = asyncio.Event()
+        self.closed = False
+        self.last_seq = 0
+        self._pending: dict[str, Any] = {}
+        self._log: list[dict[str, Any]] = []
+
+    def merge(self, update: dict[str, Any]) -> None:
+        """Add ``update``; later values replace earlier ones, log lines add up."""
+        for key, value in update.items():
+            if key == "log":
+                fresh = [entry for entry in value if entry["seq"] > self.last_seq]
+                if fresh:
+                    self.last_seq = fresh[-1]["seq"]
+                    self._log = (self._log + fresh)[-LOG_KEEP:]
+            elif key == "frames":
+                self._pending.setdefault("frames", {}).update(value)
+            else:
+                self._pending[key] = value
+        if self._pending or self._log:
+            self.wake.set()
+
+    def take(self) -> dict[str, Any]:
+        """Everything pending, emptied."""
+        out = self._pending
+        if self._log:
+            out["log"] = self._log
+        self._pending, self._log = {}, []
+        self.wake.clear()
+        return out
+
+
+class LiveHub:
+    """Turns the backend's change notices into one update per open page."""
+
+    def __init__(self, backend: ConsoleBackend, *, light_seconds: float = 0.25) -> None:
+        self.backend = backend
+        self.light_seconds = light_seconds
+        self.clients: set[PageClient] = set()
+        self.active = False  # read on the game thread: the whole cost of the console while no page is open
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+        self._pending: set[str] = set()
+        self._scheduled = False
+        self._frames: dict[str, tuple[Image.Image, str]] = {}
+        self._lights: dict[str, Any] | None = None
+        self._light_task: asyncio.Task | None = None
+        self._log_seq = 0
+        backend.subscribe(self.changed)
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The event loop that serves the pages (call on that loop's thread)."""
+        self._loop = loop
+
+    # -- any thread -------------------------------------------------------------------------
+    def changed(self, topics: frozenset[str]) -> None:
+        """Backend notice: ``topics`` changed. Returns at once; wakes the web thread only if a page is open."""
+        if not self.active or self._loop is None:
+            return
+        with self._lock:
+            self._pending |= topics
+            if self._scheduled:
+                return
+            self._scheduled = True
+        try:
+            self._loop.call_soon_threadsafe(self._flush)
+        except RuntimeError:  # the loop closed while stopping
+            pass
+
+    # -- the web thread ------------------------------------------------------------------------
+    def add(self, client: PageClient) -> None:
+        """A page opened: give it everything, and start watching if it is the first."""
+        if not self.clients:
+            self.active = True
+            self._log_seq = 0
+            self.backend.set_watching(True)
+            self._lights = self.backend.lights()
+            self._light_task = asyncio.get_running_loop().create_task(self._poll_lights())
+        self.clients.add(client)
+        update = self._build(frozenset((*self.backend.roles, "state")))
+        entries = self.backend.log_since(0)
+        if entries:
+            self._log_seq = max(self._log_seq, entries[-1]["seq"])
+        update["log"] = entries
+        update["lights"] = self._lights
+        client.merge(update)
+
+    def remove(self, client: PageClient) -> None:
+        """A page closed; the last one stops the watching."""
+        self.clients.discard(client)
+        if self.clients:
+            return
+        self.active = False
+        self.backend.set_watching(False)
+        self._frames.clear()
+        if self._light_task is not None:
+            self._light_task.cancel()
+            self._light_task = None
+
+    def close(self) -> None:
+        """Stopping: every page's stream ends."""
+        for client in list(self.clients):
+            client.closed = True
+            client.wake.set()
+
+    def broadcast(self, update: dict[str, Any]) -> None:
+        """Send ``update`` to every open page."""
+        for client in self.clients:
+            client.merge(update)
+
+    def _flush(self) -> None:
+        with self._lock:
+            topics = frozenset(self._pending)
+            self._pending.clear()
+            self._scheduled = False
+        if self.clients and topics:
+            self.broadcast(self._build(topics))
+
+    def _build(self, topics: frozenset[str]) -> dict[str, Any]:
+        update: dict[str, Any] = {}
+        frames = {role: self._frame_url(role) for role in self.backend.roles if role in topics}
+        if frames:
+            update["frames"] = frames
+        if "state" in topics:
+            doc = self.backend.state()
+            update["state"] = {"doc": doc, "words": words(doc)}
+            update["answer"] = self.backend.answer()
+        if "log" in topics:
+            entries = self.backend.log_since(self._log_seq)
+            if entries:
+                self._log_seq = max(self._log_seq, entries[-1]["seq"])
+            update["log"] = entries
+        return update
+
+    def _frame_url(self, role: str) -> str | None:
+        image = self.backend.frame(role)
+        if image is None:
+            return None
+        cached = self._frames.get(role)
+        if cached is not None and cached[0] is image:
+            return cached[1]
+        url = png_data_url(image)
+        self._frames[role] = (image, url)
+        return url
+
+    async def _poll_lights(self) -> None:
+        while True:
+            await asyncio.sleep(self.light_seconds)
+            try:
+                lights = self.backend.lights()
+            except Exception:  # noqa: BLE001 - a light closed while stopping
+                continue
+            if lights != self._lights:
+                self._lights = lights
+                self.broadcast({"lights": lights})

@@ -1,0 +1,472 @@
+"""The web service: the console page, its live updates, the controllers' endpoints, webhooks.
+
+aiohttp serves everything from one thread of its own with its own event loop,
+beside the game thread; while nobody uses it, that loop sleeps in ``epoll``
+without a timer. Every command goes through the backend's one command path
+(the same as MQTT and the control socket).
+
+Routes:
+
+=============================  ==========================================================
+``GET /``                      the console (a login first when ``[web] password`` is set)
+``GET|POST /login``            the login form
+``POST /logout``               ends the session (CSRF header)
+``GET /api/session``           this page's CSRF token and what the prop has
+``GET /events``                server-sent events: displays, lights, state, log, answer
+``POST /api/command``          a game-master command as JSON (CSRF header)
+``POST /api/panel``            a front-panel press or release (simulator; CSRF header)
+``GET /status`` ... ``/reset``  Escape Room Master polling and requests (``?token=``)
+``GET /static/...``            the page's CSS and JavaScript
+=============================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from aiohttp import web
+
+from ..errors import PropError
+from .auth import COOKIE, CSRF_HEADER, LoginThrottle, Session, Sessions, same_secret
+from .backend import PANEL_INPUTS, ConsoleBackend
+from .live import LiveHub, PageClient
+from .settings import WebSettings, is_loopback
+from .webhooks import WebhookSender
+
+log = logging.getLogger("baccarat.web")
+
+STATIC = Path(__file__).with_name("static")
+
+#: Longest request body read (a command is a few hundred bytes).
+MAX_BODY = 16 * 1024
+#: How long a command may wait for the game thread (a deal in progress takes a few seconds).
+COMMAND_TIMEOUT = 30.0
+#: A comment line on each open event stream this often, so a vanished page is noticed.
+HEARTBEAT_SECONDS = 20.0
+
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",  # "no-referrer" makes a form send "Origin: null"
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+    "connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+}
+
+#: Escape Room Master's requests: each runs these commands in order and answers ``ok``.
+CONTROLLER_ACTIONS: dict[str, tuple[str, ...]] = {
+    "trigger": ("force_solve",),
+    "reset": ("reset",),
+    "enable": ("enable",),
+    "disable": ("disable",),
+    "reset_enable": ("reset", "enable"),
+    "reset_disable": ("reset", "disable"),
+}
+
+
+class WebError(PropError):
+    """The web service cannot start (the port is taken, the address is not this machine's)."""
+
+
+class WebService:
+    """The console and the room controllers' HTTP side, attachable like the MQTT service."""
+
+    def __init__(
+        self,
+        backend: ConsoleBackend,
+        settings: WebSettings,
+        *,
+        static_dir: Path = STATIC,
+        command_timeout: float = COMMAND_TIMEOUT,
+        webhook_backoff: float = 0.5,
+    ) -> None:
+        self.backend = backend
+        self.settings = settings
+        self.static_dir = static_dir
+        self.command_timeout = command_timeout
+        self.sessions = Sessions()
+        self.throttle = LoginThrottle()
+        self.hub = LiveHub(backend)
+        self.webhooks = WebhookSender(
+            settings.webhooks,
+            timeout=settings.webhook_timeout_seconds,
+            retries=settings.webhook_retries,
+            backoff=webhook_backoff,
+            prop=backend.name,
+        )
+        if settings.webhooks:
+            backend.subscribe_events(self.webhooks.on_events)
+        self.port = settings.port
+        self._pages = {name: (static_dir / name).read_text(encoding="utf-8") for name in ("index.html", "login.html")}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._runner: web.AppRunner | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+
+    # -- life ---------------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        """The console's address as a browser on this machine (or the network) reaches it."""
+        host = self.settings.bind
+        if host in ("0.0.0.0", "::", ""):
+            host = "127.0.0.1"
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}/"
+
+    def start(self) -> None:
+        """Listen, on a thread of its own; raises :class:`WebError` with one clear line if it cannot."""
+        self.settings.check_listen()
+        self._thread = threading.Thread(target=self._run, name="baccarat-web", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(15):
+            raise WebError("web console did not start within 15 s")
+        if self._error is not None:
+            error = self._error
+            reason = getattr(error, "strerror", None) or str(error)
+            raise WebError(f"web console cannot listen on {self.settings.bind} port {self.settings.port}: {reason}")
+        log.info("web console on %s%s", self.url, "" if self.settings.password else " (no password: this machine only)")
+
+    def stop(self) -> None:
+        """Close the pages' streams, drop pending webhooks, stop the thread."""
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None or not thread.is_alive():
+            return
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_until_complete(self._open())
+        except (OSError, ValueError) as error:
+            self._error = error
+            loop.run_until_complete(self._close())
+            loop.close()
+            self._ready.set()
+            return
+        self._loop = loop
+        self._ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            loop.run_until_complete(self._close())
+            loop.close()
+
+    async def _open(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.hub.bind(loop)
+        self.webhooks.bind(loop)
+        self._runner = web.AppRunner(self._app(), access_log=None, handler_cancellation=True, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.settings.bind, self.settings.port, reuse_address=True)
+        await site.start()
+        addresses = self._runner.addresses
+        if addresses:
+            self.port = addresses[0][1]
+
+    async def _close(self) -> None:
+        self.hub.close()
+        await self.webhooks.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    def _app(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard])
+        app.router.add_get("/", self._index)
+        app.router.add_get("/login", self._login_page)
+        app.router.add_post("/login", self._login)
+        app.router.add_post("/logout", self._logout)
+        app.router.add_get("/api/session", self._session_info)
+        app.router.add_get("/events", self._events)
+        app.router.add_post("/api/command", self._command)
+        app.router.add_post("/api/panel", self._panel)
+        app.router.add_get("/status", self._controller_status)
+        app.router.add_get("/enable_status", self._controller_enable_status)
+        for action in CONTROLLER_ACTIONS:
+            app.router.add_get(f"/{action}", self._controller_request)
+        app.router.add_static("/static/", self.static_dir, follow_symlinks=False)
+        return app
+
+    # -- every request ----------------------------------------------------------------------------
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        try:
+            response = await handler(request)
+        except web.HTTPException as exc:
+            exc.headers.update(SECURITY_HEADERS)
+            raise
+        except (asyncio.CancelledError, ConnectionResetError):
+            raise
+        except Exception:  # never the query string: it may hold the controller token
+            log.exception("web: %s %s failed", request.method, request.path)
+            response = web.Response(status=500, text="internal error; the prop's log says more\n")
+        if not response.prepared:
+            response.headers.update(SECURITY_HEADERS)
+        return response
+
+    def _host_is_local(self, request: web.Request) -> bool:
+        """Without a password: the Host header must name this machine's loopback (no DNS rebinding)."""
+        host = (request.url.host or "").strip("[]").lower()
+        return host == "localhost" or host.endswith(".localhost") or is_loopback(host)
+
+    def _session(self, request: web.Request, *, create: bool = False) -> tuple[Session | None, bool]:
+        """The request's session, and whether it was made just now (then the response sets the cookie)."""
+        session = self.sessions.get(request.cookies.get(COOKIE))
+        if self.settings.password:
+            return session, False
+        if not self._host_is_local(request):
+            return None, False
+        if session is None and create:
+            return self.sessions.create(), True
+        return session, False
+
+    @staticmethod
+    def _set_cookie(response: web.StreamResponse, session: Session) -> None:
+        response.set_cookie(COOKIE, session.token, httponly=True, samesite="Strict", path="/")
+
+    @staticmethod
+    def _origin_ok(request: web.Request) -> bool:
+        origin = request.headers.get("Origin")
+        if origin is None:
+            return True
+        return urlsplit(origin).netloc.lower() == request.host.lower()
+
+    def _post_session(self, request: web.Request) -> tuple[Session | None, web.Response | None]:
+        """A state-changing request: a session, its CSRF token in the header, the same origin."""
+        session, _ = self._session(request)
+        if session is None:
+            return None, _json({"ok": False, "error": "not logged in (reload the page)"}, 401)
+        if not self._origin_ok(request) or not session.csrf_ok(request.headers.get(CSRF_HEADER)):
+            log.warning("web: %s %s refused: missing or wrong CSRF token", request.method, request.path)
+            return None, _json({"ok": False, "error": "refused: missing or wrong CSRF token (reload the page)"}, 403)
+        return session, None
+
+    # -- the console ------------------------------------------------------------------------------
+    async def _index(self, request: web.Request) -> web.StreamResponse:
+        session, new = self._session(request, create=True)
+        if session is None:
+            if self.settings.password:
+                raise web.HTTPSeeOther("/login")
+            return web.Response(status=403, text="this console answers on localhost only\n")
+        response = web.Response(
+            text=self._pages["index.html"], content_type="text/html", headers={"Cache-Control": "no-store"}
+        )
+        if new:
+            self._set_cookie(response, session)
+        return response
+
+    def _login_response(self, message: str = "", status: int = 200) -> web.Response:
+        text = self._pages["login.html"]
+        if message:
+            text = text.replace("<!--message-->", f'<p class="error" role="alert">{message}</p>')
+        return web.Response(status=status, text=text, content_type="text/html", headers={"Cache-Control": "no-store"})
+
+    async def _login_page(self, request: web.Request) -> web.StreamResponse:
+        if not self.settings.password:
+            raise web.HTTPSeeOther("/")
+        return self._login_response()
+
+    async def _login(self, request: web.Request) -> web.StreamResponse:
+        if not self.settings.password:
+            raise web.HTTPSeeOther("/")
+        if not self._origin_ok(request):
+            return self._login_response("Refused: the form came from another site.", 403)
+        address = request.remote or "?"
+        if self.throttle.blocked(address):
+            return self._login_response("Too many wrong passwords: wait five minutes.", 429)
+        try:
+            form = await request.post()
+        except ValueError:
+            return self._login_response("The form could not be read.", 400)
+        given = form.get("password")
+        if not isinstance(given, str) or not same_secret(given, self.settings.password):
+            self.throttle.failed(address)
+            log.warning("web: wrong console password from %s", address)
+            await asyncio.sleep(1.0)
+            return self._login_response("Wrong password.", 401)
+        session = self.sessions.create()
+        log.info("web: console login from %s", address)
+        response = web.HTTPSeeOther("/")
+        self._set_cookie(response, session)
+        raise response
+
+    async def _logout(self, request: web.Request) -> web.StreamResponse:
+        session, refused = self._post_session(request)
+        if refused is not None:
+            return refused
+        self.sessions.drop(session.token)
+        response = _json({"ok": True, "next": "/login" if self.settings.password else "/"})
+        response.del_cookie(COOKIE, path="/")
+        return response
+
+    async def _session_info(self, request: web.Request) -> web.StreamResponse:
+        session, new = self._session(request, create=True)
+        if session is None:
+            return _json({"ok": False, "error": "not logged in"}, 401)
+        response = _json(
+            {
+                "ok": True,
+                "csrf": session.csrf,
+                "name": self.backend.name,
+                "roles": list(self.backend.roles),
+                "front_panel": self.front_panel,
+                "password": bool(self.settings.password),
+                "inputs": list(PANEL_INPUTS),
+            }
+        )
+        if new:
+            self._set_cookie(response, session)
+        return response
+
+    @property
+    def front_panel(self) -> bool:
+        """The page shows the module's front panel (config allows it and the backend can press)."""
+        return self.settings.front_panel and self.backend.has_front_panel
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        session, _ = self._session(request)
+        if session is None:
+            return _json({"ok": False, "error": "not logged in"}, 401)
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": "text/event-stream",
+                "Cache-Control": "no-store",
+                "X-Accel-Buffering": "no",
+                **SECURITY_HEADERS,
+            }
+        )
+        await response.prepare(request)
+        client = PageClient()
+        self.hub.add(client)
+        try:
+            await response.write(b"retry: 2000\n\n")
+            while not client.closed:
+                try:
+                    await asyncio.wait_for(client.wake.wait(), HEARTBEAT_SECONDS)
+                except TimeoutError:
+                    await response.write(b": still here\n\n")
+                    continue
+                if client.closed:
+                    break
+                update = client.take()
+                if update:
+                    data = json.dumps(update, separators=(",", ":"))
+                    await response.write(f"event: update\ndata: {data}\n\n".encode())
+        except (ConnectionResetError, ConnectionError):
+            pass
+        finally:
+            self.hub.remove(client)
+        return response
+
+    async def _run_command(self, payload: dict[str, Any]) -> dict[str, Any]:
+        future: Future = self.backend.command(payload)
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(future), self.command_timeout)
+        except TimeoutError:
+            return {
+                "ok": False,
+                "command": payload.get("command"),
+                "error": f"the prop did not answer within {self.command_timeout:g} s",
+            }
+
+    async def _command(self, request: web.Request) -> web.StreamResponse:
+        _, refused = self._post_session(request)
+        if refused is not None:
+            return refused
+        payload, problem = await _json_body(request)
+        if problem:
+            return _json({"ok": False, "error": problem}, 400)
+        reply = await self._run_command(payload)
+        return _json(reply, 200 if reply.get("ok") else 400)
+
+    async def _panel(self, request: web.Request) -> web.StreamResponse:
+        _, refused = self._post_session(request)
+        if refused is not None:
+            return refused
+        if not self.front_panel:
+            return _json({"ok": False, "error": "this prop has no front panel in the console"}, 404)
+        payload, problem = await _json_body(request)
+        if problem:
+            return _json({"ok": False, "error": problem}, 400)
+        name, action = payload.get("input"), payload.get("action")
+        if name not in PANEL_INPUTS:
+            return _json(
+                {"ok": False, "error": f"unknown input {str(name)[:40]!r} (known: {', '.join(PANEL_INPUTS)})"}, 400
+            )
+        if action not in ("press", "release"):
+            return _json({"ok": False, "error": f"action {str(action)[:40]!r} must be press or release"}, 400)
+        try:
+            (self.backend.press if action == "press" else self.backend.release)(name)
+        except ValueError as error:
+            return _json({"ok": False, "error": str(error)}, 400)
+        return _json({"ok": True})
+
+    # -- Escape Room Master -------------------------------------------------------------------------
+    def _token_refused(self, request: web.Request) -> web.Response | None:
+        expected = self.settings.controller_token
+        if expected is None:
+            return web.Response(status=403, text="forbidden: set [web] controller_token to use these endpoints\n")
+        if not same_secret(request.query.get("token"), expected):
+            log.warning("web: %s refused: missing or wrong controller token (from %s)", request.path, request.remote)
+            return web.Response(status=403, text="forbidden: missing or wrong token\n")
+        return None
+
+    async def _controller_status(self, request: web.Request) -> web.StreamResponse:
+        refused = self._token_refused(request)
+        if refused is not None:
+            return refused
+        solved = bool(self.backend.controller_state().get("solved"))
+        return _text("triggered" if solved else "not_triggered")
+
+    async def _controller_enable_status(self, request: web.Request) -> web.StreamResponse:
+        refused = self._token_refused(request)
+        if refused is not None:
+            return refused
+        enabled = self.backend.controller_state().get("enabled", True)
+        return _text("enabled" if enabled else "disabled")
+
+    async def _controller_request(self, request: web.Request) -> web.StreamResponse:
+        refused = self._token_refused(request)
+        if refused is not None:
+            return refused
+        action = request.path.strip("/")
+        for name in CONTROLLER_ACTIONS[action]:
+            reply = await self._run_command({"command": name})
+            if not reply.get("ok"):
+                log.warning("web: controller request %s failed: %s", action, reply.get("error"))
+                return _text(f"error: {reply.get('error')}", 500)
+        log.info("web: controller request %s done", action)
+        return _text("ok")
+
+
+def _json(data: dict[str, Any], status: int = 200) -> web.Response:
+    return web.json_response(data, status=status, headers={"Cache-Control": "no-store"})
+
+
+def _text(text: str, status: int = 200) -> web.Response:
+    return web.Response(text=text, status=status, content_type="text/plain", headers={"Cache-Control": "no-store"})
+
+
+async def _json_body(request: web.Request) -> tuple[dict[str, Any], str | None]:
+    """The request's JSON object, or a one-line problem."""
+    if request.content_type != "application/json":
+        return {}, f"send JSON (Content-Type application/json), not {request.content_type or 'nothing'}"
+    try:
+        data = await request.json()
+    except web.HTTPRequestEntityTooLarge:
+        return {}, f"the request is larger than {MAX_BODY} bytes"
+    except (ValueError, UnicodeDecodeError) as error:
+        return {}, f"not JSON ({error})"
+    if not isinstance(data, dict):
+        return {}, "the request must be a JSON object"
+    return data, None

@@ -1,0 +1,125 @@
+"""Webhooks: a GET or POST to each configured URL when the module is solved, strikes or resets.
+
+For Houdini MC and anything else that takes an HTTP trigger
+(``http://houdini:14999/baccarat_solved``). The game thread only hands the
+event over to the web thread's event loop; the request, its timeout and the
+retries (with a growing pause) run there, so a slow or dead receiver never
+holds up the game. Each failed attempt is one log line, with the URL stripped
+of credentials and query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import aiohttp
+
+from .settings import Webhook
+
+log = logging.getLogger("baccarat.web")
+
+
+class WebhookSender:
+    """Delivers events to the configured webhooks from an asyncio loop."""
+
+    def __init__(
+        self,
+        hooks: tuple[Webhook, ...],
+        *,
+        timeout: float = 3.0,
+        retries: int = 3,
+        backoff: float = 0.5,
+        prop: str = "baccarat",
+    ) -> None:
+        self.hooks = hooks
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self.prop = prop
+        self.delivered = 0
+        self.failed = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._session: aiohttp.ClientSession | None = None
+        self._tasks: set[asyncio.Task] = set()
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The loop the requests run on (the web service's)."""
+        self._loop = loop
+
+    def on_events(self, events: list[dict[str, Any]]) -> None:
+        """Backend event sink (game thread): queue a delivery per matching hook, never wait."""
+        loop = self._loop
+        if loop is None:
+            return
+        for event in events:
+            for hook in self.hooks:
+                if hook.event == event.get("event"):
+                    try:
+                        loop.call_soon_threadsafe(self._spawn, hook, event)
+                    except RuntimeError:  # stopping: the loop is closed
+                        log.warning(
+                            "webhook %s %s not sent: the web service is stopping", hook.event, hook.redacted_url()
+                        )
+
+    def _spawn(self, hook: Webhook, event: dict[str, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(self.deliver(hook, event))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def deliver(self, hook: Webhook, event: dict[str, Any]) -> bool:
+        """Send one event to one hook, retrying; True once delivered."""
+        if self._session is None:
+            # No keep-alive: webhooks are rare, and an idle pooled connection would mean a timer.
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(force_close=True), timeout=aiohttp.ClientTimeout(total=self.timeout)
+            )
+        attempts = self.retries + 1
+        body = {"prop": self.prop, **event}
+        for attempt in range(1, attempts + 1):
+            try:
+                kwargs: dict[str, Any] = {"json": body} if hook.method == "POST" else {}
+                async with self._session.request(hook.method, hook.url, **kwargs) as response:
+                    await response.read()
+                    if response.status < 400:
+                        self.delivered += 1
+                        return True
+                    problem = f"HTTP {response.status}"
+                    final = 400 <= response.status < 500 and response.status not in (408, 429)
+            except TimeoutError:
+                problem, final = f"no answer within {self.timeout:g} s", False
+            except aiohttp.ClientError as error:
+                problem, final = str(error) or type(error).__name__, False
+            except ValueError as error:  # a URL aiohttp cannot use
+                problem, final = str(error), True
+            self.failed += 1
+            more = "" if final or attempt == attempts else f"; retrying in {self.backoff * 2 ** (attempt - 1):g} s"
+            log.warning(
+                "webhook %s: %s %s failed (attempt %d of %d): %s%s",
+                hook.event,
+                hook.method,
+                hook.redacted_url(),
+                attempt,
+                attempts,
+                problem,
+                more,
+            )
+            if final:
+                break
+            if attempt < attempts:
+                await asyncio.sleep(self.backoff * 2 ** (attempt - 1))
+        log.error("webhook %s: %s %s not delivered", hook.event, hook.method, hook.redacted_url())
+        return False
+
+    async def close(self) -> None:
+        """Stop: pending deliveries are dropped (each says so), the client session closes."""
+        pending = list(self._tasks)
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+            log.warning("web service stopping: %d webhook deliveries dropped", len(pending))
+        if self._session is not None:
+            await self._session.close()
+            self._session = None

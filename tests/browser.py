@@ -1,0 +1,196 @@
+"""Helpers for the web tests: a daemon with its web console, an HTTP client, a real Chromium.
+
+The daemon is the tests' usual one (MockFactory pins, luma dummy displays);
+the console is the real ``WebService`` on a free loopback port. The browser is
+Debian's ``chromium`` driven by Playwright (``scripts/test.sh`` installs both;
+Playwright's own browser download is never used).
+"""
+
+from __future__ import annotations
+
+import http.client
+import io
+import json
+import random
+import shutil
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from firmware.app import build_daemon, close_daemon
+from firmware.devices.displays import open_dummy_device
+from firmware.room.commands import GameMaster, state_document
+from firmware.simulator.pins import PinDriver
+from firmware.web.backend import DaemonBackend
+from firmware.web.server import WebService
+from firmware.web.settings import WebSettings
+from tests.conftest import Rig, make_config
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+TOKEN = "erm-token-0123456789"
+
+
+def chromium_path() -> str | None:
+    """Debian's Chromium, if installed."""
+    for name in ("chromium", "/usr/bin/chromium", "chromium-browser"):
+        found = shutil.which(name) or (name if Path(name).is_file() else None)
+        if found:
+            return found
+    return None
+
+
+class WebRig:
+    """A running daemon with its web console, and a plain HTTP client for it."""
+
+    def __init__(self, rig: Rig, backend: DaemonBackend, service: WebService) -> None:
+        self.rig = rig
+        self.daemon = rig.daemon
+        self.backend = backend
+        self.service = service
+        self.cookie: str | None = None
+        self.csrf: str | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.service.port}"
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | str | dict | None = None,
+        headers: dict[str, str] | None = None,
+        *,
+        host: str | None = None,
+        timeout: float = 10.0,
+    ) -> tuple[int, dict[str, str], bytes]:
+        """One HTTP request with a fresh connection; returns status, headers, body."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.service.port, timeout=timeout)
+        headers = dict(headers or {})
+        if isinstance(body, dict):
+            body = json.dumps(body)
+            headers.setdefault("Content-Type", "application/json")
+        if host is not None:
+            headers["Host"] = host
+        try:
+            connection.request(method, path, body=body, headers=headers)
+            response = connection.getresponse()
+            return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+        finally:
+            connection.close()
+
+    def login(self, password: str | None = None) -> None:
+        """Get a session (logging in when a password is set) and its CSRF token."""
+        if password is not None:
+            status, headers, _ = self.request(
+                "POST", "/login", f"password={password}", {"Content-Type": "application/x-www-form-urlencoded"}
+            )
+            assert status == 303, status
+            self.cookie = headers["set-cookie"].split(";")[0]
+            status, _, body = self.request("GET", "/api/session", headers={"Cookie": self.cookie})
+        else:
+            status, headers, body = self.request("GET", "/api/session")
+            self.cookie = headers["set-cookie"].split(";")[0]
+        assert status == 200, body
+        self.csrf = json.loads(body)["csrf"]
+
+    def post(
+        self,
+        path: str,
+        payload: Any,
+        *,
+        csrf: bool = True,
+        raw: bytes | None = None,
+        content_type: str = "application/json",
+    ) -> tuple[int, dict[str, Any]]:
+        """A POST with the session cookie (and the CSRF header unless ``csrf=False``)."""
+        headers = {"Cookie": self.cookie or "", "Content-Type": content_type}
+        if csrf:
+            headers["X-CSRF-Token"] = self.csrf or ""
+        body = raw if raw is not None else json.dumps(payload).encode()
+        status, _, data = self.request("POST", path, body, headers)
+        return status, json.loads(data)
+
+    def command(self, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """A game-master command through the console's API."""
+        return self.post("/api/command", payload)
+
+    def state(self) -> dict[str, Any]:
+        """The module's state document, read on the game thread."""
+        return self.daemon.call(lambda: state_document(self.daemon.module)).result(5)
+
+
+@pytest.fixture
+def web_factory(mock_factory) -> Iterator:
+    """Make a daemon with its web console attached before it starts; both stop at the end."""
+    made: list[WebRig] = []
+
+    def make(
+        *, seed: int = 1, front_panel: bool = True, settings: dict[str, Any] | None = None, **sections: Any
+    ) -> WebRig:
+        sections.setdefault("state", {"file": ""})
+        sections.setdefault("control", {"socket": ""})
+        config = make_config(**sections)
+        daemon = build_daemon(
+            config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(seed)
+        )
+        rig = Rig(daemon, mock_factory)
+        pins = PinDriver(daemon.board) if front_panel else None
+        backend = DaemonBackend(daemon, GameMaster(daemon, default_limits=config.limits), pins, name="test-prop")
+        web_settings = replace(
+            WebSettings(enabled=True, port=0, front_panel=front_panel, controller_token=TOKEN), **(settings or {})
+        )
+        service = WebService(backend, web_settings, webhook_backoff=0.05)
+        service.start()
+        web = WebRig(rig, backend, service)
+        made.append(web)
+        daemon.start()
+        assert daemon.ready.wait(5), "daemon did not get ready"
+        return web
+
+    yield make
+    for web in made:
+        web.service.stop()
+        web.daemon.stop()
+        close_daemon(web.daemon)
+
+
+def png_image(data: bytes) -> Image.Image:
+    """A screenshot as an RGB image."""
+    return Image.open(io.BytesIO(data)).convert("RGB")
+
+
+def lit_mask(frame: Image.Image) -> list[list[bool]]:
+    """Which pixels of a display frame are lit (any channel above a quarter)."""
+    rgb = frame.convert("RGB")
+    width, height = rgb.size
+    pixels = rgb.load()
+    return [[max(pixels[x, y]) > 64 for x in range(width)] for y in range(height)]
+
+
+def wait_count(rig: Rig, kind: str, count: int, timeout: float = 5.0) -> None:
+    """Wait until ``rig`` has seen ``count`` events of ``kind``."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while rig.kinds().count(kind) < count:
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"{rig.kinds().count(kind)} {kind} events within {timeout} s, not {count}; got {rig.kinds()}"
+            )
+        time.sleep(0.01)
+    rig.daemon.wait_idle()

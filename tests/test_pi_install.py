@@ -1,0 +1,321 @@
+"""scripts/_venv.sh for real: the Raspberry Pi path, a venv without pip, no root and no sudo.
+
+The scripts run for real in a copy of the repository: real bash, a real venv, real pip. Only the
+bottom is faked: the Pi's /proc/device-tree/model (BACCARAT_MODEL_FILE), and apt-get, dpkg and
+sudo (stand-ins on PATH that keep a package list and put in place the Python modules each package
+provides, as the real ones would). PATH holds only the stand-ins and the tools the scripts use, so
+a machine's real sudo or apt-get can never be reached.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS = ("bash", "id", "tr", "grep", "awk", "rm", "tail", "env", "dirname", "cat", "cut", "sha256sum", "mkdir")
+
+FAKE_APT = r"""#!/bin/bash
+# Stand-in for apt-get: logs its arguments; "install" adds the packages to the fake dpkg database
+# and puts in place the Python modules each one provides.
+echo "apt-get $*" >> "$FAKE_ROOT/apt.log"
+[ "$1" = install ] || exit 0
+for arg in "$@"; do
+  case "$arg" in -*|install) continue;; esac
+  echo "$arg" >> "$FAKE_ROOT/dpkg.db"
+  case "$arg" in
+    python3-lgpio) : > "$FAKE_ROOT/dist/lgpio.py";;
+    python3-spidev) : > "$FAKE_ROOT/dist/spidev.py";;
+    python3-rpi-lgpio|python3-rpi.gpio)
+      mkdir -p "$FAKE_ROOT/dist/RPi"; : > "$FAKE_ROOT/dist/RPi/__init__.py"; : > "$FAKE_ROOT/dist/RPi/GPIO.py";;
+    python3-venv) rm -rf "$FAKE_ROOT/no-ensurepip/ensurepip";;
+  esac
+done
+"""
+FAKE_DPKG = r"""#!/bin/bash
+# Stand-in for dpkg -s PACKAGE: installed when the fake database lists it.
+[ "$1" = -s ] && grep -qx -- "$2" "$FAKE_ROOT/dpkg.db" 2>/dev/null
+"""
+FAKE_SUDO = r"""#!/bin/bash
+# Stand-in for sudo: logs and runs the command (as the same user).
+echo "sudo $*" >> "$FAKE_ROOT/sudo.log"
+exec "$@"
+"""
+
+
+class Sandbox:
+    """A copy of the repository with fake apt-get, dpkg and (optionally) sudo on a closed PATH."""
+
+    def __init__(self, base: Path, python: str, *, sudo: bool = False):
+        self.base = base
+        self.repo = base / "repo"
+        self.fake = base / "fake"
+        for name in ("baccarat_core", "firmware", "scripts"):
+            shutil.copytree(ROOT / name, self.repo / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copy2(ROOT / name, self.repo / name)
+        bin_dir = self.fake / "bin"
+        bin_dir.mkdir(parents=True)
+        (self.fake / "dist").mkdir()
+        (self.fake / "home").mkdir()
+        (self.fake / "dpkg.db").write_text("")
+        scripts = {"apt-get": FAKE_APT, "dpkg": FAKE_DPKG} | ({"sudo": FAKE_SUDO} if sudo else {})
+        for name, text in scripts.items():
+            (bin_dir / name).write_text(text)
+            (bin_dir / name).chmod(0o755)
+        for tool in TOOLS:
+            (bin_dir / tool).symlink_to(shutil.which(tool))
+        (bin_dir / "python3").symlink_to(python)
+
+    def installed(self, *packages: str) -> None:
+        """Packages the fake dpkg reports as installed (their modules in place)."""
+        (self.fake / "dpkg.db").write_text("".join(f"{p}\n" for p in packages))
+
+    def without_ensurepip(self) -> None:
+        """Hide ensurepip, as a Debian without python3-venv does; fake apt brings it back."""
+        package = self.fake / "no-ensurepip" / "ensurepip"
+        package.mkdir(parents=True)
+        (package / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'ensurepip'\")\n")
+        (package / "__main__.py").write_text("import ensurepip\n")
+
+    def log(self, name: str) -> list[str]:
+        """The lines a stand-in logged."""
+        path = self.fake / f"{name}.log"
+        return path.read_text().splitlines() if path.exists() else []
+
+    def run(self, *extras: str, model: str | None = None, user: int | None = None) -> subprocess.CompletedProcess:
+        """Source scripts/_venv.sh in the copy, as start.sh and test.sh do."""
+        env = {
+            "PATH": str(self.fake / "bin"),
+            "HOME": str(self.fake / "home"),
+            "FAKE_ROOT": str(self.fake),
+            "PYTHONPATH": os.pathsep.join([str(self.fake / "no-ensurepip"), str(self.fake / "dist")]),
+            "LANG": "C.UTF-8",
+            # root reuses the suite's download cache; another user gets its own
+            "PIP_CACHE_DIR": str(self.fake / "home" / "pip-cache")
+            if user is not None
+            else os.environ.get("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip")),
+        }
+        env |= {k: v for k, v in os.environ.items() if k in ("PIP_FIND_LINKS", "PIP_CERT", "PIP_DEFAULT_TIMEOUT")}
+        model_file = self.fake / "model"
+        if model is not None:
+            model_file.write_bytes(model.encode() + b"\0")
+        env["BACCARAT_MODEL_FILE"] = str(model_file)
+        cmd = ["bash", "-c", '. scripts/_venv.sh "$@"', "_venv", *extras]
+        if user is not None:
+            setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+            cmd = [setpriv, f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
+        return subprocess.run(cmd, cwd=self.repo, env=env, capture_output=True, text=True, timeout=300)
+
+    def script(self, name: str, *args: str, model: str) -> subprocess.CompletedProcess:
+        """Run one of the copy's scripts as a user would (bash scripts/NAME ARGS)."""
+        (self.fake / "model").write_bytes(model.encode() + b"\0")
+        env = {
+            "PATH": str(self.fake / "bin"),
+            "HOME": str(self.fake / "home"),
+            "FAKE_ROOT": str(self.fake),
+            "PYTHONPATH": str(self.fake / "dist"),
+            "BACCARAT_MODEL_FILE": str(self.fake / "model"),
+            "LANG": "C.UTF-8",
+        }
+        return subprocess.run(
+            ["bash", f"scripts/{name}", *args], cwd=self.repo, env=env, capture_output=True, text=True, timeout=300
+        )
+
+    def venv_python(self, *code: str) -> subprocess.CompletedProcess:
+        """Run the copy's .venv python."""
+        return subprocess.run(
+            [str(self.repo / ".venv" / "bin" / "python"), *code],
+            cwd=self.repo,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    def system_site(self) -> bool:
+        """Whether the copy's venv sees the system's site-packages."""
+        cfg = (self.repo / ".venv" / "pyvenv.cfg").read_text()
+        return "include-system-site-packages = true" in cfg
+
+
+def _base_python() -> str:
+    """The interpreter the suite's venv was made from (python3 on PATH when test.sh ran)."""
+    return str(Path(sys.executable).resolve())
+
+
+# --- the Raspberry Pi path ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pi(tmp_path_factory):
+    """A copy installed once as on a fresh Raspberry Pi 5: what the first run did."""
+    box = Sandbox(tmp_path_factory.mktemp("pi"), _base_python())
+    first = box.run(model="Raspberry Pi 5 Model B Rev 1.0")
+    return box, first, box.log("apt")
+
+
+PI_PACKAGES = {"python3-pil", "python3-lgpio", "python3-spidev"}
+
+
+def _installed_by_apt(lines: list[str]) -> set[str]:
+    return {
+        word
+        for line in lines
+        if line.startswith("apt-get install")
+        for word in line.split()[2:]
+        if not word.startswith("-")
+    }
+
+
+def test_a_fresh_pi_gets_the_compiled_pieces_from_the_os_and_the_rest_from_pip(pi):
+    box, first, apt = pi
+    assert first.returncode == 0, first.stderr
+    assert apt[0] == "apt-get update -qq"
+    assert _installed_by_apt(apt) == PI_PACKAGES | {"python3-rpi-lgpio"}
+    assert box.system_site(), "the Pi's venv must see the OS's packages"
+    # The project and its pure-Python dependencies are in the venv, ready to run.
+    run = box.venv_python("-m", "firmware.cli", "check-config", "firmware/default-config.toml")
+    assert run.returncode == 0 and "GPIO5" in run.stdout, run.stderr
+    pip_list = box.venv_python("-m", "pip", "list", "--format=freeze").stdout.lower()
+    assert "gpiozero==2.0.1.post3" in pip_list and "luma.oled" in pip_list
+    assert "lgpio" not in pip_list and "spidev" not in pip_list, "pip must not fetch what the OS provides"
+
+
+def test_a_second_run_on_the_pi_installs_nothing_again(pi):
+    box, first, _ = pi
+    cfg = box.repo / ".venv" / "pyvenv.cfg"
+    before = cfg.stat().st_mtime_ns
+    lines_before = len(box.log("apt"))
+    again = box.run(model="Raspberry Pi 5 Model B Rev 1.0")
+    assert again.returncode == 0, again.stderr
+    assert box.log("apt")[lines_before:] == []
+    assert cfg.stat().st_mtime_ns == before, "a healthy venv is kept"
+    assert again.stderr == ""
+
+
+def test_an_older_pi_keeps_the_rpi_gpio_package_it_has(pi):
+    box, _, _ = pi
+    box.installed("python3-rpi.gpio")
+    lines_before = len(box.log("apt"))
+    run = box.run(model="Raspberry Pi 4 Model B Rev 1.5")
+    assert run.returncode == 0, run.stderr
+    assert _installed_by_apt(box.log("apt")[lines_before:]) == PI_PACKAGES
+
+
+def test_a_pi_5_replaces_rpi_gpio_with_rpi_lgpio(pi):
+    box, _, _ = pi
+    box.installed("python3-rpi.gpio", *PI_PACKAGES)
+    lines_before = len(box.log("apt"))
+    run = box.run(model="Raspberry Pi 5 Model B Rev 1.0")
+    assert run.returncode == 0, run.stderr
+    assert _installed_by_apt(box.log("apt")[lines_before:]) == {"python3-rpi-lgpio"}
+    assert "python3-rpi-lgpio replaces python3-rpi.gpio" in run.stderr
+
+
+def test_a_missing_binding_is_named_in_one_line(pi):
+    box, _, _ = pi
+    box.installed("python3-rpi-lgpio", *PI_PACKAGES)
+    spidev = box.fake / "dist" / "spidev.py"
+    spidev.unlink()
+    try:
+        run = box.run(model="Raspberry Pi 5 Model B Rev 1.0")
+    finally:
+        spidev.write_text("")
+    assert run.returncode == 1
+    assert run.stderr.strip().splitlines() == [
+        "error: the venv cannot use Raspberry Pi OS's packages (ModuleNotFoundError: No module named 'spidev')"
+    ]
+
+
+def test_a_pi_venv_that_cannot_see_the_os_packages_is_made_again(pi):
+    box, _, _ = pi
+    box.installed("python3-rpi-lgpio", *PI_PACKAGES)
+    cfg = box.repo / ".venv" / "pyvenv.cfg"
+    cfg.write_text(cfg.read_text().replace("site-packages = true", "site-packages = false"))
+    run = box.run(model="Raspberry Pi 5 Model B Rev 1.0")
+    assert run.returncode == 0, run.stderr
+    assert box.system_site()
+
+
+def test_start_sh_on_a_pi_runs_the_daemon_with_its_arguments(pi):
+    box, _, _ = pi
+    box.installed("python3-rpi-lgpio", *PI_PACKAGES)
+    run = box.script("start.sh", "--help", model="Raspberry Pi Zero 2 W Rev 1.0")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("usage: baccarat run"), run.stdout
+
+
+# --- a venv that repairs itself (on a PC) -----------------------------------------------------------
+
+
+def test_a_venv_without_pip_is_repaired(tmp_path):
+    box = Sandbox(tmp_path, _base_python())
+    subprocess.run([_base_python(), "-m", "venv", "--without-pip", str(box.repo / ".venv")], check=True)
+    assert box.venv_python("-m", "pip", "--version").returncode != 0
+    run = box.run()
+    assert run.returncode == 0, run.stderr
+    assert box.venv_python("-m", "pip", "--version").returncode == 0
+    assert box.venv_python("-c", "import firmware.cli, gpiozero, luma.oled").returncode == 0
+    assert not box.system_site(), "a PC's venv stays plain"
+    assert run.stdout + run.stderr == "", "quiet when nothing is wrong"
+    assert box.log("apt") == []
+
+
+DEBIAN_PYTHON = "/usr/bin/python3"  # Debian's own, which keeps ensurepip in python3-venv
+NOBODY = 65534
+
+
+def _unprivileged_sandbox(sudo: bool) -> Sandbox:
+    base = Path(tempfile.mkdtemp(prefix="baccarat-venv-"))
+    base.chmod(0o755)
+    box = Sandbox(base, DEBIAN_PYTHON, sudo=sudo)
+    box.without_ensurepip()
+    # What a first run as this user left behind before the fix: a .venv without pip.
+    subprocess.run([DEBIAN_PYTHON, "-m", "venv", "--without-pip", str(box.repo / ".venv")], check=True)
+    for path in [base, *base.rglob("*")]:
+        os.lchown(path, NOBODY, NOBODY)
+    return box
+
+
+def test_without_root_or_sudo_it_says_in_one_line_what_to_run_as_root():
+    box = _unprivileged_sandbox(sudo=False)
+    try:
+        run = box.run(user=NOBODY)
+        assert run.returncode == 1
+        assert run.stderr.splitlines() == [
+            "error: python3-venv missing and no sudo here; as root, run: apt-get install -y python3-venv"
+        ]
+        assert "ensurepip is not available" not in run.stdout + run.stderr
+        assert box.log("apt") == []
+    finally:
+        shutil.rmtree(box.base)
+
+
+def test_with_sudo_it_installs_python3_venv_and_repairs_the_venv():
+    box = _unprivileged_sandbox(sudo=True)
+    try:
+        run = box.run(user=NOBODY)
+        assert run.returncode == 0, run.stderr
+        assert box.log("sudo") == [
+            "sudo apt-get update -qq",
+            "sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv",
+        ]
+        assert run.stderr.splitlines() == ["installing python3-venv with apt-get"]
+        assert box.venv_python("-m", "pip", "--version").returncode == 0
+        assert box.venv_python("-c", "import firmware.cli, gpiozero, luma.oled").returncode == 0
+    finally:
+        shutil.rmtree(box.base)
+
+
+def test_the_shell_scripts_pass_shellcheck():
+    tool = shutil.which("shellcheck")
+    assert tool, "shellcheck is missing: scripts/test.sh installs it"
+    scripts = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "scripts").glob("*.sh"))
+    run = subprocess.run([tool, "-x", *scripts], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stdout
