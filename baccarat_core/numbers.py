@@ -75,6 +75,10 @@ def parse_dollars(text: str, what: str = "amount", *, maximum: int | None = None
 
 
 def show_value(value: object, limit: int = 40) -> str:
-    """A value as a message quotes it, cut short: text in double quotes (``"3"``), else as Python shows it."""
-    text = json.dumps(value, ensure_ascii=False) if isinstance(value, str) else repr(value)
+    """A value as a message quotes it, cut short: as JSON spells it (``"3"``, ``true``, ``{"a": 1}``),
+    else (a value JSON has no spelling for) as Python shows it."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -79,10 +79,10 @@ def test_identify_blinks_both_lights_and_inverts_every_display_then_goes_back(ri
     status = rig.daemon.board.status
     seen = set()
     deadline = time.monotonic() + 1.5
-    while time.monotonic() < deadline and len(seen) < 2:
-        seen.add((bool(status.red.value), bool(status.green.value)))
+    while time.monotonic() < deadline and len(seen) < 4:
+        seen |= {("red", bool(status.red.value)), ("green", bool(status.green.value))}
         time.sleep(0.02)
-    assert seen == {(True, True), (False, False)}, "red and green blink together"
+    assert seen == {("red", True), ("red", False), ("green", True), ("green", False)}, "both lights blink"
     time.sleep(3.2)
     rig.daemon.wait_idle()
     for role, frame in before.items():

@@ -1,5 +1,7 @@
 """Edgework: serial number, ports, indicators, solved count and their validation."""
 
+import json
+
 import pytest
 
 from baccarat_core import VANILLA_PORTS, Edgework, EdgeworkError
@@ -117,7 +119,7 @@ def test_solved_valid(solved):
 def test_solved_invalid(solved):
     with pytest.raises(EdgeworkError) as caught:
         Edgework("A1", solved=solved)
-    assert str(solved) in str(caught.value)
+    assert json.dumps(solved) in str(caught.value)  # as JSON spells it: true, null, "3"
 
 
 def test_with_solved_keeps_the_rest():

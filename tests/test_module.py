@@ -114,7 +114,7 @@ def test_bad_arrow_and_area():
     module = make()
     with pytest.raises(BaccaratError):
         module.arrow("up")
-    with pytest.raises(BaccaratError, match="'table'"):
+    with pytest.raises(BaccaratError, match='"table"'):
         module.press("table")
     with pytest.raises(BaccaratError):
         module.hold("dealer")

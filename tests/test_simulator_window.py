@@ -53,3 +53,61 @@ def test_window_keys_drive_the_pins(mock_factory, tmp_path):
     thread.join(8)
     assert result.get("exit") == 0
     assert os.environ["SDL_VIDEODRIVER"] == "dummy"
+
+
+def test_the_window_is_scaled_by_a_whole_number_with_crisp_pixels(mock_factory):
+    import random
+
+    import pygame
+
+    from firmware.app import build_daemon
+    from firmware.devices.displays import open_dummy_device
+    from firmware.simulator.compose import compose
+    from firmware.simulator.screenlog import RecentLog
+
+    daemon = build_daemon(
+        make_config(), pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(3)
+    )
+    recent = RecentLog()
+    recent.add("a log line under the key map")
+    result: dict = {}
+    thread = threading.Thread(
+        target=lambda: result.setdefault("exit", run_window(daemon, max_seconds=3, scale=3, recent=recent))
+    )
+    thread.start()
+    assert daemon.ready.wait(5)
+    time.sleep(1.0)
+    picture = compose(daemon, log=recent.lines, strikes=0)
+    surface = pygame.display.get_surface()
+    assert surface.get_size() == (picture.width * 3, picture.height * 3)
+    shown = pygame.image.tobytes(surface, "RGB")
+    thread.join(8)
+    assert result.get("exit") == 0
+    from PIL import Image
+
+    window = Image.frombytes("RGB", (picture.width * 3, picture.height * 3), shown)
+    # Nearest-neighbour: every picture pixel is a 3x3 square of its own colour, no blur.
+    assert window.resize(picture.size, Image.NEAREST).tobytes() == picture.tobytes()
+    assert window.tobytes() == picture.resize(window.size, Image.NEAREST).tobytes()
+
+
+def test_the_default_scale_is_the_largest_that_fits_the_screen():
+    from firmware.simulator.window import FALLBACK_SCALE, fit_scale
+
+    assert fit_scale((484, 230), (1920, 1080)) == 3  # 1452x690 fits, 1936 wide does not
+    assert fit_scale((484, 230), (3840, 2160)) == 7
+    assert fit_scale((484, 230), (800, 600)) == 1
+    assert fit_scale((484, 230), (400, 300)) == 1  # never below 1
+    assert fit_scale((484, 230), None) == FALLBACK_SCALE  # SDL's dummy driver knows no screen
+
+
+def test_no_pygame_banner():
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "PYGAME_HIDE_SUPPORT_PROMPT"}
+    code = "import firmware.simulator, pygame"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert "pygame" not in out.stdout + out.stderr
+    bare = subprocess.run([sys.executable, "-c", "import pygame"], capture_output=True, text=True, env=env)
+    assert "pygame" in bare.stdout  # the banner that the simulator hides

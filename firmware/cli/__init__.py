@@ -40,13 +40,18 @@ def arg_type(parse: Callable[[str], object]) -> Callable[[str], object]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole ``baccarat`` command line."""
-    from . import deck_play, gm, run
+    from . import deck_play, gm, helptext, run
 
-    parser = Parser(prog="baccarat", description="The Baccarat module prop.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    parser = Parser(
+        prog="baccarat",
+        description="The Baccarat module prop (Keep Talking and Nobody Explodes): its daemon, simulator and tools.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {helptext.version()}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser, metavar="COMMAND")
     deck_play.add_commands(sub)
     run.add_commands(sub)
     gm.add_commands(sub)
+    helptext.apply(parser, sub)
     return parser
 
 

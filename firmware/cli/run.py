@@ -9,12 +9,46 @@ import warnings
 from dataclasses import replace
 from pathlib import Path
 
+from baccarat_core import BaccaratError
+from baccarat_core.numbers import parse_count
+
 from ..config import DEFAULT_CONFIG, describe_wiring, load_config
 from ..config_perms import warn_if_readable
 from ..errors import PropError
+from . import arg_type
 
 #: Where the service looks for its config when --config is not given.
 SYSTEM_CONFIG = Path("/etc/baccarat/config.toml")
+
+#: The simulator's views (firmware.simulator.VIEWS; named here so that `baccarat --help` stays quick).
+VIEWS = ("auto", "window", "terminal", "text", "asciiblock")
+
+
+def _run_epilog() -> str:
+    from ..simulator.keys import KEY_MAP_LINES
+
+    keys = "\n".join("  " + line for line in KEY_MAP_LINES)
+    return f"""\
+the simulator (--simulate): the real daemon on gpiozero's mock pins, its displays on this PC
+  --view auto        a window if a display server is there, else the terminal (default)
+  --view window      a pygame window, scaled to fit the screen with crisp pixels (--scale N)
+  --view terminal    the displays in braille when the terminal is large enough (about
+                     135x35 with the reference displays) and UTF-8, else the text view
+  --view text        the prop in words: fits 80x24, plain ASCII works
+  --view asciiblock  luma.emulator's coloured blocks (a large terminal)
+  --gm               the game master's details on screen (the deck's derivation in the
+                     log, the next round in the text view); players should not see them
+
+keys:
+{keys}
+  In the window, keys 1-5 are real button presses: hold one 0.5 s to clear that area.
+  Escape also quits the window.
+
+examples:
+  baccarat run --simulate
+  baccarat run --simulate --view text --config my-config.toml
+  baccarat run --config /etc/baccarat/config.toml      (on the Pi; the service does this)
+"""
 
 
 def config_path(path: str | None) -> Path:
@@ -37,6 +71,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..app import attach_services, build_daemon, mock_pin_factory, restore_module, run_forever, setup_logging
     from ..devices.displays import open_dummy_device, open_luma_device
 
+    if not args.simulate and (args.gm or args.scale is not None):
+        raise PropError("--gm and --scale are for the simulator: add --simulate")
     config = load_config(config_path(args.config))
     if args.card_seconds is not None:
         config = replace(config, timing=replace(config.timing, card_seconds=args.card_seconds))
@@ -61,7 +97,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         closers = attach_services(daemon, config, simulate=True, pin_driver=PinDriver(daemon.board))
         try:
-            return run_simulator(daemon, view=args.view, hold_seconds=config.timing.hold_seconds)
+            return run_simulator(
+                daemon, view=args.view, hold_seconds=config.timing.hold_seconds, scale=args.scale, gm=args.gm
+            )
         finally:
             for close in closers:
                 close()
@@ -80,19 +118,36 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run_forever(daemon, attach_services(daemon, config))
 
 
+def _scale(text: str) -> int:
+    """``--scale``: a whole number from 1 to 16."""
+    scale = parse_count(text, "scale", maximum=16)
+    if scale < 1:
+        raise BaccaratError("scale 0 is below the least allowed (1)")
+    return scale
+
+
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``run`` and ``check-config``."""
-    run = sub.add_parser("run", help="run the prop (on a Pi), or the simulator with --simulate")
+    run = sub.add_parser(
+        "run",
+        help="run the prop (on a Pi), or the simulator with --simulate",
+        description="Run the prop until SIGTERM, or with --simulate the simulator until you quit it.",
+        epilog=_run_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     run.add_argument("--config", help=f"config file (default {SYSTEM_CONFIG} if present, else the reference build's)")
     run.add_argument(
         "--simulate", action="store_true", help="run on a PC: mock pins, emulated displays, keyboard input"
     )
+    run.add_argument("--view", choices=VIEWS, default="auto", help="the simulator's view (below; default auto)")
     run.add_argument(
-        "--view",
-        choices=("auto", "window", "terminal", "asciiblock"),
-        default="auto",
-        help="simulator display: a pygame window, or the terminal (auto: window if a display server is there)",
+        "--scale",
+        type=arg_type(_scale),
+        default=None,
+        metavar="N",
+        help="window pixels per display pixel, 1-16 (default: the largest that fits the screen)",
     )
+    run.add_argument("--gm", action="store_true", help="show the game master's details in the simulator")
     run.add_argument(
         "--card-seconds", type=float, default=None, help="pause between cards during a deal (overrides the config)"
     )

@@ -7,9 +7,10 @@ from itertools import groupby
 from PIL import Image
 
 from baccarat_core.chips import chip_label
+from baccarat_core.numbers import format_dollars
 from baccarat_core.rounds import AREAS
 
-from .canvas import CHAR_W, CHIP_RGB, LINE_H, TINY_H, TINY_W, Painter
+from .canvas import CHAR_W, CHIP_RGB, LINE_H, TINY_H, TINY_W, Painter, tiny_width
 from .views import BetsView
 
 LABELS: dict[str, str] = {"player": "PLR", "banker": "BNK", "tie": "TIE", "player_pair": "P.P", "banker_pair": "B.P"}
@@ -25,7 +26,7 @@ def _chip_text(value: int, count: int) -> str:
 
 
 def _total(amount: int) -> str:
-    return f"${amount:,}" if amount else ""
+    return format_dollars(amount) if amount else ""
 
 
 def render_bets(view: BetsView, size: tuple[int, int], mode: str) -> Image.Image:
@@ -33,7 +34,8 @@ def render_bets(view: BetsView, size: tuple[int, int], mode: str) -> Image.Image
     the active chip between the arrows that can still move it.
 
     Sizes: 128x64 and taller mono or colour (a 10-pixel row per area, chip faces in the 3x5
-    font), and 128x32 (a compact layout in the 3x5 font with the active chip boxed on the right).
+    font), and 128x32 (a compact layout in the 3x5 font with the active chip boxed on the right:
+    5-pixel rows with a blank row between them, a dot between chips).
     """
     p = Painter(size, mode)
     compact = p.height < 48
@@ -46,10 +48,10 @@ def render_bets(view: BetsView, size: tuple[int, int], mode: str) -> Image.Image
         if compact:
             p.tiny((0, y), _tiny_label(area))
             p.tiny((4 * TINY_W, y), _total(sum(stack)))
-            _chips(p, chip_x, y, stack, right)
+            _compact_chips(p, chip_x, y, stack, right)
         else:
             p.text((0, y), LABELS[area])
-            p.text((3 * CHAR_W + 2, y), _total(sum(stack)))
+            p.text((3 * CHAR_W + 4, y), _total(sum(stack)))
             _chips(p, chip_x, y, stack, right)
     _denomination(p, view, compact)
     return p.image
@@ -75,6 +77,23 @@ def _chips(p: Painter, x: int, y: int, stack: tuple[int, ...], right: int) -> No
         x += width
 
 
+def _compact_chips(p: Painter, x: int, y: int, stack: tuple[int, ...], right: int) -> None:
+    """Chips left to right = bottom to top as lit figures with a dot between them (``25·5·1``),
+    so that a row stays within its 5 pixels and never touches the next."""
+    chips: list[tuple[str, int | None]] = [(_chip_text(v, n), v) for v, n in runs(stack)]
+    # When the stack is too long, keep its top and mark the hidden bottom with "+".
+    hidden = False
+    while chips and x + sum(tiny_width(text) + 4 for text, _ in chips) - 4 > right:
+        chips, hidden = chips[1:], True
+    if hidden:
+        chips.insert(0, ("+", None))
+    for number, (text, value) in enumerate(chips):
+        if number:
+            p.draw.point((x + 1, y + 2), fill=p.ink())
+            x += 4
+        x += p.tiny((x, y), text, fill=p.ink(CHIP_RGB.get(value) if value else None)) + 1
+
+
 def _denomination(p: Painter, view: BetsView, compact: bool) -> None:
     """Bottom-left: the active chip between the arrows that can still move."""
     left = "<" if view.can_go_left else " "
@@ -82,9 +101,9 @@ def _denomination(p: Painter, view: BetsView, compact: bool) -> None:
     if compact:
         x, y = p.width - 33, p.height - TINY_H - 8
         p.draw.rectangle((x, y - 2, p.width - 1, p.height - 1), outline=p.ink())
-        p.tiny((x + 3, y + 1), "$" + chip_label(view.denomination))
+        p.tiny((x + 3, y + 1), f"{left}${chip_label(view.denomination)}{right}")
         return
     y = p.height - LINE_H + 1
-    text = f"{left} CHIP ${view.denomination:,} {right}"
+    text = f"{left} CHIP {format_dollars(view.denomination)} {right}"
     p.draw.line((0, y - 3, p.width - 1, y - 3), fill=p.ink())
     p.text((0, y), text, CHIP_RGB.get(view.denomination))

@@ -6,8 +6,15 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-#: The classic 6x11 bitmap font: crisp on a 1-bit OLED. Capitals and digits
-#: have ink in rows 2-10 of a glyph, so lines can be 9-10 pixels apart.
+#: Pillow's built-in bitmap font (courB08, 6 pixels a character): crisp on a 1-bit OLED.
+#: Capitals and digits are 6 rows tall, so lines can be 9-10 pixels apart.
+#:
+#: Many of its glyphs (A, B, T, W, ...) have ink one column left of their origin:
+#: their cell is really 7 columns wide, overlapping the previous one. Pillow draws a
+#: string into a mask that starts at the first glyph's origin, which cuts that column
+#: off the first letter of every line ("IABLE LIMITS"). :func:`draw_text` therefore
+#: draws behind a space, one column to the right: the ink of ``n`` characters drawn at
+#: ``x`` lies in columns ``x`` to ``x + 6n``, and no glyph loses a column.
 # Pillow 10.1 renamed its loader; Pillow 9.4 (Raspberry Pi OS Bookworm's python3-pil) has only load_default().
 FONT = getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()
 CHAR_W = 6
@@ -28,7 +35,7 @@ _TINY_GLYPHS: dict[str, tuple[str, ...]] = {
     "9": ("###", "#.#", "###", "..#", "##."),
     "K": ("#.#", "#.#", "##.", "#.#", "#.#"),
     "X": ("...", "#.#", ".#.", "#.#", "..."),
-    "$": (".##", "##.", ".#.", ".##", "##."),
+    "$": (".###.", "#.#..", ".###.", "..#.#", ".###."),  # an S with the bar through it: 5 wide
     ",": ("...", "...", "...", ".#.", "#.."),
     "+": ("...", ".#.", "###", ".#.", "..."),
     " ": ("...", "...", "...", "...", "..."),
@@ -41,9 +48,24 @@ _TINY_GLYPHS: dict[str, tuple[str, ...]] = {
     "I": ("###", ".#.", ".#.", ".#.", "###"),
     "E": ("###", "#..", "##.", "#..", "###"),
     ".": ("...", "...", "...", "...", ".#."),
+    "<": ("..#", ".#.", "#..", ".#.", "..#"),
+    ">": ("#..", ".#.", "..#", ".#.", "#.."),
 }
-TINY_W = 4  # 3 pixels and a gap
+TINY_W = 4  # 3 pixels and a gap (the "$" is 5 pixels and a gap)
 TINY_H = 5
+
+
+def tiny_width(text: str) -> int:
+    """The width :meth:`Painter.tiny` draws ``text`` at (without the gap after the last glyph)."""
+    widths = [len(_TINY_GLYPHS.get(char, _TINY_GLYPHS[" "])[0]) + 1 for char in text.upper()]
+    return max(0, sum(widths) - 1)
+
+
+def draw_text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, fill: object) -> None:
+    """``text`` in FONT at ``xy`` (the top of the glyph cell) with no column cut off the first letter."""
+    x, y = xy
+    draw.text((x - CHAR_W + 1, y), " " + text, font=FONT, fill=fill)
+
 
 # 7x7 suit icons.
 SUIT_ICONS: dict[str, tuple[str, ...]] = {
@@ -111,7 +133,7 @@ class Painter:
         x, y = xy
         fill = self.ink(rgb) if fill is None else fill
         if scale == 1:
-            self.draw.text((x, y - _TOP), text, font=FONT, fill=fill)
+            draw_text(self.draw, (x, y - _TOP), text, fill)
             return
         glyphs = text_mask(text)
         big = glyphs.resize((glyphs.width * scale, glyphs.height * scale), Image.NEAREST)
@@ -126,16 +148,17 @@ class Painter:
         self.text((left + max(0, (right - left - width) // 2), y), text, rgb, scale=scale)
 
     def tiny(self, xy: tuple[int, int], text: str, fill: Ink | None = None) -> int:
-        """Draw with the 3x5 font; returns the width used."""
+        """Draw with the 3x5 font; returns the width used (:func:`tiny_width`)."""
         x, y = xy
         fill = self.ink() if fill is None else fill
         for char in text.upper():
-            for row, bits in enumerate(_TINY_GLYPHS.get(char, _TINY_GLYPHS[" "])):
+            glyph = _TINY_GLYPHS.get(char, _TINY_GLYPHS[" "])
+            for row, bits in enumerate(glyph):
                 for col, bit in enumerate(bits):
                     if bit == "#":
                         self.draw.point((x + col, y + row), fill=fill)
-            x += TINY_W
-        return len(text) * TINY_W - 1
+            x += len(glyph[0]) + 1
+        return tiny_width(text)
 
     def suit(self, xy: tuple[int, int], suit: str, *, scale: int = 1) -> None:
         """A 7x7 suit icon (hearts and diamonds red on a colour display)."""
@@ -153,19 +176,20 @@ class Painter:
         """A card as rank and suit icon; returns its width."""
         rank, suit = card[:-1], card[-1]
         self.text(xy, rank, scale=scale)
-        x = xy[0] + len(rank) * CHAR_W * scale
+        x = xy[0] + (len(rank) * CHAR_W + 1) * scale  # a column clear of the rank's ink (see FONT)
         self.suit((x, xy[1]), suit, scale=scale)
         return x + SUIT_W * scale - xy[0]
 
 
 @lru_cache(maxsize=256)
 def text_mask(text: str) -> Image.Image:
-    """``text`` in FONT as a 1-bit mask (used for scaled text and by tests)."""
-    image = Image.new("1", (max(1, len(text) * CHAR_W), 11))
-    ImageDraw.Draw(image).text((0, 0), text, font=FONT, fill=1)
+    """``text`` in FONT as a 1-bit mask, ink from column 0 as :func:`draw_text` draws it
+    (used for scaled text and by tests)."""
+    image = Image.new("1", (len(text) * CHAR_W + 1, 11))
+    draw_text(ImageDraw.Draw(image), (0, 0), text, 1)
     return image
 
 
 def card_width(card: str, scale: int = 1) -> int:
     """The width :meth:`Painter.card` draws ``card`` at."""
-    return (len(card) - 1) * CHAR_W * scale + SUIT_W * scale
+    return ((len(card) - 1) * CHAR_W + 1 + SUIT_W) * scale

@@ -79,10 +79,12 @@ def _compact(p: Painter, view: TableView) -> None:
     y = 2 * (LINE_H + 1) + 1
     color = view.deck_color.upper()
     p.text((0, y), color, DECK_RGB.get(view.deck_color))
+    room = (p.width - (len(color) + 1) * CHAR_W - 1) // CHAR_W
     footer = _footer(view)
-    room = (p.width - (len(color) + 1) * CHAR_W) // CHAR_W
-    footer = footer if len(footer) <= room else footer[:room]
-    p.text((p.width - len(footer) * CHAR_W, y), footer)
+    if len(footer) > room:  # "BANKER WINS +$0.95" -> "BANKER +$0.95": keep the money in sight
+        footer = footer.replace(" WINS", "")
+    footer = footer[:room]
+    p.text((p.width - len(footer) * CHAR_W - 1, y), footer)
 
 
 def _tall(p: Painter, view: TableView) -> None:

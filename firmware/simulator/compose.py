@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Sequence
+
 from PIL import Image, ImageDraw
 
 from ..daemon import Daemon
-from ..render.canvas import FONT
+from ..render.canvas import draw_text
 from .keys import KEY_MAP_LINES
 
 BACKGROUND = (24, 60, 36)  # baize green
 GAP = 8
+#: Log lines under the key map when :func:`compose` is given a log.
+LOG_LINES = 4
 
 
 def light_states(daemon: Daemon) -> dict[str, object]:
@@ -32,14 +37,19 @@ def _frame(daemon: Daemon, role: str) -> Image.Image | None:
     return screen.last_frame.convert("RGB")
 
 
-def compose(daemon: Daemon, *, key_map: bool = True) -> Image.Image:
-    """The whole prop as one picture: the three displays' last frames, the lights, the key map."""
+def compose(
+    daemon: Daemon, *, key_map: bool = True, log: Sequence[str] | None = None, strikes: int | None = None
+) -> Image.Image:
+    """The whole prop as one picture: the three displays' last frames, the lights (and ``strikes``),
+    the key map and, given a ``log``, its last lines (wrapped; the picture's size does not depend on them)."""
     frames = {role: _frame(daemon, role) for role in ("placard", "table", "bets")}
     sizes = {role: (f.size if f else (128, 64)) for role, f in frames.items()}
     width = GAP + sizes["table"][0] + GAP + sizes["bets"][0] + GAP
     top = GAP + sizes["placard"][1] + GAP
     lower = max(sizes["table"][1], sizes["bets"][1])
     text_h = (len(KEY_MAP_LINES) + 2) * 11 if key_map else 14
+    if log is not None:
+        text_h += LOG_LINES * 11 + 4
     text_w = max(len(line) for line in KEY_MAP_LINES) * 6 + 2 * GAP if key_map else 0
     width = max(width, text_w)
     height = top + lower + GAP + text_h
@@ -52,7 +62,7 @@ def compose(daemon: Daemon, *, key_map: bool = True) -> Image.Image:
         if frames[role] is not None:
             image.paste(frames[role], xy)
         else:
-            draw.text((xy[0] + 4, xy[1] + 4), f"no {role} display", font=FONT, fill=(200, 80, 80))
+            draw_text(draw, (xy[0] + 4, xy[1] + 4), f"no {role} display", (200, 80, 80))
 
     place("placard", ((width - sizes["placard"][0]) // 2, GAP))
     place("table", (GAP, top))
@@ -61,11 +71,24 @@ def compose(daemon: Daemon, *, key_map: bool = True) -> Image.Image:
     lights = light_states(daemon)
     y = top + lower + GAP
     draw.ellipse((GAP, y, GAP + 9, y + 9), fill=lights["status_rgb"])
-    draw.text((GAP + 14, y), f"STATUS {lights['status']}", font=FONT, fill=(230, 230, 230))
+    draw_text(draw, (GAP + 14, y), f"STATUS {lights['status']}", (230, 230, 230))
     x = width // 2 + 10
     draw.ellipse((x, y, x + 9, y + 9), fill=lights["deck_rgb"])
-    draw.text((x + 14, y), f"DECK {lights['deck']}", font=FONT, fill=(230, 230, 230))
+    draw_text(draw, (x + 14, y), f"DECK {lights['deck']}", (230, 230, 230))
+    if strikes is not None:
+        text = f"STRIKES {strikes}"
+        draw_text(draw, (width - GAP - len(text) * 6, y), text, (240, 120, 100) if strikes else (230, 230, 230))
+    y += 14
     if key_map:
         for number, line in enumerate(KEY_MAP_LINES):
-            draw.text((GAP, y + 14 + number * 11), line, font=FONT, fill=(255, 230, 150))
+            draw_text(draw, (GAP, y + number * 11), line, (255, 230, 150))
+        y += len(KEY_MAP_LINES) * 11
+    if log is not None:
+        room = (width - 2 * GAP) // 6
+        rows: list[str] = []
+        for line in log:
+            rows += textwrap.wrap(line, room, subsequent_indent="  ") or [""]
+        draw.line((GAP, y + 1, width - GAP, y + 1), fill=(60, 100, 70))
+        for number, line in enumerate(rows[-LOG_LINES:]):
+            draw_text(draw, (GAP, y + 4 + number * 11), line, (200, 220, 200))
     return image

@@ -1,0 +1,136 @@
+"""What ``baccarat --help`` and each command's ``--help`` tell a user beyond the options:
+allowed values, input formats, examples. Kept in one place and applied to the parsers by
+:func:`apply`, so that the commands' own modules hold only their options."""
+
+from __future__ import annotations
+
+import argparse
+from importlib import metadata
+
+from baccarat_core.deck import COLORS
+from baccarat_core.edgework import VANILLA_PORTS
+from baccarat_core.limits import MINIMUMS, RATIO_BOUNDS
+from baccarat_core.numbers import format_dollars
+from baccarat_core.rounds import AREAS
+
+EXAMPLE_EDGEWORK = "--serial AB3DE4 --ports Parallel,Serial,RJ-45 --lit FRK --unlit CAR"
+
+#: The players' manual, at its public address (the project cannot ship its text).
+MANUAL_URL = "https://ktane.timwi.de/HTML/Baccarat.html"
+
+
+def version() -> str:
+    """The installed package's version (``baccarat-prop``), or ``unknown`` when run from a bare checkout."""
+    try:
+        return metadata.version("baccarat-prop")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _minimums() -> str:
+    return ", ".join(format_dollars(m) for m in MINIMUMS[:-1]) + f" or {format_dollars(MINIMUMS[-1])}"
+
+
+MAIN_EPILOG = f"""\
+commands for players and game masters:
+  deck          the deck that appears now, and the rounds it deals (the cheat sheet)
+  play          a headless session: JSON inputs on stdin, JSON events on stdout
+commands for the prop:
+  run           the prop on a Pi, or the simulator on a PC (run --simulate)
+  check-config  validate a config file and print its wiring
+commands to a running prop (over its control socket):
+  solved, reset, force-solve, hint, status
+
+`baccarat COMMAND --help` tells more about each. The players' manual:
+{MANUAL_URL}
+"""
+
+LIMITS_TEXT = f"""\
+limits (the placard):
+  --min         {_minimums()} (the manual's minimums)
+  --max         any whole number of dollars above the minimum; max / min picks the
+                manual's ratio row (up to {", ".join(str(b) for b in RATIO_BOUNDS)}, or more). Side bets use a
+                tenth of both limits.
+  Amounts may be written 25, $25, 1000, 1,000 or $1,000.
+"""
+
+EDGEWORK_TEXT = f"""\
+edgework:
+  --serial      the serial number: 1 to 6 letters or digits
+  --ports       comma-separated, one name per port (a name twice for two of a kind):
+                {", ".join(VANILLA_PORTS)}
+                (case and punctuation do not matter: rj45, ps2 and stereo work too)
+  --lit/--unlit indicator labels, comma-separated: FRK,CAR
+  --solved      modules solved on the bomb (default 0)
+"""
+
+DECK_EPILOG = f"""\
+{LIMITS_TEXT}
+{EDGEWORK_TEXT}
+deck colours (--color): {", ".join(COLORS)}
+
+example:
+  baccarat deck {EXAMPLE_EDGEWORK} --min 25 --max 1000 --color red
+"""
+
+PLAY_EPILOG = f"""\
+input, one JSON object per line on stdin:
+  {{"press": "player"}}     a short press: a chip of the active denomination on that area
+  {{"hold": "banker"}}      a 0.5 s hold: clears that area
+  {{"arrow": "right"}}      a denomination arrow: "left" (smaller) or "right" (larger)
+  {{"deal": true}}          the gesture at the deck: deal
+  {{"solved": 3}}           the bomb's solved count changed (the next deck uses it)
+  areas: {", ".join(AREAS)}
+
+output, one JSON event per line on stdout, for example:
+  {{"event": "chip", "area": "banker", "chip": 25, "stack": [25], "total": 25}}
+  {{"event": "card", "hand": "player", "card": "10D", "score": 0}}
+  {{"event": "strike", "reason": "loss", "detail": "the round lost $25.00", "strikes": 1}}
+A line that is not a valid input gets one error line on stderr, quoting it; the session goes on.
+Without --min and --max the limits are drawn at random (--seed repeats a draw).
+
+{LIMITS_TEXT}
+{EDGEWORK_TEXT}
+example (bet $25 on Banker, deal):
+  printf '%s\\n' '{{"arrow": "right"}}' '{{"arrow": "right"}}' '{{"press": "banker"}}' '{{"deal": true}}' |
+    baccarat play {EXAMPLE_EDGEWORK} --min 25 --max 1000 --color red
+"""
+
+SOCKET_TEXT = """\
+These commands talk to a running `baccarat run` over its control socket: --socket PATH,
+else $BACCARAT_SOCKET, else --config FILE's [control] socket, else the first that exists of
+/run/baccarat/control.sock, $XDG_RUNTIME_DIR/baccarat.sock, /tmp/baccarat-<uid>.sock.
+"""
+
+GM_EPILOGS: dict[str, str] = {
+    "solved": f"example:\n  baccarat solved 3\n\n{SOCKET_TEXT}",
+    "reset": (
+        f"--min is {_minimums()}; --max any whole number of dollars above it.\n"
+        f"Without them: the config's limits, else random ones.\n\nexample:\n  baccarat reset --min 25 --max 1000\n\n"
+        f"{SOCKET_TEXT}"
+    ),
+    "force-solve": SOCKET_TEXT,
+    "hint": f"example output:\n  next round: banker wins (bet on Banker)\n\n{SOCKET_TEXT}",
+    "status": SOCKET_TEXT,
+}
+
+
+DESCRIPTIONS: dict[str, str] = {
+    "deck": "The game master's cheat sheet: the deck that appears with this edgework, these limits "
+    "and this colour, card by card, and the rounds it deals.",
+    "play": "A whole session without hardware: the module's rules, fed JSON inputs, answering with "
+    "JSON events (the same objects the prop publishes over MQTT).",
+}
+
+
+def apply(parser: argparse.ArgumentParser, sub: argparse._SubParsersAction) -> None:
+    """Give the top-level parser and each command's parser their epilogs (kept as written)."""
+    parser.epilog = MAIN_EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    epilogs = {"deck": DECK_EPILOG, "play": PLAY_EPILOG, **GM_EPILOGS}
+    for name, epilog in epilogs.items():
+        command = sub.choices.get(name)
+        if command is not None and not command.epilog:
+            command.epilog = epilog
+            command.formatter_class = argparse.RawDescriptionHelpFormatter
+            command.description = command.description or DESCRIPTIONS.get(name)
