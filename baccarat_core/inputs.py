@@ -47,6 +47,17 @@ class SetSolved:
 Input = Press | Hold | Arrow | Deal | SetSolved
 
 
+def describe_input(action: Input) -> str:
+    """An input in words, as the log names it: ``press player``, ``arrow left``, ``deal``."""
+    if isinstance(action, Press | Hold):
+        return f"{type(action).__name__.lower()} {action.area}"
+    if isinstance(action, Arrow):
+        return f"arrow {action.direction}"
+    if isinstance(action, SetSolved):
+        return f"solved count {action.solved}"
+    return "deal"
+
+
 def check_area(area: object) -> str:
     """``area`` if it names a betting area, else a :class:`BaccaratError`."""
     if area not in AREAS:

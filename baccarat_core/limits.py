@@ -36,10 +36,12 @@ class TableLimits:
             if isinstance(value, bool) or not isinstance(value, int):
                 raise LimitsError(f"{name} {value!r} is not a whole number of dollars")
         if self.minimum not in MINIMUMS:
-            allowed = ", ".join(f"${m}" for m in MINIMUMS)
-            raise LimitsError(f"minimum ${self.minimum} is not one of the manual's ({allowed})")
+            allowed = ", ".join(format_dollars(m) for m in MINIMUMS)
+            raise LimitsError(f"minimum {format_dollars(self.minimum)} is not one of the manual's ({allowed})")
         if self.maximum <= self.minimum:
-            raise LimitsError(f"maximum ${self.maximum} is not above the minimum ${self.minimum}")
+            raise LimitsError(
+                f"maximum {format_dollars(self.maximum)} is not above the minimum {format_dollars(self.minimum)}"
+            )
 
     @property
     def ratio_row(self) -> int:

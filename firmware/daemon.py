@@ -31,7 +31,7 @@ from PIL import Image
 
 from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
-from baccarat_core.inputs import Deal, Input, SetSolved
+from baccarat_core.inputs import Deal, Input, SetSolved, describe_input
 
 from .devices.board import PropBoard
 from .devices.displays import Screen
@@ -266,7 +266,7 @@ class Daemon:
                 return
             self._apply_solved(item)
         elif self._round is not None:
-            log.debug("ignored %s: it came during the deal", item)
+            log.debug("ignored %s: it came during the deal", describe_input(item))
         else:
             self._on_table = None  # the next input takes the last hands off the table
             action: Input = item  # type: ignore[assignment]

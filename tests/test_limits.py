@@ -63,7 +63,7 @@ def test_smallest_and_huge_ratios(minimum):
 def test_minimum_not_in_manual(minimum):
     with pytest.raises(LimitsError) as caught:
         TableLimits(minimum, 100_000)
-    assert f"${minimum}" in str(caught.value)
+    assert format_dollars(minimum) in str(caught.value)
 
 
 @pytest.mark.parametrize("minimum, maximum", [(True, 200), (5.0, 200), ("5", 200), (5, 200.0), (5, None)])
@@ -76,7 +76,7 @@ def test_limits_must_be_whole_numbers(minimum, maximum):
 def test_maximum_must_be_above_minimum(minimum, maximum):
     with pytest.raises(LimitsError) as caught:
         TableLimits(minimum, maximum)
-    assert f"${maximum}" in str(caught.value)
+    assert format_dollars(maximum) in str(caught.value)
 
 
 def test_limits_error_is_a_baccarat_error_and_not_a_value_error():
