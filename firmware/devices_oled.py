@@ -525,12 +525,16 @@ def check_display(
             )
         else:
             return f"unknown display interface {interface!r}"
-    except AssertionError:
+    except AssertionError:  # luma checks the speed with a bare assert
         return f"luma's SPI interface does not support bus_speed_hz = {bus_speed_hz}"
+    except luma.core.error.DeviceAddressError:
+        return f"luma's I2C interface does not take address = {address!r}"
     except luma.core.error.Error as error:
-        return str(error)
+        return f"luma's {interface} interface: {error}"
     try:
         built = _build(driver, serial, width, height, rotate)
+    except luma.core.error.DeviceDisplayModeError as error:
+        return f"luma.oled's {driver} does not support width = {width}, height = {height} ({error})"
     except luma.core.error.Error as error:
         return f"luma.oled's {driver}: {error}"
     except AssertionError as error:  # luma checks these with bare asserts
@@ -538,9 +542,12 @@ def check_display(
         if where.name == "capabilities":
             return f"luma.oled's {driver} does not support rotate = {rotate}"
         if where.name == "command" and interface == "i2c":
-            return f"luma.oled's {driver} cannot start over I2C (luma sends its init in blocks over 32 bytes): use SPI"
+            return (
+                f'luma.oled\'s {driver} does not work with interface = "i2c" (its init sequence is one '
+                'command longer than the 32 bytes luma\'s I2C interface sends at once): use "spi"'
+            )
         return f"luma.oled's {driver} refuses these settings (an assertion in luma's {where.name})"
     except (ValueError, TypeError) as error:
-        return f"luma.oled's {driver} refuses {width}x{height}: {error}"
+        return f"luma.oled's {driver} refuses width = {width}, height = {height}: {error}"
     built.persist = True  # its atexit clean-up has nothing to blank
     return None

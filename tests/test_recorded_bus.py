@@ -303,6 +303,12 @@ LUMA_ERRORS = [
      luma.core.error.DeviceNotFoundError, "I2C device not found on address: 0x3C", True),
     ("I2C: ENXIO at start (other adapters' NACK)", lambda k: k.i2c_display().unplug(errno.ENXIO), _i2c_open,
      OSError, "No such device or address", True),
+    ("I2C: EBUSY (a kernel driver owns 0x3C)", lambda k: k.i2c_bus(1).claimed.add(0x3C), _i2c_open,
+     OSError, "Device or resource busy", True),
+    ("SPI: no /dev/spidev0.0", lambda k: None, _spi_open,
+     luma.core.error.DeviceNotFoundError, "SPI device not found", True),
+    ("SPI: EACCES (not in the spi group)", lambda k: k.deny(k.spi_device(0, 0).path), _spi_open,
+     PermissionError, "Permission denied", True),
 ]  # fmt: skip
 
 
@@ -674,15 +680,18 @@ def test_check_display_asks_luma_without_a_bus(monkeypatch, driver):
         assert check_display(driver, "spi", *size, **spi_pins) is None
         assert check_display(driver, "spi", *size, rotate=3, **spi_pins) is None
         refusal = check_display(driver, "spi", 100, size[1], **spi_pins)
-        assert refusal == f"luma.oled's {driver}: Unsupported display mode: 100 x {size[1]}"
+        assert refusal == (
+            f"luma.oled's {driver} does not support width = 100, height = {size[1]}"
+            f" (Unsupported display mode: 100 x {size[1]})"
+        )
         assert check_display(driver, "spi", *size, rotate=4, **spi_pins) == (
             f"luma.oled's {driver} does not support rotate = 4"
         )
         over_i2c = check_display(driver, "i2c", *size)
         if driver == "ssd1325":  # its init sequence is one command of more than 32 bytes
-            assert (
-                over_i2c
-                == "luma.oled's ssd1325 cannot start over I2C (luma sends its init in blocks over 32 bytes): use SPI"
+            assert over_i2c == (
+                'luma.oled\'s ssd1325 does not work with interface = "i2c" (its init sequence is one command'
+                ' longer than the 32 bytes luma\'s I2C interface sends at once): use "spi"'
             )
         else:
             assert over_i2c is None
@@ -693,7 +702,10 @@ def test_check_display_reports_the_interface_s_objections():
     assert check_display("ssd1306", "spi", 128, 64, bus_speed_hz=3_000_000) == (
         "luma's SPI interface does not support bus_speed_hz = 3000000"
     )
-    assert check_display("ssd1306", "i2c", 128, 64, address="0xZZ") == "I2C device address invalid: 0xZZ"
+    assert (
+        check_display("ssd1306", "i2c", 128, 64, address="0xZZ")
+        == "luma's I2C interface does not take address = '0xZZ'"
+    )
     assert check_display("ssd9999", "i2c", 128, 64) == "unknown display driver 'ssd9999'"
     assert check_display("ssd1306", "usb", 128, 64) == "unknown display interface 'usb'"
     assert devices_oled.NullBus().writebytes([1]) is None
