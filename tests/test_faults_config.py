@@ -82,6 +82,17 @@ CASES = [
     Broken("unknown-interface", (('interface = "spi"', 'interface = "usb"'),), "interface"),
     Broken("spi-port", (('interface = "spi"\nport = 0', 'interface = "spi"\nport = 2'),), "port"),
     Broken("width", (("width = 128", "width = 1000"),), "width"),
+    Broken("width-luma-refuses", (("width = 128", "width = 100"),), "width"),
+    Broken(
+        "ssd1325-over-i2c",
+        (
+            (
+                'driver = "ssd1306"\ninterface = "i2c"\nport = 1\naddress = 0x3D',
+                'driver = "ssd1325"\ninterface = "i2c"\nport = 1\naddress = 0x3D',
+            ),
+        ),
+        "interface",
+    ),
     Broken("rotate", (("rotate = 0", "rotate = 5"),), "rotate"),
     Broken("role-twice", (('role = "table"', 'role = "placard"'),), "role"),
     Broken("bus-speed", (("reset = 25", "reset = 25\nbus_speed_hz = 0"),), "bus_speed_hz"),

@@ -1,140 +1,156 @@
-"""Displays that fail: a loose I2C wire mid-game, and a display missing at start."""
+"""Displays that fail: a loose I2C wire mid-game, and a display missing at start.
+
+The displays are luma.oled's real drivers on the recorded bus (tests/fakeos.py): a
+loose wire is a chip that no longer acknowledges (EREMOTEIO), which luma turns into
+DeviceNotFoundError, or passes on as OSError when it happens during the data.
+"""
 
 from __future__ import annotations
 
+import errno
 import logging
 import time
 from typing import Any
 
 import pytest
-from luma.core.device import dummy
 
 from firmware.devices.displays import DisplaySpec, open_dummy_device, open_luma_device
+from tests import fakeos
 from tests.conftest import make_config
 from tests.pixels import find_text
 
+#: The reference build's displays, with the bets display on a second I2C bus (a TCA9548A
+#: channel) instead of SPI: SPI has no acknowledge, so a loose SPI wire cannot be noticed.
+ALL_I2C = [
+    {
+        "role": "placard",
+        "driver": "ssd1306",
+        "interface": "i2c",
+        "port": 1,
+        "address": 0x3C,
+        "width": 128,
+        "height": 32,
+    },
+    {"role": "table", "driver": "ssd1306", "interface": "i2c", "port": 1, "address": 0x3D, "width": 128, "height": 64},
+    {"role": "bets", "driver": "sh1106", "interface": "i2c", "port": 3, "address": 0x3C, "width": 128, "height": 64},
+]
+WHERE = {"placard": (1, 0x3C), "table": (1, 0x3D), "bets": (3, 0x3C)}
 
-class LooseWire(dummy):
-    """A luma dummy device whose bus can fail: ``display()`` raises OSError while
-    ``broken`` (as smbus2 does on a NACK), and works again afterwards."""
 
-    def __init__(self, cfg: DisplaySpec) -> None:
-        super().__init__(width=cfg.width, height=cfg.height, rotate=cfg.rotate, mode=cfg.mode)
-        self.broken = False
-        self.attempts = 0
-        self.frames: list[Any] = []
-
-    def display(self, image) -> None:
-        self.attempts += 1
-        if self.broken:
-            raise OSError(121, "Remote I/O error")
-        super().display(image)
-        self.frames.append(self.image)
-
-
-def loose_wire_factory(*roles: str):
-    devices: dict[str, LooseWire] = {}
-
-    def factory(cfg: DisplaySpec):
-        if cfg.role in roles:
-            devices[cfg.role] = LooseWire(cfg)
-            return devices[cfg.role]
-        return open_dummy_device(cfg)
-
-    return factory, devices
+@pytest.fixture
+def wired(monkeypatch, rig_factory):
+    """A rig whose displays are real luma devices on the recorded bus; returns (rig, chips by role)."""
+    with fakeos.installed(monkeypatch) as linux:
+        chips = {role: linux.i2c_display(*where) for role, where in WHERE.items()}
+        yield rig_factory(make_config(displays=ALL_I2C), device_factory=open_luma_device), chips
 
 
 def _messages(caplog, role: str) -> list[logging.LogRecord]:
     return [r for r in caplog.records if f"display {role}" in r.getMessage()]
 
 
-def _shows_current_state(rig, role: str) -> bool:
-    screen = rig.daemon.screens[role]
+def _shows_current_state(rig, role: str, chip: fakeos.I2cTarget) -> bool:
+    spec = rig.daemon.screens[role].spec
     picture = rig.daemon.call(lambda: rig.daemon.picture(role)).result(5)
-    return screen.device.image.tobytes() == picture.convert(screen.device.mode).tobytes()
+    shown = fakeos.panel(chip, spec.driver, spec.width, spec.height)
+    return shown.tobytes() == picture.convert("1").tobytes()
 
 
-def test_a_display_that_fails_mid_game_comes_back_redrawn_and_nothing_is_lost(rig_factory, caplog):
+def _failed_writes(chip: fakeos.I2cTarget) -> int:
+    return sum(1 for w in chip.writes if w.error is not None)
+
+
+def test_a_display_that_fails_mid_game_comes_back_redrawn_and_nothing_is_lost(wired, caplog):
     caplog.set_level(logging.INFO, logger="baccarat")
-    factory, devices = loose_wire_factory("bets")
-    rig = rig_factory(device_factory=factory)
-    bets = devices["bets"]
+    rig, chips = wired
+    bets = chips["bets"]
     rig.chips("player", 25)
     assert find_text(rig.frame("bets"), "$25") is not None
+    assert _shows_current_state(rig, "bets", bets)
 
-    bets.broken = True
+    bets.unplug()
     # Play on while the bets display does not answer: chips, arrows, a whole round.
     rig.chips("player", 25, 100)
     rig.chips("tie", 5)
-    failed_at = bets.attempts
-    assert failed_at > 0 and bets.frames[-1] is not None
+    failed_at = _failed_writes(bets)
+    assert failed_at > 0
     assert rig.daemon.module.bets()["player"] == 150 and rig.daemon.module.bets()["tie"] == 5
     rig.deal()
     rig.wait_for("round")
     rig.daemon.wait_idle()
     assert rig.daemon.module.stacks["player"] == [] or rig.daemon.module.solved  # the round was played
     assert find_text(rig.frame("table"), "PLAYER") is not None  # the other displays go on
-    assert bets.attempts > failed_at  # it was retried...
+    assert _shows_current_state(rig, "table", chips["table"])
+    assert _failed_writes(bets) > failed_at  # it was retried...
     stopped = [r for r in _messages(caplog, "bets") if "stopped answering" in r.getMessage()]
     assert len(stopped) == 1, "the failure is logged once, not once per frame"
     assert stopped[0].levelno == logging.ERROR
+    assert "DeviceNotFoundError" not in stopped[0].getMessage() and "EREMOTEIO" in stopped[0].getMessage()
 
     # The wire is pushed back: the next input redraws the whole current picture.
-    bets.broken = False
-    frames_before = len(bets.frames)
+    bets.plug()
+    mark = bets.mark()
     rig.tap("left")
-    assert len(bets.frames) > frames_before
-    assert _shows_current_state(rig, "bets")
+    assert bets.bytes_since(mark) > 0
+    assert _shows_current_state(rig, "bets", bets)
     back = [r for r in _messages(caplog, "bets") if "answers again" in r.getMessage()]
     assert len(back) == 1
     assert len(_messages(caplog, "bets")) == 2  # one line for the failure, one for the return
 
 
-def test_a_failed_display_is_redrawn_even_by_an_input_that_does_not_change_it(rig_factory, caplog):
+def test_a_failed_display_is_redrawn_even_by_an_input_that_does_not_change_it(wired, caplog):
     caplog.set_level(logging.INFO, logger="baccarat")
-    factory, devices = loose_wire_factory("bets")
-    rig = rig_factory(device_factory=factory)
-    bets = devices["bets"]
-    bets.broken = True
+    rig, chips = wired
+    bets = chips["bets"]
+    bets.unplug()
     rig.chips("player", 1)
     rig.chips("banker", 1)
-    stale = bets.frames[-1]
-    bets.broken = False
+    assert not _shows_current_state(rig, "bets", bets)
+    bets.plug()
     rig.deal()  # both sides bet: an exclusive strike, the chips stay, the bets picture is unchanged
     rig.wait_for("strike")
     rig.daemon.wait_idle()
-    assert bets.frames[-1] is not stale
-    assert _shows_current_state(rig, "bets")
-    assert find_text(bets.image, "$1") is not None
+    assert _shows_current_state(rig, "bets", bets)
 
 
-def test_a_display_that_comes_back_while_nobody_touches_anything_is_redrawn(rig_factory, caplog):
+def test_a_glitch_between_command_and_data_is_survived_too(wired, caplog):
+    """luma passes a NACK during the data transfer on as a bare OSError, not DeviceNotFoundError."""
+    caplog.set_level(logging.INFO, logger="baccarat")
+    rig, chips = wired
+    bets = chips["bets"]
+    bets.fail_next(1, errno.EREMOTEIO, after=1)  # SH1106: the page command goes through, its data does not
+    rig.chips("player", 5)
+    assert _failed_writes(bets) == 1
+    rig.chips("player", 5)  # the next frame, and the retry, draw it all
+    assert _shows_current_state(rig, "bets", bets)
+    assert len(_messages(caplog, "bets")) == 2
+
+
+def test_a_display_that_comes_back_while_nobody_touches_anything_is_redrawn(wired, caplog):
     """A glitch on the last frame of a round (the result, SOLVED) must not leave the
     table stale until somebody presses something: the daemon retries on its own."""
     caplog.set_level(logging.INFO, logger="baccarat")
-    factory, devices = loose_wire_factory("table")
-    rig = rig_factory(device_factory=factory)
-    table = devices["table"]
+    rig, chips = wired
+    table = chips["table"]
     rig.chips("player", 25)
-    table.broken = True
+    table.unplug()
     rig.deal()
     rig.wait_for("round")
     rig.daemon.wait_idle()
-    assert not _shows_current_state(rig, "table")
-    picture = rig.daemon.call(lambda: rig.daemon.picture("table")).result(5).tobytes()
-    table.broken = False
+    assert not _shows_current_state(rig, "table", table)
+    table.plug()
     deadline = time.monotonic() + 3
-    while table.image is None or table.image.tobytes() != picture:
+    while not _shows_current_state(rig, "table", table):
         assert time.monotonic() < deadline, "the table display was not redrawn after it came back"
         time.sleep(0.05)
     assert len([r for r in _messages(caplog, "table") if "stopped answering" in r.getMessage()]) == 1
 
 
-def test_a_display_failing_for_good_costs_one_log_line(rig_factory, caplog):
+def test_a_display_failing_for_good_costs_one_log_line(wired, caplog):
     caplog.set_level(logging.INFO, logger="baccarat")
-    factory, devices = loose_wire_factory("bets", "table")
-    rig = rig_factory(device_factory=factory)
-    devices["bets"].broken = devices["table"].broken = True
+    rig, chips = wired
+    chips["bets"].unplug()
+    chips["table"].unplug()
     for _ in range(20):
         rig.tap("player")
     rig.deal()
@@ -144,24 +160,40 @@ def test_a_display_failing_for_good_costs_one_log_line(rig_factory, caplog):
     rig.deal()
     rig.wait_for("round")
     rig.daemon.wait_idle()
-    assert devices["bets"].attempts >= 20 and devices["table"].attempts >= 4
+    assert _failed_writes(chips["bets"]) >= 20 and _failed_writes(chips["table"]) >= 4
     for role in ("bets", "table"):
         assert len(_messages(caplog, role)) == 1, [r.getMessage() for r in _messages(caplog, role)]
+
+
+def test_sigterm_blanks_every_display_that_answers(wired, caplog):
+    caplog.set_level(logging.INFO, logger="baccarat")
+    rig, chips = wired
+    rig.chips("player", 25)
+    chips["table"].unplug()
+    rig.daemon.stop()
+    for role in ("placard", "bets"):
+        spec = rig.daemon.screens[role].spec
+        assert fakeos.panel(chips[role], spec.driver, spec.width, spec.height).getbbox() is None, role
+    assert [r.getMessage().split(":")[0] for r in caplog.records if "did not blank" in r.getMessage()] == [
+        "display table did not blank"
+    ]
 
 
 # -- a display missing at start -------------------------------------------------------------
 
 
 def _absent_i2c(cfg: DisplaySpec) -> Any:
-    """The real luma driver on an I2C bus that is not there (DeviceNotFoundError)."""
+    """The real luma driver on an I2C bus that is not there (DeviceNotFoundError from ENOENT)."""
     return open_luma_device(
         DisplaySpec(cfg.role, cfg.driver, "i2c", cfg.width, cfg.height, cfg.rotate, port=99, address=cfg.address)
     )
 
 
 def _no_ack(cfg: DisplaySpec) -> Any:
-    """A bus that is there, but nothing answers at the address (smbus2's OSError 121)."""
-    raise OSError(121, "Remote I/O error")
+    """A bus that is there, but nothing answers at the address (EREMOTEIO: luma's DeviceNotFoundError)."""
+    return open_luma_device(
+        DisplaySpec(cfg.role, cfg.driver, "i2c", cfg.width, cfg.height, cfg.rotate, port=1, address=0x3E)
+    )
 
 
 def _driver_missing(cfg: DisplaySpec) -> Any:
@@ -171,9 +203,18 @@ def _driver_missing(cfg: DisplaySpec) -> Any:
     )
 
 
+@pytest.fixture
+def bare_machine(monkeypatch):
+    """I2C bus 1 enabled with nothing at 0x3E, no bus 99, /dev/spidev0.0, no GPIO library (a PC)."""
+    with fakeos.installed(monkeypatch, gpio="missing") as linux:
+        linux.i2c_bus(1)
+        linux.spi_device(0, 0)
+        yield linux
+
+
 @pytest.mark.parametrize("role", ["placard", "table", "bets"])
 @pytest.mark.parametrize("fail", [_absent_i2c, _no_ack, _driver_missing], ids=["no-bus", "no-ack", "no-driver"])
-def test_the_daemon_starts_without_a_missing_display_and_says_which(rig_factory, caplog, role, fail):
+def test_the_daemon_starts_without_a_missing_display_and_says_which(bare_machine, rig_factory, caplog, role, fail):
     caplog.set_level(logging.INFO, logger="baccarat")
 
     def factory(cfg: DisplaySpec):

@@ -12,9 +12,9 @@ from pathlib import Path
 from baccarat_core import BaccaratError
 from baccarat_core.numbers import parse_count
 
-from ..config import DEFAULT_CONFIG, describe_wiring, load_config
+from ..config import DEFAULT_CONFIG, Config, describe_wiring, load_config
 from ..config_perms import warn_if_readable
-from ..errors import PropError
+from ..errors import ConfigError, PropError
 from . import arg_type
 
 #: Where the service looks for its config when --config is not given.
@@ -58,9 +58,20 @@ def config_path(path: str | None) -> Path:
     return SYSTEM_CONFIG if SYSTEM_CONFIG.exists() else DEFAULT_CONFIG
 
 
+def check_displays(config: Config) -> Config:
+    """Refuse a display luma would refuse at start (asked without opening any bus)."""
+    from ..devices.displays import check_spec
+
+    for spec in config.displays:
+        problem = check_spec(spec)
+        if problem is not None:
+            raise ConfigError(f"{config.source}: [[displays]] {spec.role}: {problem}")
+    return config
+
+
 def cmd_check_config(args: argparse.Namespace) -> int:
     """Validate a config file and print the wiring it describes."""
-    print(describe_wiring(load_config(args.file)))
+    print(describe_wiring(check_displays(load_config(args.file))))
     return 0
 
 
@@ -73,7 +84,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if not args.simulate and (args.gm or args.scale is not None):
         raise PropError("--gm and --scale are for the simulator: add --simulate")
-    config = load_config(config_path(args.config))
+    config = check_displays(load_config(config_path(args.config)))
     if args.card_seconds is not None:
         config = replace(config, timing=replace(config.timing, card_seconds=args.card_seconds))
     if args.sound and config.sound.output == "none":  # the simulator through the PC's speakers

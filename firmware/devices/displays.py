@@ -7,8 +7,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from PIL import Image
-
+from . import oled
 from .wiring import COLOR_DRIVERS, DRIVERS, GREYSCALE_DRIVERS, DisplaySpec
 
 __all__ = [
@@ -17,6 +16,7 @@ __all__ = [
     "GREYSCALE_DRIVERS",
     "DisplaySpec",
     "Screen",
+    "check_spec",
     "open_dummy_device",
     "open_luma_device",
 ]
@@ -27,18 +27,20 @@ DeviceFactory = Callable[[DisplaySpec], Any]
 
 
 def open_luma_device(spec: DisplaySpec) -> Any:
-    """The real luma.oled device a display spec describes."""
-    from luma.core.interface.serial import i2c, spi
-    from luma.oled import device as oled
-
-    if spec.interface == "i2c":
-        serial = i2c(port=spec.port, address=spec.address)
-    else:
-        serial = spi(
-            port=spec.port, device=spec.device, gpio_DC=spec.dc, gpio_RST=spec.reset, bus_speed_hz=spec.bus_speed_hz
-        )
-    driver = getattr(oled, spec.driver)
-    return driver(serial, width=spec.width, height=spec.height, rotate=spec.rotate)
+    """The real luma.oled device a display spec describes (it sends only what changed)."""
+    return oled.open_device(
+        spec.driver,
+        spec.interface,
+        width=spec.width,
+        height=spec.height,
+        rotate=spec.rotate,
+        port=spec.port,
+        address=spec.address,
+        device=spec.device,
+        dc=spec.dc,
+        reset=spec.reset,
+        bus_speed_hz=spec.bus_speed_hz,
+    )
 
 
 def open_dummy_device(spec: DisplaySpec) -> Any:
@@ -48,21 +50,31 @@ def open_dummy_device(spec: DisplaySpec) -> Any:
     return dummy(width=spec.width, height=spec.height, rotate=spec.rotate, mode=spec.mode)
 
 
-class Screen:
-    """One display: renders are sent only when the picture changed; a device that
-    fails is reported once and redrawn in full when it answers again."""
+def check_spec(spec: DisplaySpec) -> str | None:
+    """Luma's objection to this display's driver, size, rotation or bus settings, or None
+    (asks luma by building the device on a bus that goes nowhere)."""
+    return oled.check_display(
+        spec.driver,
+        spec.interface,
+        spec.width,
+        spec.height,
+        spec.rotate,
+        address=spec.address,
+        port=spec.port,
+        device=spec.device,
+        dc=spec.dc,
+        reset=spec.reset,
+        bus_speed_hz=spec.bus_speed_hz,
+    )
 
-    def __init__(self, spec: DisplaySpec, device: Any | None) -> None:
+
+class Screen(oled.Screen):
+    """One display of the prop (see :class:`oled.Screen`: frames only when they change; a display
+    that stops answering is logged once, retried, reopened and redrawn in full), for a spec."""
+
+    def __init__(self, spec: DisplaySpec, device: Any | None, reopen: Callable[[], Any] | None = None) -> None:
+        super().__init__(spec.role, device, reopen=reopen, greyscale=spec.driver in GREYSCALE_DRIVERS)
         self.spec = spec
-        self.device = device
-        self.last_frame: Image.Image | None = None
-        self.failing = False
-        self.frames_sent = 0
-
-    @property
-    def role(self) -> str:
-        """``placard``, ``table`` or ``bets``."""
-        return self.spec.role
 
     @property
     def size(self) -> tuple[int, int]:
@@ -81,55 +93,12 @@ class Screen:
         """Open the device; a display that does not answer is logged and left out."""
         try:
             device = factory(spec)
-        except Exception as error:  # luma raises its own errors, OSError, or RuntimeError
-            log.error("display %s is missing (%s): %s; running without it", spec.role, spec.describe().strip(), error)
+        except Exception as error:  # luma's errors, OSError, ImportError, ... (see NOTES-bus.md)
+            log.error(
+                "display %s is missing (%s): %s; running without it",
+                spec.role,
+                spec.describe().strip(),
+                oled.describe_bus_error(error),
+            )
             return cls(spec, None)
-        return cls(spec, device)
-
-    def show(self, image: Image.Image) -> bool:
-        """Send ``image`` if it differs from the last frame sent; True if sent."""
-        if self.device is None:
-            return False
-        if self.spec.driver in GREYSCALE_DRIVERS and image.mode == "RGB":
-            image = image.convert("L").convert("RGB")
-        if self.last_frame is not None and _same(self.last_frame, image):
-            return False
-        try:
-            self.device.display(image)
-        except OSError as error:
-            if not self.failing:
-                log.error(
-                    "display %s stopped answering (%s); the game goes on, retrying every second", self.role, error
-                )
-            self.failing = True
-            self.last_frame = None
-            return False
-        if self.failing:
-            log.warning("display %s answers again; redrawn in full", self.role)
-            self.failing = False
-        self.last_frame = image
-        self.frames_sent += 1
-        return True
-
-    def off(self) -> None:
-        """Blank the display and put it to sleep (SIGTERM, shutdown)."""
-        if self.device is None:
-            return
-        try:
-            self.device.clear()
-            self.device.hide()
-        except OSError as error:
-            log.warning("display %s did not blank: %s", self.role, error)
-
-    def close(self) -> None:
-        """Release the device's bus."""
-        if self.device is None:
-            return
-        try:
-            self.device.cleanup()
-        except Exception as error:  # a device that is already gone
-            log.debug("display %s clean-up: %s", self.role, error)
-
-
-def _same(a: Image.Image, b: Image.Image) -> bool:
-    return a.size == b.size and a.mode == b.mode and a.tobytes() == b.tobytes()
+        return cls(spec, device, reopen=lambda: factory(spec))
