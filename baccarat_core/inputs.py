@@ -7,6 +7,7 @@ from typing import Any
 
 from .edgework import check_solved
 from .errors import BaccaratError
+from .numbers import show_value
 from .rounds import AREAS
 
 
@@ -48,28 +49,28 @@ Input = Press | Hold | Arrow | Deal | SetSolved
 
 def check_area(area: object) -> str:
     """``area`` if it names a betting area, else a :class:`BaccaratError`."""
-    if area not in AREAS:
-        raise BaccaratError(f"betting area {area!r} is not one of {', '.join(AREAS)}")
+    if not isinstance(area, str) or area not in AREAS:
+        raise BaccaratError(f"betting area {show_value(area)} is not one of {', '.join(AREAS)}")
     return area  # type: ignore[return-value]
 
 
 def parse_input(data: Any) -> Input:
     """One input from its JSON form, e.g. ``{"press": "player"}``."""
     if not isinstance(data, dict) or len(data) != 1:
-        raise BaccaratError(f"input {data!r} is not an object with one key")
+        raise BaccaratError(f"input {show_value(data)} is not an object with one key")
     ((key, value),) = data.items()
     if key == "press":
         return Press(check_area(value))
     if key == "hold":
         return Hold(check_area(value))
     if key == "arrow":
-        if value not in ("left", "right"):
-            raise BaccaratError(f"arrow {value!r} is not 'left' or 'right'")
+        if not isinstance(value, str) or value not in ("left", "right"):
+            raise BaccaratError(f"arrow {show_value(value)} is not 'left' or 'right'")
         return Arrow(value)
     if key == "deal":
         if value is not True:
-            raise BaccaratError(f"deal {value!r} must be true")
+            raise BaccaratError(f"deal {show_value(value)} must be true")
         return Deal()
     if key == "solved":
         return SetSolved(check_solved(value))
-    raise BaccaratError(f"unknown input {key!r}")
+    raise BaccaratError(f"unknown input {show_value(key)}")
