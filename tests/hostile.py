@@ -134,7 +134,7 @@ BAD_IDS = [
 BAD_NAMES = [
     '"explode"',
     '""',
-    '"reset "',
+    '"re set"',
     '"RESET!"',
     '"set solved"',
     '"\\u0000reset"',
@@ -180,7 +180,7 @@ class Hostile:
         if kind == 5:  # trailing garbage
             return (text + self.pick(["x", "}", "{}", " 1", "\x00", "//"])).encode()
         if kind == 6:  # not an object at all
-            return self.pick([f"[{text}]", json.dumps(text), "42", "null", "true", "[]", '"x"']).encode()
+            return self.pick([f"[{text}]", json.dumps(text), "-42", "null", "true", "[]", '"x"']).encode()
         if kind == 7:  # a byte-order mark, or NUL bytes
             return self.pick(["\ufeff" + text, "\x00" + text, text.replace('"', "\x00", 1)]).encode()
         if kind == 8:  # single quotes, bare words
@@ -277,7 +277,11 @@ class Hostile:
     def words(self) -> bytes:
         """One refused Room 2.0 inbox message."""
         r = self.rng
-        shape = r.randrange(9)
+        shape = r.randrange(10)
+        if shape == 9:  # a known command with an argument it does not take
+            junk = "".join(r.choice("abcXYZ019_-.$\u00e9\u0663") for _ in range(r.randrange(1, 12)))
+            command = self.pick(["reset", "force-solve", "hint", "status", "set-limits", "set-solved"])
+            return f"{command} x{junk}={junk}".encode()
         if shape == 0:
             return self.pick(["dance", "explode now", "set_solved_", "reset!", "PING", "@PONG", "\u202ereset"]).encode()
         if shape == 1:
