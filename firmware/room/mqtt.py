@@ -127,7 +127,7 @@ class Link:
         #: The most messages of each kind that waited at once (for the burst benchmark).
         self.most_waiting: Counter[str] = Counter()
         self._dropped: Counter[str] = Counter()
-        self._latest: dict[str, tuple[str, str] | None] = {}  # topic -> (payload, kind) waiting
+        self._latest: dict[str, tuple[str, bool] | None] = {}  # topic in flight -> (payload, retain) waiting
         self._latest_mid: dict[int, str] = {}  # mid of the copy in flight -> topic
         client = _Client(CallbackAPIVersion.VERSION2, client_id=client_id)
         if cfg.username is not None:
@@ -224,7 +224,7 @@ class Link:
         the broker, newer payloads replace each other and the newest follows the acknowledgement."""
         with self._lock:
             busy = topic in self._latest
-            self._latest[topic] = (payload, "retain" if retain else "") if busy else None
+            self._latest[topic] = (payload, retain) if busy else None
         if not busy:
             self._send_latest(topic, payload, retain)
 
@@ -238,7 +238,7 @@ class Link:
                 self._latest_mid[info.mid] = topic
                 follow = None
         if follow is not None:
-            self.publish_latest(topic, follow[0], retain=bool(follow[1]))
+            self.publish_latest(topic, *follow)
 
     def _settle(self, kind: str) -> None:
         """One message of ``kind`` acknowledged (or never sent): the spell of drops may end."""
@@ -263,8 +263,8 @@ class Link:
                 self._early.add(mid)
         if kind is not None:
             self._settle(kind)
-        if follow is not None:
-            self.publish_latest(latest, follow[0], retain=bool(follow[1]))  # type: ignore[arg-type]
+        if follow is not None and latest is not None:
+            self.publish_latest(latest, *follow)
 
     def _on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: ReasonCode, properties: Any
