@@ -17,6 +17,13 @@ def cheat_sheet(edgework: Edgework, limits: TableLimits, deck: Deck) -> str:
         f"lit {join_names(edgework.lit)}, unlit {join_names(edgework.unlit)}",
         f"Limits: {limits.placard()} (ratio row {limits.ratio_row + 1})",
     ]
+    others = edgework.other_ports
+    if others:
+        lines.insert(
+            2,
+            f"Not a vanilla kind, counted toward the total of {len(edgework.ports)} ports only: "
+            f"{join_names(tuple(dict.fromkeys(others)))}",
+        )
     if deck.unshuffled:
         lines.append("Lit BOB with 8 or 9 ports: the deck is unshuffled.")
     else:

@@ -8,6 +8,7 @@ from .cards import Card
 from .edgework import VANILLA_PORTS, Edgework
 from .errors import BaccaratError
 from .limits import MINIMUMS, TableLimits
+from .numbers import show_value
 
 COLORS: tuple[str, ...] = ("red", "blue", "green", "silver")
 
@@ -27,7 +28,7 @@ def check_color(color: str) -> str:
     """The colour, lower case, if it is a deck colour; else a :class:`BaccaratError`."""
     cleaned = str(color).strip().lower()
     if cleaned not in COLORS:
-        raise BaccaratError(f"deck colour {color!r} is not one of {', '.join(COLORS)}")
+        raise BaccaratError(f"deck colour {show_value(color)} is not one of {', '.join(COLORS)}")
     return cleaned
 
 

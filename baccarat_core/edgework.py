@@ -7,13 +7,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .errors import BaccaratError, EdgeworkError
-from .numbers import check_count
+from .numbers import check_count, show_value
+from .strict import MAX_INDICATORS, MAX_PORTS, MAX_SOLVED
 
 #: The six vanilla port kinds, in the manual's column order.
 VANILLA_PORTS: tuple[str, ...] = ("DVI-D", "Parallel", "PS/2", "RJ-45", "Serial", "Stereo RCA")
 
 _SERIAL = re.compile(r"[A-Z0-9]{1,6}")
 _LABEL = re.compile(r"[A-Z0-9]{1,8}")
+_PORT_NAME = re.compile(r"[A-Za-z0-9 ./+-]{1,32}")
 
 
 def _port_key(name: str) -> str:
@@ -24,21 +26,63 @@ _VANILLA_BY_KEY: dict[str, str] = {_port_key(name): name for name in VANILLA_POR
 _VANILLA_BY_KEY.update({"dvi": "DVI-D", "stereo": "Stereo RCA", "rca": "Stereo RCA"})
 
 
+def _distance(a: str, b: str) -> int:
+    """Edits (insert, delete, replace, swap two neighbours) that turn ``a`` into ``b``."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, start=1):
+            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], previous2[j - 2] + 1)
+        previous2, previous = previous, row
+    return previous[-1]
+
+
+def near_vanilla_port(name: str) -> str | None:
+    """The vanilla kind ``name`` is probably a typo of (``Paralel``, ``Seiral``, ``PS3``), or None.
+
+    Close means one edit for spellings of up to 5 letters and digits, two for longer ones.
+    """
+    key = _port_key(name)
+    if not key or key in _VANILLA_BY_KEY:
+        return None
+    for spelling, kind in _VANILLA_BY_KEY.items():
+        if abs(len(spelling) - len(key)) <= 2 and _distance(key, spelling) <= (1 if len(spelling) <= 5 else 2):
+            return kind
+    return None
+
+
 def normalize_port(name: str) -> str:
-    """The manual's spelling of a vanilla port (case and punctuation ignored),
-    or the name as given for any other kind of port."""
+    """The manual's spelling of a vanilla port (case and punctuation ignored), or the name as given
+    for any other kind of port; a near miss of a vanilla kind is an error that names the kind."""
+    if not isinstance(name, str):
+        raise EdgeworkError(f"port {show_value(name)} is not a port name")
     cleaned = name.strip()
     if not cleaned:
         raise EdgeworkError("a port name is empty")
-    if not re.fullmatch(r"[\w ./+-]{1,32}", cleaned):
-        raise EdgeworkError(f"port {name!r} is not a port name")
-    return _VANILLA_BY_KEY.get(_port_key(cleaned), cleaned)
+    if not _PORT_NAME.fullmatch(cleaned) or not _port_key(cleaned):
+        raise EdgeworkError(
+            f"port {show_value(name)} is not a port name (1-32 ASCII letters, digits, spaces or . / + -)"
+        )
+    key = _port_key(cleaned)
+    if key in _VANILLA_BY_KEY:
+        return _VANILLA_BY_KEY[key]
+    near = near_vanilla_port(cleaned)
+    if near is not None:
+        raise EdgeworkError(
+            f"port {show_value(name)} is not one of the six vanilla kinds; did you mean {near}? "
+            "(other names count toward the total only)"
+        )
+    return cleaned
 
 
 def check_solved(value: object) -> int:
-    """The bomb's solved count, checked: a whole number >= 0 (the one check for every source)."""
+    """The bomb's solved count, checked: a whole number from 0 to :data:`~.strict.MAX_SOLVED`
+    (the one check for every source)."""
     try:
-        return check_count(value, "solved count")
+        return check_count(value, "solved count", maximum=MAX_SOLVED)
     except BaccaratError as error:
         raise EdgeworkError(str(error)) from None
 
@@ -54,14 +98,32 @@ class Edgework:
     solved: int = 0
 
     def __post_init__(self) -> None:
-        serial = str(self.serial).strip().upper()
-        if not _SERIAL.fullmatch(serial):
-            raise EdgeworkError(f"serial {self.serial!r} must be 1 to 6 letters or digits")
-        object.__setattr__(self, "serial", serial)
+        serial = str(self.serial).strip()
+        if not serial.isascii() or not _SERIAL.fullmatch(serial.upper()):
+            raise EdgeworkError(f"serial {show_value(self.serial)} must be 1 to 6 letters or digits")
+        object.__setattr__(self, "serial", serial.upper())
+        if len(self.ports) > MAX_PORTS:
+            raise EdgeworkError(f"{len(self.ports)} ports are more than a bomb has (at most {MAX_PORTS})")
+        if len(self.lit) + len(self.unlit) > MAX_INDICATORS:
+            raise EdgeworkError(
+                f"{len(self.lit) + len(self.unlit)} indicators are more than a bomb has (at most {MAX_INDICATORS})"
+            )
         object.__setattr__(self, "ports", tuple(normalize_port(p) for p in self.ports))
         object.__setattr__(self, "lit", tuple(_label(x, "lit") for x in self.lit))
         object.__setattr__(self, "unlit", tuple(_label(x, "unlit") for x in self.unlit))
+        seen: dict[str, str] = {}
+        for kind, labels in (("lit", self.lit), ("unlit", self.unlit)):
+            for label in labels:
+                if label in seen:
+                    again = f"twice as {kind}" if seen[label] == kind else "both lit and unlit"
+                    raise EdgeworkError(f"indicator {label} is given {again}; a bomb carries each label once")
+                seen[label] = kind
         object.__setattr__(self, "solved", check_solved(self.solved))
+
+    @property
+    def other_ports(self) -> tuple[str, ...]:
+        """Ports that are none of the six vanilla kinds: they count toward the total only."""
+        return tuple(p for p in self.ports if p not in VANILLA_PORTS)
 
     @property
     def letters(self) -> str:
@@ -102,11 +164,11 @@ class Edgework:
         Unknown keys and wrong types are errors that name the key.
         """
         if not isinstance(data, dict):
-            raise EdgeworkError(f"edgework {data!r} is not a table")
+            raise EdgeworkError(f"edgework {show_value(data)} is not a table")
         known = {"serial", "ports", "lit", "unlit", "solved"}
         for key in data:
             if key not in known:
-                raise EdgeworkError(f"unknown edgework key {key!r}")
+                raise EdgeworkError(f"unknown edgework key {show_value(key)}")
         if "serial" not in data:
             raise EdgeworkError("edgework has no serial")
         lists = {}
@@ -115,20 +177,20 @@ class Edgework:
             if isinstance(value, str):
                 value = split_list(value)
             if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-                raise EdgeworkError(f"edgework {key} {value!r} is not a list of names")
+                raise EdgeworkError(f"edgework {key} {show_value(value)} is not a list of names")
             lists[key] = tuple(value)
         serial = data["serial"]
         if not isinstance(serial, str):
-            raise EdgeworkError(f"serial {serial!r} must be 1 to 6 letters or digits")
+            raise EdgeworkError(f"serial {show_value(serial)} must be 1 to 6 letters or digits")
         return cls(serial, lists["ports"], lists["lit"], lists["unlit"], data.get("solved", 0))
 
 
 def _label(label: str, kind: str) -> str:
     """An indicator label, upper case; 1-8 letters or digits."""
-    cleaned = str(label).strip().upper()
-    if not _LABEL.fullmatch(cleaned):
-        raise EdgeworkError(f"{kind} indicator {label!r} is not a label of letters")
-    return cleaned
+    cleaned = str(label).strip()
+    if not cleaned.isascii() or not _LABEL.fullmatch(cleaned.upper()):
+        raise EdgeworkError(f"{kind} indicator {show_value(label)} is not a label of 1-8 letters or digits")
+    return cleaned.upper()
 
 
 def split_list(text: str | None) -> tuple[str, ...]:

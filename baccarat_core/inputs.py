@@ -60,7 +60,7 @@ def describe_input(action: Input) -> str:
 
 def check_area(area: object) -> str:
     """``area`` if it names a betting area, else a :class:`BaccaratError`."""
-    if area not in AREAS:
+    if not isinstance(area, str) or area not in AREAS:
         raise BaccaratError(f"betting area {show_value(area)} is not one of {', '.join(AREAS)}")
     return area  # type: ignore[return-value]
 
@@ -75,7 +75,7 @@ def parse_input(data: Any) -> Input:
     if key == "hold":
         return Hold(check_area(value))
     if key == "arrow":
-        if value not in ("left", "right"):
+        if not isinstance(value, str) or value not in ("left", "right"):
             raise BaccaratError(f'arrow {show_value(value)} is not "left" or "right"')
         return Arrow(value)
     if key == "deal":

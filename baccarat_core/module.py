@@ -7,6 +7,7 @@ Randomness (table limits, the colour of a replacement deck) comes from the
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -14,17 +15,24 @@ from . import events as ev
 from .cards import Card, hand_score
 from .chips import DENOMINATIONS, is_ordered, reorder
 from .deck import COLORS, Deck, build_deck, check_color
-from .edgework import Edgework
+from .edgework import Edgework, check_solved
 from .errors import BaccaratError
 from .inputs import Arrow, Deal, Hold, Input, Press, SetSolved, check_area
 from .limits import TableLimits, random_limits
-from .numbers import format_cents, format_dollars
+from .numbers import check_count, format_cents, format_dollars, show_value
 from .rounds import AREAS, MAIN_AREAS, SIDE_AREAS, Round, bet_results, play_round
+from .strict import MAX_STRIKES, check_bool, check_keys, check_limits
 
 #: A deck with fewer cards than this left after a round is replaced.
 REPLACE_BELOW = 26
 
 _AREA_NAMES = ev.AREA_NAMES
+
+_SNAPSHOT_KEYS = frozenset({"edgework", "limits", "deck", "position", "denomination", "strikes", "solved"})
+_SNAPSHOT_OPTIONAL = frozenset({"limits_random", "round_pending", "enabled"})
+_EDGEWORK_KEYS = frozenset({"serial", "ports", "lit", "unlit", "solved"})
+_DECK_KEYS = frozenset({"color", "unshuffled", "cards", "solved", "letter", "digit", "port_column"})
+_DECK_OPTIONAL = frozenset({"first_index", "multiplier"})
 
 
 class BaccaratModule:
@@ -102,7 +110,7 @@ class BaccaratModule:
             return self.deal()
         if isinstance(action, SetSolved):
             return self.set_solved(action.solved)
-        raise BaccaratError(f"unknown input {action!r}")
+        raise BaccaratError(f"unknown input {show_value(action)}")
 
     def press(self, area: str) -> list[ev.Event]:
         """A short press: one chip of the active denomination on top of ``area``."""
@@ -125,7 +133,7 @@ class BaccaratModule:
     def arrow(self, direction: str) -> list[ev.Event]:
         """An arrow: one denomination smaller (``left``) or larger (``right``), stopping at the ends."""
         if direction not in ("left", "right"):
-            raise BaccaratError(f"arrow {direction!r} is not 'left' or 'right'")
+            raise BaccaratError(f"arrow {show_value(direction)} is not 'left' or 'right'")
         if refused := self._refuse(f"arrow {direction}"):
             return refused
         step = 1 if direction == "right" else -1
@@ -259,39 +267,44 @@ class BaccaratModule:
 
     @classmethod
     def restore(cls, state: dict[str, Any], *, rng: random.Random | None = None) -> BaccaratModule:
-        """Rebuild a module from :meth:`snapshot` (bets on the table are not kept)."""
-        try:
-            limits = TableLimits(state["limits"]["min"], state["limits"]["max"])
-            module = cls(Edgework.from_dict(state["edgework"]), limits, rng=rng)
-            d = state["deck"]
-            cards = tuple(Card.parse(c) for c in d["cards"])
-            if sorted(c.index for c in cards) != list(range(1, 53)):
-                raise BaccaratError("saved deck is not 52 different cards")
-            module.deck = Deck(
-                check_color(d["color"]),
-                int(d["solved"]),
-                cards,
-                bool(d["unshuffled"]),
-                d.get("first_index"),
-                d.get("multiplier"),
-                d.get("letter"),
-                d.get("digit"),
-                d.get("port_column"),
-            )
-            position = state["position"]
-            if not isinstance(position, int) or not 0 <= position <= 52 - 6:
-                raise BaccaratError(f"saved deck position {position!r} is out of range")
-            module.position = position
-            module.denomination_index = DENOMINATIONS.index(state["denomination"])
-            module.strikes = int(state["strikes"])
-            module.solved = bool(state["solved"])
-            module.limits_random = bool(state.get("limits_random", False))
-            module.round_pending = bool(state.get("round_pending", False))
-            module.enabled = bool(state.get("enabled", True))
-        except (KeyError, TypeError, ValueError, AttributeError) as error:
-            if isinstance(error, BaccaratError):
-                raise
-            raise BaccaratError(f"saved state is damaged: {error!r}") from None
+        """Rebuild a module from :meth:`snapshot` (bets on the table are not kept).
+
+        The schema is strict: every key known and of its exact type (``"false"`` is not
+        false, ``1.9`` or ``"2"`` is not a number of strikes), every number within its
+        bounds, and the deck exactly the one its colour, edgework, limits and solved
+        count deal. Anything else is a :class:`BaccaratError` naming the first problem.
+        """
+        s = check_keys(state, "saved state", required=_SNAPSHOT_KEYS, optional=_SNAPSHOT_OPTIONAL)
+        limits_data = check_keys(s["limits"], "saved limits", required=frozenset({"min", "max"}))
+        limits = check_limits(limits_data["min"], limits_data["max"])
+        edgework = Edgework.from_dict(check_keys(s["edgework"], "saved edgework", required=_EDGEWORK_KEYS))
+        d = check_keys(s["deck"], "saved deck", required=_DECK_KEYS, optional=_DECK_OPTIONAL)
+        color = d["color"]
+        if not isinstance(color, str) or color not in COLORS:
+            raise BaccaratError(f"saved deck colour {show_value(color)} is not one of {', '.join(COLORS)}")
+        deck = build_deck(edgework, limits, color, check_solved(d["solved"]))
+        expected = {
+            **deck.to_dict(),
+            "solved": deck.solved,
+            "letter": deck.letter,
+            "digit": deck.digit,
+            "port_column": deck.port_column,
+        }
+        # Compared as JSON, so that true is not 1 and 3.0 is not 3.
+        if json.dumps(d, sort_keys=True) != json.dumps(expected, sort_keys=True):
+            raise BaccaratError("saved deck is not the deck its colour, edgework, limits and solved count deal")
+        module = cls(edgework, limits, rng=rng)
+        module.deck = deck
+        module.position = check_count(s["position"], "saved deck position", maximum=52 - 6)
+        denomination = s["denomination"]
+        if isinstance(denomination, bool) or not isinstance(denomination, int) or denomination not in DENOMINATIONS:
+            raise BaccaratError(f"saved active chip {show_value(denomination)} is not a chip value")
+        module.denomination_index = DENOMINATIONS.index(denomination)
+        module.strikes = check_count(s["strikes"], "saved strikes", maximum=MAX_STRIKES)
+        module.solved = check_bool(s["solved"], "saved solved flag")
+        module.limits_random = check_bool(s.get("limits_random", False), "saved limits_random")
+        module.round_pending = check_bool(s.get("round_pending", False), "saved round_pending")
+        module.enabled = check_bool(s.get("enabled", True), "saved enabled flag")
         return module
 
     # -- internals --------------------------------------------------------------

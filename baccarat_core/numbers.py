@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import re
+import reprlib
+import unicodedata
 
 from .errors import BaccaratError
 
@@ -36,6 +38,10 @@ def format_cents(cents: int, *, signed: bool = False) -> str:
     return ("+" + text) if signed and cents > 0 else text
 
 
+#: Longest number a person may type (every bound the prop has is far shorter).
+MAX_TYPED_DIGITS = 20
+
+
 def check_count(value: object, what: str, *, maximum: int | None = None) -> int:
     """``value`` if it is a whole number from 0 to ``maximum``; else a :class:`BaccaratError` naming it.
 
@@ -44,20 +50,28 @@ def check_count(value: object, what: str, *, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise BaccaratError(f"{what} {show_value(value)} is not a whole number")
     if value < 0:
-        raise BaccaratError(f"{what} {value} is negative")
+        raise BaccaratError(f"{what} {show_value(value)} is negative")
     if maximum is not None and value > maximum:
-        raise BaccaratError(f"{what} {value} is above the most allowed ({maximum})")
+        raise BaccaratError(f"{what} {show_value(value)} is above the most allowed ({maximum})")
     return value
+
+
+def _typed_number(text: str, cleaned: str, what: str, kind: str) -> int:
+    """``cleaned`` as a whole number if it is ASCII digits only (no sign, ``_``, spaces or other scripts)."""
+    negative = cleaned.startswith("-") and _DIGITS.fullmatch(cleaned[1:])
+    digits = cleaned[1:] if negative else cleaned
+    if not _DIGITS.fullmatch(digits):
+        raise BaccaratError(f"{what} {show_value(text)} is not {kind}")
+    if len(digits) > MAX_TYPED_DIGITS:
+        raise BaccaratError(f"{what} {show_value(text)} is too large ({len(digits)} digits)")
+    if negative:
+        raise BaccaratError(f"{what} {show_value(text.strip())[1:-1]} is negative")
+    return int(digits)
 
 
 def parse_count(text: str, what: str, *, maximum: int | None = None) -> int:
     """A whole number typed by a person (ASCII digits only), checked by :func:`check_count`."""
-    cleaned = text.strip()
-    if cleaned.startswith("-") and _DIGITS.fullmatch(cleaned[1:]):
-        raise BaccaratError(f"{what} {cleaned} is negative")
-    if not _DIGITS.fullmatch(cleaned):
-        raise BaccaratError(f"{what} {show_value(text)} is not a whole number")
-    return check_count(int(cleaned), what, maximum=maximum)
+    return check_count(_typed_number(text, text.strip(), what, "a whole number"), what, maximum=maximum)
 
 
 def parse_dollars(text: str, what: str = "amount", *, maximum: int | None = None) -> int:
@@ -67,18 +81,46 @@ def parse_dollars(text: str, what: str = "amount", *, maximum: int | None = None
         cleaned = cleaned[1:]
     if re.fullmatch(r"[0-9]{1,3}(,[0-9]{3})+", cleaned):
         cleaned = cleaned.replace(",", "")
-    if cleaned.startswith("-") and _DIGITS.fullmatch(cleaned[1:]):
-        raise BaccaratError(f"{what} {text.strip()} is negative")
-    if not _DIGITS.fullmatch(cleaned):
-        raise BaccaratError(f"{what} {show_value(text)} is not a whole number of dollars")
-    return check_count(int(cleaned), what, maximum=maximum)
+    return check_count(_typed_number(text, cleaned, what, "a whole number of dollars"), what, maximum=maximum)
 
 
 def show_value(value: object, limit: int = 40) -> str:
-    """A value as a message quotes it, cut short: as JSON spells it (``"3"``, ``true``, ``{"a": 1}``),
-    else (a value JSON has no spelling for) as Python shows it."""
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
+    """A value as a message quotes it, cut short to ``limit`` characters and always one printable line:
+    as JSON spells it (``"3"``, ``true``, ``{"a": 1}``), else as Python shows it; a huge number by its size."""
+    if isinstance(value, str):
+        text = json.dumps(value[: limit + 1], ensure_ascii=False)
+        if len(value) > limit + 1:
+            text = text[:-1] + '..."'
+    elif isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        text = f"(a number of {len(str(abs(value))) if value.bit_length() < 4000 else 'over 1000'} digits)"
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False) if _small(value) else _REPR.repr(value)
+        except (TypeError, ValueError, RecursionError):
+            text = _REPR.repr(value)
+    text = _printable(text)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _small(value: object) -> bool:
+    """Whether ``value`` is a scalar or a shallow, short container (quoted whole as JSON)."""
+    if isinstance(value, dict | list | tuple):
+        return len(value) <= 8 and all(not isinstance(v, dict | list | tuple) for v in value)
+    return True
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 2
+_REPR.maxstring = 30
+_REPR.maxother = 40
+_REPR.maxlong = 25
+
+
+def _printable(text: str) -> str:
+    """Control characters, line and paragraph separators and lone surrogates as escapes."""
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c == " " or unicodedata.category(c) not in ("Cc", "Cf", "Cs", "Zl", "Zp", "Cn") else f"\\u{ord(c):04x}"
+        for c in text
+    )

@@ -8,15 +8,19 @@ is a :class:`ConfigError` whose one-line message names the key and the value.
 
 from __future__ import annotations
 
+import math
+import ssl
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from baccarat_core import BaccaratError, Edgework, TableLimits
+from baccarat_core import BaccaratError, Edgework, TableLimits, strict
 from baccarat_core.deck import COLORS
 from baccarat_core.limits import MINIMUMS
+from baccarat_core.numbers import show_value
+from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 
 from .devices.header import BCM_TO_PHYSICAL, I2C1_PINS, RESERVED_PINS, SPI_BUS_PINS
 from .devices.wiring import DRIVERS, INPUT_NAMES, DeckLightWiring, DisplaySpec, InputWiring, StatusLightWiring
@@ -26,6 +30,16 @@ from .sound.settings import SoundConfigError, SoundSettings, parse_sound_section
 DEFAULT_CONFIG = Path(__file__).with_name("default-config.toml")
 
 ROLES: tuple[str, ...] = ("placard", "table", "bets")
+
+#: Largest config file read (the reference config is about 6 KB).
+MAX_CONFIG_BYTES = 256 * 1024
+#: Longest string value (paths, topics, names, secrets).
+MAX_STRING = 1024
+#: Longest ``[timing]`` duration, in seconds.
+MAX_SECONDS = 60.0
+
+#: Largest ``[mqtt] queue_limit``.
+MAX_QUEUE_LIMIT = 100_000
 
 #: Keys whose values never appear in a message.
 SECRET_KEYS = frozenset({"password", "controller_token"})
@@ -146,6 +160,10 @@ class _Section:
             }
             names = " or ".join(wording.get(k, k.__name__) for k in kinds if not (k is int and float in kinds))
             raise self.fail(key, f"must be {names}")
+        if isinstance(value, str) and (len(value) > MAX_STRING or "\0" in value):
+            raise self.fail(key, f"must be at most {MAX_STRING} characters, without NUL")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise self.fail(key, "must be a finite number")
         if check is not None:
             problem = check(value)
             if problem:
@@ -166,9 +184,7 @@ class _Section:
 def _show(value: Any) -> str:
     if isinstance(value, bool):
         return str(value).lower()
-    if isinstance(value, str):
-        return f'"{value}"'
-    return repr(value)
+    return show_value(value, 60)
 
 
 def _gpio_problem(value: int) -> str | None:
@@ -187,13 +203,33 @@ def _positive(value: float) -> str | None:
     return "must be above zero" if value <= 0 else None
 
 
+def _within(low: float, high: float, *, above: bool = False) -> Callable[[float], str | None]:
+    """A check for ``low <= value <= high`` (``low < value`` with ``above``)."""
+
+    def check(value: float) -> str | None:
+        if value < low or (above and value == low) or value > high:
+            return f"must be {'above' if above else 'at least'} {low:g} and at most {high:g}"
+        return None
+
+    return check
+
+
+def _seconds(*, above: bool) -> Callable[[float], str | None]:
+    return _within(0, MAX_SECONDS, above=above)
+
+
 def load_config(path: str | Path | None = None) -> Config:
     """Read and validate a config file (the reference build's when ``path`` is None)."""
     file = Path(path) if path is not None else DEFAULT_CONFIG
     try:
-        text = file.read_text(encoding="utf-8")
+        with open(file, "rb") as stream:
+            raw = stream.read(MAX_CONFIG_BYTES + 1)
     except OSError as error:
         raise ConfigError(f"{file}: cannot read ({error.strerror or error})") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{file}: larger than {MAX_CONFIG_BYTES} bytes; not a config file")
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         byte = error.object[error.start]
         raise ConfigError(f"{file}: not UTF-8 text (byte 0x{byte:02x} at offset {error.start})") from None
@@ -201,6 +237,10 @@ def load_config(path: str | Path | None = None) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{file}: not valid TOML ({error})") from None
+    except RecursionError:
+        raise ConfigError(f"{file}: not valid TOML (nested too deeply)") from None
+    except ValueError as error:  # tomllib lets Python's int() refuse a number of thousands of digits
+        raise ConfigError(f"{file}: not valid TOML ({strict.one_line(str(error), 80)})") from None
     try:
         return parse_config(data, source=str(file))
     except ConfigError as error:
@@ -265,11 +305,11 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
 
     timing = _Section("timing", data.get("timing", {}))
     timing_cfg = TimingConfig(
-        hold_seconds=float(timing.get("hold_seconds", float, 0.5, check=_positive)),
-        debounce_seconds=float(timing.get("debounce_seconds", float, 0.02, check=_non_negative)),
-        strike_flash_seconds=float(timing.get("strike_flash_seconds", float, 1.0, check=_positive)),
-        card_seconds=float(timing.get("card_seconds", float, 0.6, check=_non_negative)),
-        result_seconds=float(timing.get("result_seconds", float, 1.5, check=_non_negative)),
+        hold_seconds=float(timing.get("hold_seconds", float, 0.5, check=_seconds(above=True))),
+        debounce_seconds=float(timing.get("debounce_seconds", float, 0.02, check=_seconds(above=False))),
+        strike_flash_seconds=float(timing.get("strike_flash_seconds", float, 1.0, check=_seconds(above=True))),
+        card_seconds=float(timing.get("card_seconds", float, 0.6, check=_seconds(above=False))),
+        result_seconds=float(timing.get("result_seconds", float, 1.5, check=_seconds(above=False))),
     )
     timing.finish()
     if timing_cfg.debounce_seconds >= timing_cfg.hold_seconds:
@@ -346,7 +386,7 @@ def _edgework(section: _Section) -> Edgework:
         if not all(isinstance(v, str) for v in value):
             raise section.fail(key, "must be a list of names in quotes")
         lists[key] = tuple(value)
-    solved = section.get("solved", int, 0, check=_non_negative)
+    solved = section.get("solved", int, 0, check=_within(0, MAX_SOLVED))
     section.finish()
     try:
         return Edgework(serial, lists["ports"], lists["lit"], lists["unlit"], solved)
@@ -371,7 +411,17 @@ def _limits(section: _Section) -> TableLimits | None:
             None if v in MINIMUMS else f"is not one of the manual's minimums ({', '.join(map(str, MINIMUMS))})"
         ),
     )
-    maximum = section.get("max", int, check=lambda v: None if v > minimum else f"must be above min ({minimum})")
+    maximum = section.get(
+        "max",
+        int,
+        check=lambda v: (
+            f"must be above min ({minimum})"
+            if v <= minimum
+            else f"must be at most {MAX_TABLE_MAXIMUM}"
+            if v > MAX_TABLE_MAXIMUM
+            else None
+        ),
+    )
     section.finish()
     try:
         return TableLimits(minimum, maximum)
@@ -393,7 +443,7 @@ def _display(section: _Section) -> DisplaySpec:
         "rotate", int, 0, check=lambda v: None if v in (0, 1, 2, 3) else "must be 0, 1, 2 or 3 (quarter turns)"
     )
     if interface == "i2c":
-        port = section.get("port", int, 1, check=_non_negative)
+        port = section.get("port", int, 1, check=_within(0, 255))
         address = section.get(
             "address",
             int,
@@ -406,7 +456,7 @@ def _display(section: _Section) -> DisplaySpec:
     device = section.get("device", int, 0, check=lambda v: None if v in (0, 1, 2) else "must be 0, 1 or 2")
     dc = section.gpio("dc", 24)
     reset = section.gpio("reset", None)
-    speed = section.get("bus_speed_hz", int, 8_000_000, check=_positive)
+    speed = section.get("bus_speed_hz", int, 8_000_000, check=_within(0, 125_000_000, above=True))
     section.finish()
     return DisplaySpec(
         role, driver, interface, width, height, rotate, port=port, device=device, dc=dc, reset=reset, bus_speed_hz=speed
@@ -431,10 +481,14 @@ def _mqtt(section: _Section) -> MqttConfig:
         bomb_prefix=text("bomb_prefix", "bomb").rstrip("/"),
         room=text("room"),
         prop=text("prop", "baccarat"),
-        keepalive=section.get("keepalive", int, 30, check=_positive),
-        queue_limit=section.get("queue_limit", int, 1000, check=_positive),
-        reconnect_min_seconds=float(section.get("reconnect_min_seconds", float, 1.0, check=_positive)),
-        reconnect_max_seconds=float(section.get("reconnect_max_seconds", float, 30.0, check=_positive)),
+        keepalive=section.get("keepalive", int, 30, check=_within(0, 65535, above=True)),
+        queue_limit=section.get("queue_limit", int, 1000, check=_within(0, MAX_QUEUE_LIMIT, above=True)),
+        reconnect_min_seconds=float(
+            section.get("reconnect_min_seconds", float, 1.0, check=_within(0, 3600, above=True))
+        ),
+        reconnect_max_seconds=float(
+            section.get("reconnect_max_seconds", float, 30.0, check=_within(0, 3600, above=True))
+        ),
         home_assistant=section.get("home_assistant", bool, False),
         home_assistant_prefix=text("home_assistant_prefix", "homeassistant").rstrip("/"),
     )
@@ -453,7 +507,41 @@ def _mqtt(section: _Section) -> MqttConfig:
     for key in ("topic_prefix", "bomb_prefix", "prop", "home_assistant_prefix"):
         if any(c in getattr(cfg, key) for c in "#+") or not getattr(cfg, key):
             raise section.fail(key, "must be a topic without wildcards")
+    if cfg.tls:
+        _check_tls(section, cfg)
     return cfg
+
+
+def _check_tls(section: _Section, cfg: MqttConfig) -> None:
+    """The TLS files exist and load as paho will load them (``check-config`` and ``run`` both ask)."""
+    context = ssl.create_default_context()
+    for key in ("ca_file", "cert_file", "key_file"):
+        name = getattr(cfg, key)
+        if name is None:
+            continue
+        try:
+            with open(name, "rb") as stream:
+                stream.read(1)
+        except OSError as error:
+            raise section.fail(key, f"cannot be read ({error.strerror or error})") from None
+    if cfg.ca_file:
+        try:
+            context.load_verify_locations(cafile=cfg.ca_file)
+        except (ssl.SSLError, ValueError) as error:
+            raise section.fail("ca_file", f"is not a PEM certificate ({_ssl_reason(error)})") from None
+    if cfg.cert_file and cfg.key_file:
+        try:
+            # A key that needs a pass phrase gets an empty one and fails here: the prop cannot type it.
+            context.load_cert_chain(cfg.cert_file, cfg.key_file, password=lambda: b"")
+        except (ssl.SSLError, ValueError) as error:
+            raise section.fail(
+                "key_file", f"does not load with cert_file as a client certificate and its key ({_ssl_reason(error)})"
+            ) from None
+
+
+def _ssl_reason(error: Exception) -> str:
+    reason = getattr(error, "reason", None) or str(error)
+    return strict.one_line(str(reason).replace("_", " ").lower(), 80)
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,8 @@ def free_port() -> int:
 
 
 class Broker:
-    def __init__(self, workdir: Path, port: int | None = None) -> None:
+    def __init__(self, workdir: Path, port: int | None = None, *, listener: str = "", extra: str = "") -> None:
+        """``listener``: lines under the listener (TLS files, ...); ``extra``: lines after the rest."""
         binary = mosquitto_binary()
         if binary is None:
             pytest.skip("mosquitto is not installed (apt-get install mosquitto)")
@@ -47,7 +48,8 @@ class Broker:
         self.log = workdir / "mosquitto.log"
         self.conf.write_text(
             f"listener {self.port} 127.0.0.1\n"
-            "allow_anonymous true\n"
+            f"{listener}"
+            f"{'' if 'allow_anonymous' in listener else 'allow_anonymous true' + chr(10)}"
             "persistence true\n"
             f"persistence_location {workdir}/\n"
             f"log_dest file {self.log}\n"
@@ -55,6 +57,7 @@ class Broker:
             # Run as root, mosquitto would switch to the "mosquitto" user and could
             # not write its log and persistence file in the test's directory.
             f"user {getpass.getuser()}\n"
+            f"{extra}"
         )
         self.process: subprocess.Popen | None = None
 

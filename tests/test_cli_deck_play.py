@@ -88,10 +88,14 @@ def test_deck_json_uses_solved_ports_and_dollar_signs(capsys):
 
 
 @pytest.mark.timeout(10)
-def test_deck_json_huge_solved_count(capsys):
-    code, out, _ = run_main([*DECK, "--solved", "100000000000", "--json"], capsys)
+def test_deck_json_largest_solved_count(capsys):
+    code, out, _ = run_main([*DECK, "--solved", "9999", "--json"], capsys)
     assert code == 0
-    assert json.loads(out)["first_index"] == 31  # 27 + 10**11 = 27 + 4 (mod 52)
+    assert json.loads(out)["first_index"] == (27 + 9999 - 1) % 52 + 1
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main([*DECK, "--solved", "100000000000", "--json"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "above the most allowed (9999)" in err and len(err.splitlines()) == 1
 
 
 def test_deck_json_unshuffled(capsys):
@@ -306,7 +310,7 @@ BAD = [
     ([*DECK, "--solved=-1"], "-1"),
     ([*DECK, "--solved", "-4"], "-4"),
     ([*DECK, "--solved", "lots"], "lots"),
-    (replaced(DECK, "--serial", ""), "''"),
+    (replaced(DECK, "--serial", ""), '""'),
     (replaced(DECK, "--serial", "AB-12"), "AB-12"),
     (replaced(DECK, "--serial", "AB 12"), "AB 12"),
     (replaced(DECK, "--serial", "ABCDEFG"), "ABCDEFG"),
@@ -320,7 +324,7 @@ BAD = [
     (replaced(PLAY, "--max", "4"), "$4"),
     ([*PLAY, "--solved=-2"], "-2"),
     ([*PLAY, "--seed", "x1"], "x1"),
-    (replaced(PLAY, "--serial", ""), "''"),
+    (replaced(PLAY, "--serial", ""), '""'),
     (replaced(PLAY, "--serial", "A*1"), "A*1"),
     (["play", "--serial", "AB12C3", "--color", "red", "--min", "5"], "--max"),
 ]

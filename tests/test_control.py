@@ -170,15 +170,17 @@ def test_raw_protocol_one_json_line_each_way(served):
     assert rig.daemon.module.edgework.solved == 6
 
 
-def test_socket_path_defaults(tmp_path):
+def test_socket_path_defaults(tmp_path, monkeypatch):
     assert control.socket_path(make_config(control={"socket": ""}).control_socket) is None
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    assert (
-        control.socket_path(make_config().control_socket, {"RUNTIME_DIRECTORY": str(run_dir)})
-        == run_dir / "control.sock"
-    )
-    assert control.runtime_candidates({"XDG_RUNTIME_DIR": "/run/user/1000"})[:2] == [
-        Path("/run/baccarat/control.sock"),
-        Path("/run/user/1000/baccarat.sock"),
-    ]
+    default = make_config().control_socket
+    assert control.socket_path(default, {"RUNTIME_DIRECTORY": str(run_dir)}) == run_dir / "control.sock"
+    # The service's directory, when it exists, comes before a session's: a shell finds the service.
+    monkeypatch.setattr(control, "SERVICE_RUNTIME", run_dir)
+    assert control.socket_path(default, {"XDG_RUNTIME_DIR": "/run/user/1000"}) == run_dir / "control.sock"
+    monkeypatch.setattr(control, "SERVICE_RUNTIME", tmp_path / "absent")
+    assert control.socket_path(default, {"XDG_RUNTIME_DIR": "/run/user/1000"}) == Path("/run/user/1000/baccarat.sock")
+    # No session: the user's own private directory, never /tmp.
+    state = tmp_path / "state"
+    assert control.socket_path(default, {"XDG_STATE_HOME": str(state)}) == state / "baccarat" / "control.sock"

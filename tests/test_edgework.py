@@ -39,7 +39,7 @@ def test_serial_without_letters_or_digits():
 def test_bad_serials_name_the_value(serial):
     with pytest.raises(EdgeworkError) as caught:
         Edgework(serial)
-    assert repr(serial) in str(caught.value)
+    assert f'"{serial}"' in str(caught.value)
     assert "\n" not in str(caught.value)
 
 
@@ -148,7 +148,7 @@ def test_from_dict_defaults_and_comma_strings():
 
 
 def test_from_dict_unknown_key_is_named():
-    with pytest.raises(EdgeworkError, match="'serail'"):
+    with pytest.raises(EdgeworkError, match='"serail"'):
         Edgework.from_dict({"serial": "A1", "serail": "A1"})
 
 

@@ -68,14 +68,14 @@ BAD_REQUESTS = [
     (b"[1, 2]", "application/json", "must be a JSON object"),
     (b'"reset"', "application/json", "must be a JSON object"),
     (b"command=reset", "application/x-www-form-urlencoded", "send JSON"),
-    (b'{"command": "explode"}', "application/json", "unknown command 'explode'"),
+    (b'{"command": "explode"}', "application/json", 'unknown command "explode"'),
     (b'{"nothing": 1}', "application/json", 'no "command" key'),
     (b'{"command": "reset", "min": 25}', "application/json", "give both"),
     (b'{"command": "set_limits", "min": 7, "max": 100}', "application/json", "minimum $7"),
     (b'{"command": "set_solved", "solved": -1}', "application/json", "solved count -1 is negative"),
     (b'{"command": "set_solved", "solved": true}', "application/json", "is not a whole number"),
     (b'{"command": "set_edgework", "serial": "!!"}', "application/json", "must be 1 to 6 letters or digits"),
-    (b'{"command": "force_solve", "please": 1}', "application/json", "unknown argument 'please'"),
+    (b'{"command": "force_solve", "please": 1}', "application/json", 'unknown argument "please"'),
     (b'{"command": "reset", "min": "' + b"9" * 20000 + b'"}', "application/json", "larger than"),
 ]
 

@@ -164,7 +164,7 @@ def test_front_panel_press_and_hold(web_factory, page):
 
 BAD_INPUT = [
     ("#form-reset", {"min": "25"}, "give both"),
-    ("#form-reset", {"min": "abc", "max": "100"}, "minimum 'abc' is not a whole number of dollars"),
+    ("#form-reset", {"min": "abc", "max": "100"}, 'minimum "abc" is not a whole number of dollars'),
     ("#form-limits", {"min": "7", "max": "100"}, "minimum $7 is not one of the manual's"),
     ("#form-limits", {"min": "25", "max": "10"}, "maximum $10 is not above the minimum $25"),
     ("#form-limits", {}, "give both"),
@@ -172,7 +172,7 @@ BAD_INPUT = [
     ("#form-solved", {"solved": "three"}, "is not a whole number"),
     ("#form-edgework", {"serial": "AB!3"}, "must be 1 to 6 letters or digits"),
     ("#form-edgework", {"serial": "AB3DE4", "ports": "Par#llel"}, "is not a port name"),
-    ("#form-edgework", {"serial": "AB3DE4", "lit": "FR K!"}, "is not a label of letters"),
+    ("#form-edgework", {"serial": "AB3DE4", "lit": "FR K!"}, "is not a label of 1-8 letters or digits"),
     ("#form-edgework", {"serial": "AB3DE4", "solved": "x"}, "is not a whole number"),
 ]
 

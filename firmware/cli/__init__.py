@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from baccarat_core import BaccaratError
+from baccarat_core import BaccaratError, strict
 
 from ..errors import PropError
 
@@ -22,8 +22,8 @@ class Parser(argparse.ArgumentParser):
     """argparse with one-line errors and no usage dump."""
 
     def error(self, message: str) -> NoReturn:
-        """Exit 2 with one line."""
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        """Exit 2 with one line (an argument thousands of characters long is cut short)."""
+        self.exit(2, f"{self.prog}: error: {strict.one_line(message, 240)}\n")
 
 
 def arg_type(parse: Callable[[str], object]) -> Callable[[str], object]:
@@ -60,14 +60,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.handler(args)
+        code = args.handler(args)
+        sys.stdout.flush()  # a reader that left shows here, not in the interpreter's flush at exit
+        return code
     except (BaccaratError, PropError) as error:
-        print(f"baccarat {args.command}: error: {error}", file=sys.stderr)
+        print(f"baccarat {args.command}: error: {strict.one_line(str(error), 260)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
-        # `baccarat play ... | head -1`: the reader left; end quietly, as a shell tool does.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        # `baccarat play ... | head -1`: the reader left; end quietly, as a shell tool does. Python
+        # flushes stdout once more at exit: point it at /dev/null so that flush cannot fail too
+        # (the pattern of Python's documentation on SIGPIPE).
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):  # stdout is not a file descriptor (a test's capture)
+            pass
         return 0
     except KeyboardInterrupt:
         return 130

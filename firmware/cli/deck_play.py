@@ -6,14 +6,15 @@ import argparse
 import json
 import random
 import sys
-from collections.abc import Iterable
-from typing import TextIO
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO, TextIO
 
-from baccarat_core import BaccaratError, BaccaratModule, Edgework, TableLimits, build_deck
+from baccarat_core import BaccaratError, BaccaratModule, Edgework, TableLimits, build_deck, strict
 from baccarat_core.deck import COLORS, check_color
 from baccarat_core.edgework import split_list
 from baccarat_core.inputs import parse_input
 from baccarat_core.numbers import parse_count, parse_dollars
+from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 
 from . import arg_type
 
@@ -27,11 +28,11 @@ def add_edgework_arguments(parser: argparse.ArgumentParser, *, limits_required: 
     group.add_argument("--unlit", default="", help="unlit indicator labels, comma-separated")
     group.add_argument(
         "--solved",
-        type=arg_type(lambda t: parse_count(t, "solved count")),
+        type=arg_type(lambda t: parse_count(t, "solved count", maximum=MAX_SOLVED)),
         default=0,
         help="solved modules (default 0)",
     )
-    dollars = arg_type(lambda t: parse_dollars(t, "amount"))
+    dollars = arg_type(lambda t: parse_dollars(t, "amount", maximum=MAX_TABLE_MAXIMUM))
     group.add_argument("--min", type=dollars, required=limits_required, help="table minimum")
     group.add_argument("--max", type=dollars, required=limits_required, help="table maximum")
 
@@ -66,9 +67,28 @@ def cmd_deck(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """JSON inputs on stdin, one JSON event per line on stdout."""
-    if hasattr(sys.stdin, "reconfigure"):  # a stray non-UTF-8 byte is a malformed line, not a crash
-        sys.stdin.reconfigure(errors="surrogateescape")
-    return run_session(edgework_from(args), limits_from(args), args.color, args.seed, sys.stdin, sys.stdout, sys.stderr)
+    lines = bounded_lines(sys.stdin.buffer) if hasattr(sys.stdin, "buffer") else sys.stdin
+    return run_session(edgework_from(args), limits_from(args), args.color, args.seed, lines, sys.stdout, sys.stderr)
+
+
+def bounded_lines(stream: BinaryIO, limit: int = strict.MAX_BYTES) -> Iterator[bytes]:
+    """Lines of a byte stream, never holding more than ``limit`` bytes of one: an over-long line
+    comes out as its first ``limit + 1`` bytes (which the reader then refuses), the rest skipped."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith(b"\n"):
+            while True:
+                rest = stream.readline(limit)
+                if not rest or rest.endswith(b"\n"):
+                    break
+        yield line
+
+
+def parse_line(line: str | bytes) -> object:
+    """One ``baccarat play`` line: strict JSON (size, UTF-8, depth, no NaN), then :func:`parse_input`."""
+    return parse_input(strict.loads(line.rstrip(b"\r\n" if isinstance(line, bytes) else "\r\n"), "line"))
 
 
 def run_session(
@@ -76,7 +96,7 @@ def run_session(
     limits: TableLimits | None,
     color: str,
     seed: int | None,
-    lines: Iterable[str],
+    lines: Iterable[str | bytes],
     out: TextIO,
     err: TextIO,
 ) -> int:
@@ -93,18 +113,16 @@ def run_session(
         if not line.strip():
             continue
         try:
-            action = parse_input(json.loads(line))
-        except json.JSONDecodeError as error:
-            err.write(f"baccarat play: line {number}: not JSON ({error.msg}): {line.strip()[:80]}\n")
-            continue
-        except RecursionError:  # e.g. thousands of "[": malformed too, not a crash
-            err.write(f"baccarat play: line {number}: not JSON (nested too deeply): {line.strip()[:80]}\n")
-            continue
+            action = parse_line(line)
         except BaccaratError as error:
-            err.write(f"baccarat play: line {number}: {error}\n")
+            err.write(f"baccarat play: line {number}: {strict.one_line(str(error), 200)}\n")
+            err.flush()
             continue
-        emit(module.handle(action))
+        emit(module.handle(action))  # type: ignore[arg-type]
     return 0
+
+
+seed_number = arg_type(lambda t: parse_count(t, "seed"))
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -119,5 +137,5 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     play = sub.add_parser("play", help="a headless session: JSON inputs on stdin, events on stdout")
     add_edgework_arguments(play, limits_required=False)
     play.add_argument("--color", type=color, required=True, help="colour of the first deck")
-    play.add_argument("--seed", type=int, default=None, help="seed for limits and later decks")
+    play.add_argument("--seed", type=seed_number, default=None, help="seed for limits and later decks")
     play.set_defaults(handler=cmd_play)

@@ -11,14 +11,17 @@ import argparse
 import json
 import os
 import socket
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from baccarat_core import strict
 from baccarat_core.numbers import format_dollars, parse_count, parse_dollars
+from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 
 from ..errors import PropError
-from ..room.control_socket import COMMAND_TIMEOUT, runtime_candidates, socket_path
+from ..room.control_socket import COMMAND_TIMEOUT, read_reply, socket_path
 from . import arg_type
 
 
@@ -26,43 +29,50 @@ def request(path: Path, payload: dict[str, Any], timeout: float = COMMAND_TIMEOU
     """Send one command to a running daemon and return its reply document."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(timeout)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                sock.connect(str(path))
+                break
+            except BlockingIOError:  # the daemon's backlog is full: it is busy, try again shortly
+                if time.monotonic() > deadline:
+                    raise PropError(f"the daemon at {path} is too busy to accept a connection") from None
+                time.sleep(0.05)
+            except FileNotFoundError:
+                raise PropError(f"no daemon is listening at {path} (is `baccarat run` running?)") from None
+            except ConnectionRefusedError:
+                raise PropError(
+                    f"no daemon is listening at {path} (a stale socket: is `baccarat run` running?)"
+                ) from None
+            except PermissionError:
+                raise PropError(f"no permission to use {path} (try sudo, or join the daemon's group)") from None
+            except OSError as error:
+                raise PropError(f"cannot reach the daemon at {path} ({error.strerror or error})") from None
         try:
-            sock.connect(str(path))
-        except FileNotFoundError:
-            raise PropError(f"no daemon is listening at {path} (is `baccarat run` running?)") from None
-        except ConnectionRefusedError:
-            raise PropError(f"no daemon is listening at {path} (a stale socket: is `baccarat run` running?)") from None
-        except PermissionError:
-            raise PropError(f"no permission to use {path} (try sudo, or join the daemon's group)") from None
-        sock.sendall((json.dumps(payload) + "\n").encode())
-        with sock.makefile("rb") as stream:
-            line = stream.readline()
-    if not line:
-        raise PropError(f"the daemon at {path} closed the connection without answering")
-    return json.loads(line)
+            sock.sendall((strict.dumps(payload) + "\n").encode())
+            with sock.makefile("rb") as stream:
+                return read_reply(stream)
+        except TimeoutError:
+            raise PropError(f"the daemon at {path} did not answer within {timeout:g} s") from None
+        except OSError as error:
+            raise PropError(f"the connection to the daemon at {path} failed ({error.strerror or error})") from None
 
 
 def _client_socket(args: argparse.Namespace) -> Path:
+    """Exactly the path the daemon would use (:func:`socket_path`), unless told otherwise."""
     if args.socket:
         return Path(args.socket)
     if os.environ.get("BACCARAT_SOCKET"):
         return Path(os.environ["BACCARAT_SOCKET"])
+    configured = None
     if args.config:
         from ..config import load_config
 
-        path = socket_path(load_config(args.config).control_socket)
-        if path is None:
-            raise PropError(f'{args.config} turns the control socket off ([control] socket = "")')
-        return path
-    candidates = runtime_candidates()
-    for path in candidates:
-        if path.exists():
-            return path
-    raise PropError(
-        "no daemon socket found (looked in "
-        + ", ".join(map(str, candidates))
-        + "); is `baccarat run` running? Use --socket PATH if it listens elsewhere"
-    )
+        configured = load_config(args.config).control_socket
+    path = socket_path(configured)
+    if path is None:
+        raise PropError(f'{args.config} turns the control socket off ([control] socket = "")')
+    return path
 
 
 def _send(args: argparse.Namespace, payload: dict[str, Any]) -> dict[str, Any]:
@@ -140,15 +150,15 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """``solved``, ``reset``, ``force-solve``, ``hint``, ``status``: talk to a running daemon."""
-    count = arg_type(lambda t: parse_count(t, "solved count"))
-    dollars = arg_type(lambda t: parse_dollars(t, "amount"))
+    count = arg_type(lambda t: parse_count(t, "solved count", maximum=MAX_SOLVED))
+    dollars = arg_type(lambda t: parse_dollars(t, "amount", maximum=MAX_TABLE_MAXIMUM))
 
     def parser(name: str, help_text: str, handler: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text)
         p.add_argument(
             "--socket",
-            help="the daemon's control socket (default: $BACCARAT_SOCKET, "
-            "/run/baccarat/control.sock, $XDG_RUNTIME_DIR/baccarat.sock)",
+            help="the daemon's control socket (default: $BACCARAT_SOCKET, else the path the daemon uses: "
+            "$RUNTIME_DIRECTORY, /run/baccarat, $XDG_RUNTIME_DIR, ~/.local/state/baccarat)",
         )
         p.add_argument("--config", help="read the socket path from this config file's [control] socket")
         p.set_defaults(handler=handler)

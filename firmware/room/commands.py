@@ -9,22 +9,24 @@ every front end answers the same way.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
-from baccarat_core import AREAS, BaccaratError, BaccaratModule, Edgework, TableLimits
+from baccarat_core import AREAS, BaccaratError, BaccaratModule, Edgework, TableLimits, strict
 from baccarat_core import events as ev
 from baccarat_core.edgework import check_solved
-from baccarat_core.numbers import parse_dollars
+from baccarat_core.numbers import parse_count, parse_dollars, show_value
 
 from ..daemon import Daemon
 from ..errors import PropError
 
 log = logging.getLogger("baccarat.commands")
+
+#: Longest error text in a reply or a log line (the offending values in it are cut shorter still).
+MAX_ERROR = 240
 
 #: Every command, with the argument keys it accepts.
 COMMANDS: dict[str, frozenset[str]] = {
@@ -58,9 +60,9 @@ class Command:
 
 def command_name(text: object) -> str:
     """``force-solve``, ``Force_Solve`` -> ``force_solve``; unknown names are errors."""
-    name = str(text).strip().lower().replace("-", "_")
+    name = text.strip().lower().replace("-", "_") if isinstance(text, str) else None
     if name not in COMMANDS:
-        raise CommandError(f"unknown command {str(text)[:40]!r} (known: {', '.join(COMMANDS)})")
+        raise CommandError(f"unknown command {show_value(text)} (known: {', '.join(COMMANDS)})")
     return name
 
 
@@ -74,7 +76,7 @@ def parse_command(data: Any) -> Command:
     args = {k: v for k, v in data.items() if k not in ("command", "id")}
     for key in args:
         if key not in COMMANDS[name]:
-            raise CommandError(f"{name}: unknown argument {key!r}")
+            raise CommandError(f"{name}: unknown argument {show_value(key)}")
     try:
         if name in ("reset", "set_limits"):
             return Command(name, limits=_limits(name, args))
@@ -91,8 +93,11 @@ def parse_command(data: Any) -> Command:
 
 
 def parse_words(text: str) -> Command:
-    """A command from words: ``set-solved 3``, ``set-solved:3``, ``reset min=25 max=1000``."""
-    words = text.replace(":", " ", 1).split()
+    """A command from words: ``set-solved 3``, ``set-solved:3``, ``reset min=25 max=1000``.
+
+    Each argument once: ``set-solved 3 4`` and ``reset min=25 min=50`` are errors.
+    """
+    words = strict.decode_text(text, "command").replace(":", " ", 1).split()
     if not words:
         raise CommandError("empty command")
     data: dict[str, Any] = {"command": words[0]}
@@ -100,6 +105,9 @@ def parse_words(text: str) -> Command:
         key, sep, value = word.partition("=")
         if not sep:  # a lone value: the one argument of set-solved
             key, value = "solved", word
+        if key in data:
+            what = "more than one value" if not sep else f"{show_value(key)} more than once"
+            raise CommandError(f"{command_name(words[0])}: {what} given")
         data[key] = _word_value(key, value)
     return parse_command(data)
 
@@ -109,7 +117,7 @@ def _word_value(key: str, value: str) -> Any:
         return [v for v in value.split(",") if v]
     if key in ("min", "max", "solved"):
         try:
-            return parse_dollars(value, key)
+            return parse_count(value, "solved count") if key == "solved" else parse_dollars(value, key)
         except BaccaratError:
             return value  # reported by parse_command, with the command's name
     return value
@@ -120,12 +128,11 @@ def _limits(name: str, args: dict[str, Any]) -> TableLimits | None:
         return None
     if "min" not in args or "max" not in args:
         raise CommandError(f'{name}: give both "min" and "max"' + (" or neither" if name == "reset" else ""))
-    return TableLimits(args["min"], args["max"])
+    return strict.check_limits(args["min"], args["max"])
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value) if not isinstance(value, (bytes, bytearray)) else repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return show_value(value)
 
 
 def set_edgework(
@@ -186,46 +193,49 @@ class GameMaster:
         """Parse and run one request; the future always holds a reply document.
 
         The reply is ``{"id", "ok": true, "command", "result"}`` or
-        ``{"id", "ok": false, "command", "error"}``; a bad request changes nothing.
+        ``{"id", "ok": false, "command", "error"}``; a bad request changes nothing
+        and is one warning line in the log. Text and bytes go through the strict
+        reader (:mod:`baccarat_core.strict`): size, UTF-8, depth, strict JSON.
         """
         done: Future = Future()
         request_id = None
         name = None
         try:
             if words:
-                command = parse_words(str(payload))
+                command = parse_words(payload)
             else:
-                data = json.loads(payload) if isinstance(payload, (str, bytes, bytearray)) else payload
+                data = strict.loads(payload, "command") if isinstance(payload, str | bytes | bytearray) else payload
                 if isinstance(data, dict):
-                    request_id = data.get("id")
-                    name = data.get("command")
+                    request_id = strict.check_request_id(data.get("id"))
+                    name = data.get("command") if isinstance(data.get("command"), str) else None
                 command = parse_command(data)
             name = command.name
             running = self.submit(command)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
-            problem = "nested too deeply" if isinstance(error, RecursionError) else str(error)
-            message = f"not JSON ({problem})"
+        except (PropError, BaccaratError) as error:
+            message = strict.one_line(str(error), MAX_ERROR)
             log.warning("command rejected: %s", message)
             done.set_result(_reply(request_id, name, error=message))
-            return done
-        except (PropError, BaccaratError) as error:
-            log.warning("command rejected: %s", error)
-            done.set_result(_reply(request_id, name, error=str(error)))
             return done
 
         def finish(future: Future) -> None:
             try:
                 done.set_result(_reply(request_id, name, result=future.result()))
             except Exception as error:  # noqa: BLE001 - reported to the sender, logged once
-                log.warning("command %s failed: %s", name, error)
-                done.set_result(_reply(request_id, name, error=str(error)))
+                message = strict.one_line(str(error), MAX_ERROR)
+                log.warning("command %s failed: %s", name, message)
+                done.set_result(_reply(request_id, name, error=message))
 
         running.add_done_callback(finish)
         return done
 
 
 def _reply(request_id: Any, name: Any, *, result: Any = None, error: str | None = None) -> dict[str, Any]:
-    reply: dict[str, Any] = {"id": request_id, "ok": error is None, "command": name if isinstance(name, str) else None}
+    known = isinstance(name, str) and name.strip().lower().replace("-", "_") in COMMANDS
+    reply: dict[str, Any] = {
+        "id": request_id,
+        "ok": error is None,
+        "command": name.strip().lower().replace("-", "_") if known else None,
+    }
     if error is None:
         reply["result"] = result
     else:

@@ -194,7 +194,7 @@ class HomeAssistantService:
         """Publish on every connect and on Home Assistant's ``online``."""
         self.link.connect_hooks.append(self.on_connect)
         self.link.client.message_callback_add(self.birth_topic, self._on_birth)
-        if self.link.connected.is_set():
+        if self.link.listening.is_set():
             self.on_connect()
 
     def stop(self) -> None:

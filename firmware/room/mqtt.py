@@ -2,10 +2,23 @@
 
 :class:`Link` is one paho-mqtt client run on paho's own network thread
 (``loop_start``), so the game thread never waits on the network: publishing
-only appends to paho's outgoing queue. QoS 1 messages published while the
-broker is away stay in that queue (at most ``queue_limit``) and are sent when
-the connection returns; the retained state document is not queued but
-re-published, newest only, on every connect.
+only appends to paho's outgoing queue.
+
+- **Listening**: the prop counts as listening (:attr:`Link.listening`) only once
+  the broker has acknowledged every subscription (SUBACK): paho sends the
+  SUBSCRIBE after the connect callback returns, so a command published at the
+  moment of the CONNACK would be lost. Presence (``online``) and the state
+  document are published at that moment, whatever the outgoing queue holds.
+- **Limits**: events and replies each have their own limit (``queue_limit``) on
+  messages waiting for the broker's acknowledgement, while the broker is away
+  or while it is slower than a burst. A message over the limit is dropped and
+  the log says which kind and why, once per spell. The retained state
+  document is never queued twice: one copy in flight, the newest waiting.
+- **Retained commands**: a retained message on the command topic (or the Room
+  inbox) is a command that would run again at every start and reconnect; it is
+  ignored with one log line.
+- **Failures** are logged with their reason: refused (not authorised),
+  certificate verify failed, TLS handshake failed, connection refused.
 
 :class:`MqttService` speaks this project's topics (see docs/mqtt.md);
 ``room2.py`` speaks the Room 2.0 convention over a second :class:`Link`.
@@ -13,9 +26,11 @@ re-published, newest only, on every connect.
 
 from __future__ import annotations
 
-import json
 import logging
+import socket
+import ssl
 import threading
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -23,21 +38,64 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 from paho.mqtt.reasoncodes import ReasonCode
 
-from baccarat_core import BaccaratError, BaccaratModule, Edgework
+from baccarat_core import BaccaratError, BaccaratModule, Edgework, strict
 from baccarat_core import events as ev
 from baccarat_core.edgework import check_solved
+from baccarat_core.errors import EdgeworkError
+from baccarat_core.numbers import show_value
 
 from ..config import MqttConfig
 from ..daemon import Daemon
+from ..errors import PropError
 from .commands import GameMaster, set_edgework, state_document
 
 log = logging.getLogger("baccarat.mqtt")
 
-Handler = Callable[[str, bytes], None]
+#: ``handler(topic, payload, retained)``, on paho's network thread.
+Handler = Callable[[str, bytes, bool], None]
+
+#: Kinds of message with a limit of their own; anything else (presence) is never dropped.
+LIMITED = ("event", "reply")
+#: While the broker is connected, a kind may hold this many times ``queue_limit``: a burst.
+CONNECTED_FACTOR = 10
+_PLURAL = {"event": "events", "reply": "replies"}
+
+
+def failure_reason(error: BaseException | None, *, tls: bool = False) -> str:
+    """Why a connection attempt failed, in words: the TLS verdict, "connection refused", ..."""
+    if isinstance(error, ssl.SSLCertVerificationError):
+        return f"TLS certificate verify failed: {error.verify_message or error.reason}"
+    if isinstance(error, ssl.SSLError):
+        return f"TLS handshake failed: {error.reason or error} (is the port a TLS listener?)"
+    if tls and isinstance(error, ConnectionResetError | BrokenPipeError):  # after the TCP connect: the handshake
+        return f"TLS handshake failed: {error.strerror or 'connection reset'} (is the port a TLS listener?)"
+    if isinstance(error, socket.gaierror):
+        return f"unknown host ({error.strerror})"
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror.lower()
+    if error is not None:
+        return strict.one_line(str(error) or type(error).__name__, 120)
+    return "no reason given"
+
+
+class _Client(mqtt.Client):
+    """paho's client, keeping why the last connection attempt failed (paho's loop drops the reason)."""
+
+    last_error: BaseException | None = None
+
+    def reconnect(self) -> MQTTErrorCode:
+        """As paho's, remembering the error of a failed attempt in :attr:`last_error`."""
+        try:
+            result = super().reconnect()
+        except OSError as error:
+            self.last_error = error
+            raise
+        self.last_error = None
+        return result
 
 
 class Link:
-    """One connection to the broker: will, subscriptions, a bounded offline queue."""
+    """One connection to the broker: will, acknowledged subscriptions, bounded queues per kind."""
 
     def __init__(
         self,
@@ -54,22 +112,41 @@ class Link:
         self.name = name
         self.subscriptions = subscriptions
         self._handler = on_message
-        #: Called on paho's thread after each connect (the service's presence, Home Assistant's discovery).
+        #: Called on paho's thread once the broker acknowledged every subscription after a connect
+        #: (the service's presence, Home Assistant's discovery).
         self.connect_hooks: list[Callable[[], None]] = [on_connect] if on_connect is not None else []
+        #: The broker accepted the connection.
         self.connected = threading.Event()
-        self._queue_full_said = False
-        self._outage_said = False
-        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id)
+        #: ... and acknowledged every subscription: a command published now is heard.
+        self.listening = threading.Event()
+        self.limits = {kind: cfg.queue_limit for kind in LIMITED}
+        self._said: set[str] = set()  # reasons already logged in this outage
+        self._lock = threading.Lock()
+        self._awaiting: dict[int, str] = {}  # SUBSCRIBE mid -> topic, until its SUBACK
+        self._pending: dict[int, str] = {}  # PUBLISH mid -> kind, until its PUBACK
+        self._early: set[int] = set()  # PUBACKs that came before publish() returned the mid
+        self._waiting: Counter[str] = Counter()
+        #: The most messages of each kind that waited at once (for the burst benchmark).
+        self.most_waiting: Counter[str] = Counter()
+        self._dropped: Counter[str] = Counter()
+        self._latest: dict[str, tuple[str, bool] | None] = {}  # topic in flight -> (payload, retain) waiting
+        self._latest_mid: dict[int, str] = {}  # mid of the copy in flight -> topic
+        client = _Client(CallbackAPIVersion.VERSION2, client_id=client_id)
         if cfg.username is not None:
             client.username_pw_set(cfg.username, cfg.password)
         if cfg.tls:
-            client.tls_set(ca_certs=cfg.ca_file, certfile=cfg.cert_file, keyfile=cfg.key_file)
+            try:
+                client.tls_set(ca_certs=cfg.ca_file, certfile=cfg.cert_file, keyfile=cfg.key_file)
+            except (OSError, ValueError) as error:  # ssl.SSLError is an OSError
+                raise PropError(f"[mqtt] TLS files cannot be loaded ({failure_reason(error)})") from None
         client.will_set(will[0], will[1], qos=1, retain=True)
-        client.max_queued_messages_set(cfg.queue_limit)
+        client.max_queued_messages_set(0)  # paho's one queue for everything: the limits per kind are ours
         client.reconnect_delay_set(cfg.reconnect_min_seconds, cfg.reconnect_max_seconds)  # type: ignore[arg-type]
         client.on_connect = self._on_connect
         client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
+        client.on_subscribe = self._on_subscribe
+        client.on_publish = self._on_publish
         client.on_message = self._on_message
         self.client = client
 
@@ -89,69 +166,204 @@ class Link:
         self.client.disconnect()
         self.client.loop_stop()
 
-    def publish(self, topic: str, payload: str, *, qos: int = 1, retain: bool = False) -> None:
-        """Queue a message; never blocks. A full offline queue drops it and says so once."""
-        info = self.client.publish(topic, payload, qos=qos, retain=retain)
-        if info.rc == MQTTErrorCode.MQTT_ERR_QUEUE_SIZE:
-            if not self._queue_full_said:
-                log.warning(
-                    "%s: offline queue full (%d messages); dropping new messages until the broker is back",
-                    self.name,
-                    self.cfg.queue_limit,
-                )
-            self._queue_full_said = True
+    def waiting(self, kind: str) -> int:
+        """Messages of ``kind`` published and not yet acknowledged by the broker."""
+        with self._lock:
+            return self._waiting[kind]
+
+    def publish(self, topic: str, payload: str, *, kind: str = "presence", retain: bool = False) -> bool:
+        """Queue a QoS 1 message; never blocks. Returns whether it was queued.
+
+        Events and replies each have a limit on messages waiting for the broker's
+        acknowledgement: ``queue_limit`` while the broker is away, ten times that while
+        it is connected (a burst in transit). Over it a message is dropped, and the log
+        says which kind and why, once per spell; presence is never dropped.
+        """
+        limit = self.limits.get(kind)
+        connected = self.connected.is_set()
+        if limit is not None and connected:
+            limit *= CONNECTED_FACTOR
+        with self._lock:
+            self.most_waiting[kind] = max(self.most_waiting[kind], self._waiting[kind] + 1)
+            over = limit is not None and self._waiting[kind] >= limit
+            if over:
+                self._dropped[kind] += 1
+                first = self._dropped[kind] == 1
+            else:
+                self._waiting[kind] += 1
+        if over:
+            if first:
+                if connected:
+                    why = (
+                        f"{limit} are waiting for the broker's acknowledgement ({CONNECTED_FACTOR} x queue_limit "
+                        "while connected): it acknowledges more slowly than they come"
+                    )
+                else:
+                    why = f"{limit} are kept for the broker, which is away (queue_limit)"
+                log.warning("%s: dropping %s: %s", self.name, _PLURAL[kind], why)
+            return False
+        try:
+            info = self.client.publish(topic, payload, qos=1, retain=retain)
+        except BaseException:
+            self._settle(kind)
+            raise
+        if info.rc == MQTTErrorCode.MQTT_ERR_QUEUE_SIZE:  # paho's message ids all in use: as full
+            self._settle(kind)
+            return False
+        with self._lock:
+            if info.mid in self._early:
+                self._early.discard(info.mid)
+                settled = True
+            else:
+                self._pending[info.mid] = kind
+                settled = False
+        if settled:
+            self._settle(kind)
+        return True
+
+    def publish_latest(self, topic: str, payload: str, *, retain: bool = True) -> None:
+        """Publish ``payload`` keeping at most one copy in flight on ``topic``: while one waits for
+        the broker, newer payloads replace each other and the newest follows the acknowledgement."""
+        with self._lock:
+            busy = topic in self._latest
+            self._latest[topic] = (payload, retain) if busy else None
+        if not busy:
+            self._send_latest(topic, payload, retain)
+
+    def _send_latest(self, topic: str, payload: str, retain: bool) -> None:
+        info = self.client.publish(topic, payload, qos=1, retain=retain)
+        with self._lock:
+            if info.mid in self._early:  # acknowledged already
+                self._early.discard(info.mid)
+                follow = self._latest.pop(topic, None)
+            else:
+                self._latest_mid[info.mid] = topic
+                follow = None
+        if follow is not None:
+            self.publish_latest(topic, follow[0], retain=follow[1])
+
+    def _settle(self, kind: str) -> None:
+        """One message of ``kind`` acknowledged (or never sent): the spell of drops may end."""
+        with self._lock:
+            self._waiting[kind] -= 1
+            limit = self.limits.get(kind)
+            dropped = self._dropped[kind]
+            if not dropped or limit is None or self._waiting[kind] > limit // 2:
+                return
+            self._dropped[kind] = 0
+        log.warning("%s: the broker caught up; %d %s were dropped", self.name, dropped, _PLURAL[kind])
 
     # -- paho callbacks (paho's network thread) -----------------------------------
+    def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason_code: Any, properties: Any) -> None:
+        with self._lock:
+            kind = self._pending.pop(mid, None)
+            latest = self._latest_mid.pop(mid, None)
+            follow = None
+            if latest is not None:
+                follow = self._latest.pop(latest, None)
+            elif kind is None:
+                self._early.add(mid)
+        if kind is not None:
+            self._settle(kind)
+        if follow is not None and latest is not None:
+            self.publish_latest(latest, follow[0], retain=follow[1])
+
     def _on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: ReasonCode, properties: Any
     ) -> None:
         if reason_code.is_failure:
-            if not self._outage_said:
-                log.warning(
-                    "%s: broker %s:%d refused the connection: %s", self.name, self.cfg.host, self.cfg.port, reason_code
-                )
-            self._outage_said = True
+            self._say_once(
+                f"refused {reason_code}",
+                "%s: broker %s:%d refused the connection: %s",
+                self.name,
+                self.cfg.host,
+                self.cfg.port,
+                reason_code,
+            )
             return
         log.info("%s: connected to %s:%d", self.name, self.cfg.host, self.cfg.port)
-        self._outage_said = False
-        self._queue_full_said = False
-        for topic in self.subscriptions:
-            client.subscribe(topic, qos=1)
+        self._said.clear()
         self.connected.set()
-        for hook in self.connect_hooks:
+        with self._lock:
+            self._awaiting.clear()
+        if not self.subscriptions:
+            self._now_listening()
+            return
+        for topic in self.subscriptions:
+            _, mid = client.subscribe(topic, qos=1)  # sent when this callback returns
+            with self._lock:
+                self._awaiting[mid] = topic
+
+    def _on_subscribe(
+        self, client: mqtt.Client, userdata: Any, mid: int, reason_codes: list[ReasonCode], properties: Any
+    ) -> None:
+        with self._lock:
+            topic = self._awaiting.pop(mid, None)
+            done = topic is not None and not self._awaiting
+        refused = [code for code in reason_codes if code.is_failure]
+        if topic is not None and refused:
+            log.warning("%s: the broker refused the subscription to %s: %s", self.name, topic, refused[0])
+        if done:
+            self._now_listening()
+
+    def _now_listening(self) -> None:
+        self.listening.set()
+        log.info("%s: listening (the broker acknowledged %d subscriptions)", self.name, len(self.subscriptions))
+        for hook in list(self.connect_hooks):
             try:
                 hook()
             except Exception:
                 log.exception("%s: on-connect hook failed", self.name)
 
+    def _say_once(self, key: str, message: str, *args: Any) -> None:
+        """A warning said once per outage for each reason (a broker that stays away is one line)."""
+        if key in self._said:
+            return
+        self._said.add(key)
+        log.warning(message, *args)
+
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
-        if not self._outage_said:
-            log.warning(
-                "%s: broker %s:%d unreachable; the game goes on offline and retries",
-                self.name,
-                self.cfg.host,
-                self.cfg.port,
-            )
-        self._outage_said = True
+        reason = failure_reason(getattr(client, "last_error", None), tls=self.cfg.tls)
+        self._say_once(
+            f"failed {reason}",
+            "%s: cannot connect to broker %s:%d: %s; the game goes on offline and retries",
+            self.name,
+            self.cfg.host,
+            self.cfg.port,
+            reason,
+        )
 
     def _on_disconnect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: ReasonCode, properties: Any
     ) -> None:
         was = self.connected.is_set()
         self.connected.clear()
-        if was and reason_code.is_failure:
+        self.listening.clear()
+        if not reason_code.is_failure:
+            return
+        if was:
+            self._said.add("lost")
             log.warning(
                 "%s: connection to the broker lost (%s); events are queued until it is back", self.name, reason_code
             )
-            self._outage_said = True
+        elif not any(key.startswith("refused") for key in self._said):  # a refusal explains the close
+            self._say_once(
+                "closed",
+                "%s: broker %s:%d closed the connection before accepting it (%s): is it a TLS port (tls = true)? "
+                "The broker's log says more",
+                self.name,
+                self.cfg.host,
+                self.cfg.port,
+                reason_code,
+            )
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         if self._handler is None:
             return
         try:
-            self._handler(message.topic, message.payload)
+            self._handler(message.topic, message.payload, bool(message.retain))
         except Exception:
-            log.exception("%s: message on %s could not be handled", self.name, message.topic)
+            log.exception("%s: message on %s could not be handled", self.name, show_value(message.topic))
 
 
 class MqttService:
@@ -199,58 +411,72 @@ class MqttService:
         """Daemon listener (game thread): every event, then the state if it changed."""
         for event in events:
             self._seq += 1
-            self.link.publish(self.topics["events"], json.dumps({"seq": self._seq, **event.to_dict()}))
+            self.link.publish(self.topics["events"], strict.dumps({"seq": self._seq, **event.to_dict()}), kind="event")
         if module.deck is None:
             return
-        text = json.dumps(state_document(module), sort_keys=True)
+        text = strict.dumps(state_document(module))
         with self._state_lock:
             if text == self._state_text:
                 return
             self._state_text = text
-        if self.link.connected.is_set():  # offline: on_connect sends the newest one
-            self.link.publish(self.topics["state"], text, retain=True)
+        if self.link.listening.is_set():  # otherwise the connect sends the newest one
+            self.link.publish_latest(self.topics["state"], text)
 
     def _on_connect(self) -> None:
+        """Listening (every subscription acknowledged): presence and the newest state, whatever is queued."""
         self.link.publish(self.topics["status"], "online", retain=True)
         with self._state_lock:
             text = self._state_text
         if text is not None:
-            self.link.publish(self.topics["state"], text, retain=True)
+            self.link.publish_latest(self.topics["state"], text)
 
     def reply(self, reply: dict[str, Any]) -> None:
         """Publish a reply document."""
-        self.link.publish(self.topics["reply"], json.dumps(reply))
+        self.link.publish(self.topics["reply"], strict.dumps(reply), kind="reply")
 
     # -- in (paho's thread: nothing here may wait for the game) -----------------------
-    def _on_message(self, topic: str, payload: bytes) -> None:
+    def _on_message(self, topic: str, payload: bytes, retained: bool = False) -> None:
         if topic == self.topics["command"]:
+            if retained:
+                log.warning(
+                    "ignored a retained message on %s: a command runs once, never again at each start or "
+                    "reconnect (clear it with: mosquitto_pub -r -n -t '%s')",
+                    topic,
+                    topic,
+                )
+                return
+            if not payload:
+                log.info("ignored an empty message on %s (a retained command being cleared)", topic)
+                return
             self.commands.handle(payload).add_done_callback(lambda f: self.reply(f.result()))
         elif topic == self.topics["edgework"] or topic == self.topics["solved"]:
             if not payload:  # a cleared retained message
                 return
             try:
                 if topic == self.topics["edgework"]:
-                    edgework, keep = _parse_edgework(payload)
+                    edgework, keep = parse_edgework(payload)
                     self.daemon.apply(lambda m: set_edgework(m, edgework, keep_solved=keep, only_if_changed=True))
                 else:
-                    self.daemon.set_solved(_parse_solved(payload), only_if_changed=True)
-            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, BaccaratError) as error:
-                problem = str(error) if isinstance(error, BaccaratError) else f"not valid JSON ({error})"
+                    self.daemon.set_solved(parse_solved(payload), only_if_changed=True)
+            except BaccaratError as error:
+                problem = strict.one_line(str(error))
                 log.warning("ignored the message on %s: %s", topic, problem)
                 self.reply({"id": None, "ok": False, "topic": topic, "error": problem})
 
 
-def _parse_edgework(payload: bytes) -> tuple[Edgework, bool]:
-    """The bomb's edgework, and whether the module keeps its own solved count (none given)."""
-    data = json.loads(payload)
-    if isinstance(data, dict) and "solved" in data:
+def parse_edgework(payload: bytes | str) -> tuple[Edgework, bool]:
+    """The bomb's edgework (strict JSON), and whether the module keeps its own solved count (none given)."""
+    data = strict.loads(payload, "edgework")
+    if not isinstance(data, dict):
+        raise EdgeworkError(f"edgework {show_value(data)} is not an object")
+    if "solved" in data:
         return Edgework.from_dict(data), False
-    return Edgework.from_dict({**data, "solved": 0} if isinstance(data, dict) else data), True
+    return Edgework.from_dict({**data, "solved": 0}), True
 
 
-def _parse_solved(payload: bytes) -> int:
-    """The bomb's solved count: ``3`` or ``{"solved": 3}``."""
-    data = json.loads(payload)
+def parse_solved(payload: bytes | str) -> int:
+    """The bomb's solved count (strict JSON): ``3`` or ``{"solved": 3}``."""
+    data = strict.loads(payload, "solved count")
     if isinstance(data, dict) and set(data) == {"solved"}:
         data = data["solved"]
     return check_solved(data)

@@ -19,7 +19,7 @@ import logging
 import threading
 from typing import Any
 
-from baccarat_core import BaccaratModule
+from baccarat_core import BaccaratModule, strict
 from baccarat_core import events as ev
 
 from ..config import MqttConfig
@@ -79,9 +79,9 @@ class RoomService:
         """Say ``DISCONNECTED`` and close."""
         self.link.stop(farewell=(self.outbox, "DISCONNECTED"))
 
-    def send(self, text: str, *, retain: bool = False) -> None:
-        """One message on the outbox."""
-        self.link.publish(self.outbox, text, retain=retain)
+    def send(self, text: str, *, retain: bool = False, kind: str = "reply") -> None:
+        """One message on the outbox (``kind`` picks its limit: ``reply``, ``event`` or ``presence``)."""
+        self.link.publish(self.outbox, text, retain=retain, kind=kind)
 
     # -- out ----------------------------------------------------------------------------
     def on_events(self, events: list[ev.Event], module: BaccaratModule) -> None:
@@ -92,29 +92,35 @@ class RoomService:
         with self._lock:
             changed = line != self._data
             self._data = line
-        if changed and self.link.connected.is_set():
-            self.send(line)
+        if changed and self.link.listening.is_set():
+            self.send(line, kind="event")
         if any(isinstance(e, ev.Solved) for e in events):
-            self.send(f"OVER {CHALLENGE}")
+            self.send(f"OVER {CHALLENGE}", kind="event")
 
     def _on_connect(self) -> None:
-        self.send("CONNECTED", retain=True)
-        self._send_data()
+        self.send("CONNECTED", retain=True, kind="presence")
+        self._send_data(kind="presence")
 
-    def _send_data(self) -> None:
+    def _send_data(self, *, kind: str = "reply") -> None:
         with self._lock:
             line = self._data
         if line is not None:
-            self.send(line)
+            self.send(line, kind=kind)
 
     # -- in ---------------------------------------------------------------------------------
-    def _on_message(self, topic: str, payload: bytes) -> None:
-        try:
-            text = payload.decode("utf-8").strip()
-        except UnicodeDecodeError:
-            log.warning("room: inbox message is not UTF-8 text; omitted")
-            self.send("OMIT (not text)")
+    def _on_message(self, topic: str, payload: bytes, retained: bool = False) -> None:
+        if retained:
+            log.warning(
+                "room: ignored a retained message on %s: a command runs once, never again at each start or "
+                "reconnect (clear it with: mosquitto_pub -r -n -t '%s')",
+                topic,
+                topic,
+            )
             return
+        if not payload:
+            log.info("room: ignored an empty message on %s (a retained command being cleared)", topic)
+            return
+        text = payload.decode("utf-8", "replace").strip() if len(payload) <= strict.MAX_BYTES else ""
         if text == "@PING":
             self.send("PONG")
             return
@@ -122,9 +128,10 @@ class RoomService:
             self._send_data()
             self.send(f"DONE {text}")
             return
-        self.commands.handle(text, words=True).add_done_callback(lambda f: self._answer(text, f.result()))
+        self.commands.handle(payload, words=True).add_done_callback(lambda f: self._answer(payload, f.result()))
 
-    def _answer(self, text: str, reply: dict[str, Any]) -> None:
+    def _answer(self, payload: bytes, reply: dict[str, Any]) -> None:
+        text = echo(payload)
         if not reply["ok"]:
             self.send(f"OMIT {text}")
             self.send(f"MESG {reply['error']}")
@@ -139,3 +146,10 @@ class RoomService:
         elif reply["command"] == "status":
             self.send(data_line(result))
         self.send(f"DONE {text}")
+
+
+def echo(payload: bytes) -> str:
+    """The command as ``DONE``/``OMIT`` repeat it: one printable line, cut short."""
+    text = payload[: 4 * 80].decode("utf-8", "replace")
+    text = "".join(c if c.isprintable() else " " for c in text)
+    return strict.one_line(text.strip(), 80)

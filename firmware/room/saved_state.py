@@ -13,19 +13,23 @@ import json
 import logging
 import os
 import random
+import stat
 import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
-from baccarat_core import BaccaratError, BaccaratModule
+from baccarat_core import BaccaratError, BaccaratModule, strict
 from baccarat_core import events as ev
+from baccarat_core.numbers import show_value
 
 from ..config import Config
 
 log = logging.getLogger("baccarat.state")
 
 VERSION = 1
+#: Largest state file read (a real one is about 1 KB).
+MAX_STATE_BYTES = strict.MAX_BYTES
 
 
 def state_path(config: Config, env: dict[str, str] | None = None) -> Path | None:
@@ -69,15 +73,50 @@ def write_atomic(path: Path, text: str) -> None:
         os.close(dir_fd)
 
 
+def read_state(path: Path, *, max_bytes: int = MAX_STATE_BYTES) -> bytes:
+    """The bytes of the state file, if it is a regular file of at most ``max_bytes``.
+
+    Never blocks and never reads without end: a FIFO, a device (``/dev/zero``), a
+    directory or a symlink that leads out of the state directory is refused, as is a
+    file over the cap. Raises FileNotFoundError, OSError or BaccaratError with the reason.
+    """
+    target = path
+    if path.is_symlink():
+        target = path.resolve()
+        if target.parent != path.parent.resolve():
+            raise BaccaratError(f"it is a symlink out of the state directory (to {show_value(str(target), 80)})")
+    fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device"}.get(
+                stat.S_IFMT(info.st_mode), "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            )
+            raise BaccaratError(f"it is {kind}, not a regular file")
+        if info.st_size > max_bytes:
+            raise BaccaratError(f"it is larger than {max_bytes} bytes ({info.st_size})")
+        chunks = []
+        size = 0
+        while size <= max_bytes:
+            chunk = os.read(fd, max_bytes + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > max_bytes:
+        raise BaccaratError(f"it is larger than {max_bytes} bytes")
+    return b"".join(chunks)
+
+
 def load_module(path: Path, config: Config, rng: random.Random) -> BaccaratModule:
     """The module saved in ``path``; raises OSError or BaccaratError with the reason."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise BaccaratError(f"not JSON ({error.msg} at line {error.lineno})") from None
-    if not isinstance(data, dict) or data.get("version") != VERSION or "module" not in data:
+    data = strict.loads(read_state(path), "the file")
+    strict.check_keys(data, "the file", required=frozenset({"version", "config", "module"}))
+    if type(data["version"]) is not int or data["version"] != VERSION:
         raise BaccaratError(f"not a version {VERSION} state file")
-    if data.get("config") != fingerprint(config):
+    if data["config"] != fingerprint(config):
         raise BaccaratError("the config's edgework or limits changed since it was saved")
     return BaccaratModule.restore(data["module"], rng=rng)
 
@@ -94,8 +133,8 @@ def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
         log.info("no saved state at %s; starting a fresh game", path)
         return None
     except (OSError, BaccaratError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
-        log.warning("state file %s is damaged or stale (%s); starting a fresh game", path, reason)
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        log.warning("state file %s is damaged or stale (%s); starting a fresh game", path, strict.one_line(reason, 200))
         return None
     log.info("restored the game saved in %s", path)
     return module

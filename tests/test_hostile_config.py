@@ -1,0 +1,172 @@
+"""Issue 11 in the config file: damaged files, upper bounds, and 1,000 generated broken configs,
+each a one-line error naming the key, from ``load_config``, ``check-config`` and ``run`` alike."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from firmware import cli
+from firmware.config import DEFAULT_CONFIG, ConfigError, load_config
+from tests.hostile import DEEP, HUGE_INT
+
+REFERENCE = DEFAULT_CONFIG.read_text(encoding="utf-8")
+
+
+def one_line_error(path: Path, capsys) -> str:
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    message = str(caught.value)
+    assert "\n" not in message and len(message) <= 300, message[:400]
+    code = cli.main(["check-config", str(path)])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert len(captured.err.splitlines()) == 1 and "Traceback" not in captured.err
+    return message
+
+
+@pytest.mark.parametrize(
+    "content, named",
+    [
+        (b"\xff" + REFERENCE.encode(), "not UTF-8"),
+        (f"x = {DEEP}\n".encode(), "nested too deeply"),
+        (f"x = {HUGE_INT}\n".encode(), "not valid TOML"),
+        (b"x = " + b'"' + b"y" * (300 * 1024) + b'"\n', "larger than"),
+    ],
+    ids=["0xff", "deep", "5000 digits", "300 KiB"],
+)
+def test_damaged_config_files(tmp_path, capsys, content, named):
+    path = tmp_path / "bad.toml"
+    path.write_bytes(content)
+    assert named in one_line_error(path, capsys)
+
+
+def test_a_device_as_the_config_file(capsys):
+    assert "larger than" in one_line_error(Path("/dev/zero"), capsys)
+
+
+@pytest.mark.parametrize(
+    "section, key, value, named",
+    [
+        ("edgework", "solved", "1" + "0" * 4000, "[edgework] solved"),
+        ("edgework", "solved", "10000", "[edgework] solved"),
+        ("limits", "max", "1" + "0" * 4000, "[limits] max"),
+        ("edgework", "ports", '["Paralel", "Serial"]', "did you mean Parallel?"),
+        ("edgework", "ports", "[" + ", ".join(['"USB"'] * 65) + "]", "at most 64"),
+        ("edgework", "lit", '["FRK", "frk"]', "FRK is given twice"),
+        ("timing", "hold_seconds", "nan", "[timing] hold_seconds"),
+        ("timing", "card_seconds", "inf", "[timing] card_seconds"),
+        ("timing", "result_seconds", "1e9", "[timing] result_seconds"),
+        ("state", "file", '"/var/lib/baccarat/state\\u0000.json"', "[state] file"),
+        ("control", "socket", '"' + "s" * 5000 + '"', "[control] socket"),
+    ],
+)
+def test_upper_bounds_and_typos(tmp_path, capsys, section, key, value, named):
+    text = REFERENCE if f"[{section}]" in REFERENCE else REFERENCE + f"\n[{section}]\n"
+    path = tmp_path / "bad.toml"
+    path.write_text(_with(text, section, key, value))
+    assert named in one_line_error(path, capsys)
+
+
+def _with(text: str, section: str, key: str, value: str) -> str:
+    lines = text.splitlines()
+    start = lines.index(f"[{section}]")
+    for i in range(start + 1, len(lines)):
+        if lines[i].startswith("["):
+            break
+        if re.match(rf"{re.escape(key)}\s*=", lines[i]):
+            lines[i] = f"{key} = {value}"
+            return "\n".join(lines) + "\n"
+    lines.insert(start + 1, f"{key} = {value}")
+    return "\n".join(lines) + "\n"
+
+
+def test_mqtt_upper_bounds(tmp_path, capsys):
+    for key, value in (("queue_limit", "1" + "0" * 40), ("keepalive", "70000"), ("reconnect_max_seconds", "inf")):
+        path = tmp_path / "bad.toml"
+        path.write_text(REFERENCE + f'\n[mqtt]\nhost = "127.0.0.1"\n{key} = {value}\n')
+        assert f"[mqtt] {key}" in one_line_error(path, capsys)
+
+
+# -- 1,000 generated broken configs ----------------------------------------------------------------
+
+#: (section, key) and values each of which that key refuses.
+BAD = {
+    ("edgework", "serial"): ['""', '"ABCDEFG"', '"AB-12"', "5", "true", '"\\u00c4B1"', '"' + "X" * 2000 + '"'],
+    ("edgework", "ports"): ['["Paralel"]', '["PS3"]', "[1]", '"Parallel"', '["' + "P" * 40 + '"]', '[""]'],
+    ("edgework", "lit"): ['["FRK", "FRK"]', '["B-B"]', '["TOOLONGLABEL"]', "[1]", '"FRK"'],
+    ("edgework", "unlit"): ['["FRK"]', '["CAR", "car"]', '["\\u0000"]'],  # FRK is lit in the reference
+    ("edgework", "solved"): ["-1", "10000", "1.5", "true", '"3"', "1" + "0" * 4000, "nan", "[3]"],
+    ("limits", "mode"): ['"fixd"', "1", "true", '""'],
+    ("deck", "first_color"): ['"pink"', "1", '"RED "', "[]"],
+    ("inputs", "player"): ["-1", "28", "0", "1", "12", '"5"', "5.0", "true", "1" + "0" * 4000],
+    ("inputs", "pull_up"): ['"true"', "1", "0", "[]", "nan"],
+    ("status_light", "red"): ["99", "-3", '"17"', "17.5"],
+    ("deck_light", "pwm"): ['"yes"', "2"],
+    ("timing", "hold_seconds"): ["0", "-1", "61", "nan", "inf", '"0.5"', "true", "1e300"],
+    ("timing", "debounce_seconds"): ["-0.01", "0.5", "0.6", "nan", "61"],
+    ("timing", "card_seconds"): ["-1", "inf", "-inf", "1e9"],
+    ("state", "file"): ["1", "true", '"a\\u0000b"', '"' + "f" * 2000 + '"', "[]"],
+    ("control", "socket"): ["1", '"\\u0000"', '"' + "s" * 2000 + '"'],
+    ("bogus", "key"): ["1"],
+    ("edgework", "colour"): ['"red"'],
+}
+DISPLAY_BAD = {
+    "width": ["8", "600", "1" + "0" * 4000, '"128"', "128.0"],
+    "address": ["0x02", "0x78", "-1", '"0x3C"'],
+    "rotate": ["4", "-1", "1.5"],
+    "driver": ['"ssd9999"', "1"],
+    "role": ['"scoreboard"', "1"],
+}
+TEXT_DAMAGE = [
+    lambda t, r: t.replace("=", "", 1),
+    lambda t, r: t + "\n[edgework]\n",
+    lambda t, r: t.replace("[limits]", "[limits", 1),
+    lambda t, r: t + '\nx = """unterminated\n',
+    lambda t, r: t[: r.randrange(10, len(t) // 2)] + "\x00" + t[len(t) // 2 :],
+    lambda t, r: t + "\nz = " + "[" * r.randrange(200, 3000),
+]
+
+
+def hostile_configs(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    keys = list(BAD)
+    out = []
+    for _ in range(count):
+        text = REFERENCE + "\n[state]\n\n[control]\n"
+        shape = rng.randrange(10)
+        if shape < 7:
+            section, key = rng.choice(keys)
+            if f"[{section}]" not in text:
+                text += f"\n[{section}]\n"
+            text = _with(text, section, key, rng.choice(BAD[(section, key)]))
+            if shape == 0:  # a second fault does not hide the first
+                section, key = rng.choice(keys)
+                if f"[{section}]" in text:
+                    text = _with(text, section, key, rng.choice(BAD[(section, key)]))
+        elif shape < 9:
+            key = rng.choice(list(DISPLAY_BAD))
+            lines = text.splitlines()
+            first = lines.index("[[displays]]")
+            lines.insert(first + 1, f"{key} = {rng.choice(DISPLAY_BAD[key])}")
+            # a key given twice is itself a TOML error; that is a refusal too
+            text = "\n".join(lines) + "\n"
+        else:
+            text = rng.choice(TEXT_DAMAGE)(text, rng)
+        out.append(text)
+    return out
+
+
+def test_1000_generated_broken_configs_each_give_one_line(tmp_path):
+    texts = hostile_configs(51, 1100)
+    assert len(set(texts)) > 200
+    path = tmp_path / "bad.toml"
+    for index, text in enumerate(texts):
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        with pytest.raises(ConfigError) as caught:
+            load_config(path)
+        message = str(caught.value)
+        assert "\n" not in message and len(message) <= 300, (index, message[:400])
