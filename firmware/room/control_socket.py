@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
+import selectors
 import socket
 import socketserver
 import stat
@@ -248,13 +249,31 @@ class ControlServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     # -- life -----------------------------------------------------------------------
     def start(self) -> None:
         """Serve on a thread of its own."""
-        self._thread = threading.Thread(target=self.serve_forever, args=(0.1,), name="baccarat-control", daemon=True)
+        self._wake_r, self._wake_w = os.pipe()
+        self._thread = threading.Thread(target=self._serve, name="baccarat-control", daemon=True)
         self._thread.start()
         log.info("control socket at %s", self.path)
 
+    def _serve(self) -> None:
+        """Accept connections until :meth:`stop`. Unlike ``serve_forever``, which polls ten
+        times a second to notice a shutdown, this sleeps until a client or the stop arrives."""
+        with selectors.DefaultSelector() as selector:
+            selector.register(self, selectors.EVENT_READ)
+            selector.register(self._wake_r, selectors.EVENT_READ)
+            while True:
+                ready = selector.select()
+                if any(key.fileobj == self._wake_r for key, _ in ready):
+                    return
+                self._handle_request_noblock()
+
     def stop(self) -> None:
         """Stop serving and remove the socket file (only if it is still this server's)."""
-        self.shutdown()
+        if self._thread is not None:
+            os.write(self._wake_w, b"\0")
+            self._thread.join()
+            os.close(self._wake_r)
+            os.close(self._wake_w)
+            self._thread = None
         self.server_close()
         try:
             if self.path.lstat().st_ino == self._inode:
