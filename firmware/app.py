@@ -11,12 +11,14 @@ from __future__ import annotations
 import logging
 import os
 import random
+import select
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from gpiozero.pins import Factory
 
@@ -29,7 +31,9 @@ from .devices.buttons import Clock
 from .devices.displays import DeviceFactory, Screen, open_luma_device
 from .room import saved_state
 from .room.commands import GameMaster
-from .web.backend import PinDriver
+
+if TYPE_CHECKING:
+    from .web.backend import PinDriver
 
 log = logging.getLogger("baccarat")
 
@@ -231,13 +235,37 @@ def run_forever(daemon: Daemon, closers: list[Callable[[], None]] | None = None)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    # The game runs on its own thread; this one only waits, with a timeout. CPython runs a
-    # handler when the main thread's wait returns: a signal that lands just before a wait
-    # without timeout (the game queue's get) was never handled, and the prop hung until
-    # SIGKILL with its lights on (tests/test_faults_sigterm.py caught it 1-2 times in 7).
-    daemon.start()
-    while daemon.running():
-        daemon.wait_stopped(0.5)
+    # The game runs on its own thread; this one sleeps until a signal or the game's end.
+    # CPython runs a handler only when the main thread's wait returns: a signal that lands
+    # just before a wait without timeout was never handled, and the prop hung until SIGKILL
+    # with its lights on (tests/test_faults_sigterm.py caught it 1-2 times in 7). A wait
+    # with a timeout fixed that at the cost of waking twice a second; instead, the signal's
+    # C handler writes a byte to a pipe (``signal.set_wakeup_fd``) that this thread sleeps
+    # on, so a signal always wakes it, however late it lands.
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    previous = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+
+    def game_ended() -> None:
+        daemon.wait_stopped()
+        try:
+            os.write(wake_w, b"\0")
+        except OSError:  # the pipe is closed: run_forever already returned
+            pass
+
+    waiter = threading.Thread(target=game_ended, name="baccarat-wait", daemon=True)
+    try:
+        daemon.start()
+        waiter.start()
+        while daemon.running():
+            select.select([wake_r], [], [])
+            os.read(wake_r, 512)
+    finally:
+        signal.set_wakeup_fd(previous)
+        if waiter.is_alive():
+            waiter.join(1.0)  # the game has ended: its byte is written before the pipe closes
+        os.close(wake_r)
+        os.close(wake_w)
     for close in closers or []:
         close()
     close_daemon(daemon)
