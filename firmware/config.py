@@ -9,7 +9,6 @@ is a :class:`ConfigError` whose one-line message names the key and the value.
 from __future__ import annotations
 
 import math
-import ssl
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from typing import Any
 from baccarat_core import BaccaratError, Edgework, TableLimits, strict
 from baccarat_core.deck import COLORS
 from baccarat_core.limits import MINIMUMS
-from baccarat_core.numbers import show_value
+from baccarat_core.numbers import format_dollars, show_value
 from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 
 from .devices.header import BCM_TO_PHYSICAL, I2C1_PINS, RESERVED_PINS, SPI_BUS_PINS
@@ -417,7 +416,7 @@ def _limits(section: _Section) -> TableLimits | None:
         check=lambda v: (
             f"must be above min ({minimum})"
             if v <= minimum
-            else f"must be at most {MAX_TABLE_MAXIMUM}"
+            else f"must be at most {format_dollars(MAX_TABLE_MAXIMUM)}"
             if v > MAX_TABLE_MAXIMUM
             else None
         ),
@@ -514,6 +513,8 @@ def _mqtt(section: _Section) -> MqttConfig:
 
 def _check_tls(section: _Section, cfg: MqttConfig) -> None:
     """The TLS files exist and load as paho will load them (``check-config`` and ``run`` both ask)."""
+    import ssl  # here: loading it costs 15 ms of every start, and only TLS needs it
+
     context = ssl.create_default_context()
     for key in ("ca_file", "cert_file", "key_file"):
         name = getattr(cfg, key)

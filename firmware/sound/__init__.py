@@ -8,29 +8,40 @@
 - :mod:`.listener`: ``SoundListener``, what the daemon calls.
 - :mod:`.settings`: the ``[sound]`` config section.
 
-Importing this package loads no sound or GPIO library; :func:`make_player` loads
-the one the settings name.
+Importing this package loads no sound or GPIO library, and not even the players
+until one is asked for (the config reads :mod:`.settings` on every start, and a
+prop without sound should not pay for ``subprocess`` and ``wave``);
+:func:`make_player` loads the one the settings name.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .cues import BUZZER_MID_TONE, BUZZER_OCTAVES, BUZZER_SEQUENCES, CUES, CuePlanner, cues_for
-from .listener import SoundListener
-from .players import (
-    WAV_DIR,
-    AlsaPlayer,
-    BuzzerPlayer,
-    NullPlayer,
-    Player,
-    Players,
-    PygameMixerPlayer,
-    buzzer_clips,
-    load_clips,
-)
 from .settings import OUTPUTS, SoundConfigError, SoundSettings, parse_sound_section
+
+if TYPE_CHECKING:
+    from .listener import SoundListener
+    from .players import WAV_DIR, AlsaPlayer, BuzzerPlayer, NullPlayer, Player, Players, PygameMixerPlayer
+
+#: Names loaded on first use, and the module that has them.
+_LAZY = {
+    "SoundListener": ".listener",
+    **dict.fromkeys(
+        ("WAV_DIR", "AlsaPlayer", "BuzzerPlayer", "NullPlayer", "Player", "Players", "PygameMixerPlayer"), ".players"
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load a player or the listener on first use (PEP 562)."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BUZZER_MID_TONE",
@@ -65,6 +76,8 @@ def make_player(settings: SoundSettings, pin_factory: Any = None, *, simulate: b
     buzzer pin that cannot be opened is logged once and gives a silent player:
     the prop runs without sound rather than not at all.
     """
+    from .players import AlsaPlayer, BuzzerPlayer, NullPlayer, PygameMixerPlayer, buzzer_clips, load_clips
+
     if settings.output == "none" or settings.volume == 0:
         return NullPlayer()
     if simulate:
