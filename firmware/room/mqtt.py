@@ -27,6 +27,7 @@ only appends to paho's outgoing queue.
 from __future__ import annotations
 
 import logging
+import queue
 import socket
 import ssl
 import threading
@@ -396,25 +397,46 @@ class MqttService:
         self._seq = 0
         self._state_lock = threading.Lock()
         self._state_text: str | None = None
+        # What the game thread hands over; the out thread formats and sends it, so that a
+        # press's frame never waits for JSON or a socket (benchmarks/README.md).
+        self._out: queue.SimpleQueue[tuple[list[ev.Event], dict[str, Any] | None] | None] = queue.SimpleQueue()
+        self._out_thread: threading.Thread | None = None
 
     def start(self) -> None:
         """Listen to the daemon and connect in the background."""
+        self._out_thread = threading.Thread(target=self._send_out, name="baccarat-mqtt-out", daemon=True)
+        self._out_thread.start()
         self.daemon.listeners.append(self.on_events)
         self.link.start()
 
     def stop(self) -> None:
-        """Say ``offline`` and close."""
+        """Send what the game handed over, say ``offline`` and close."""
+        if self._out_thread is not None:
+            self._out.put(None)
+            self._out_thread.join(5.0)
+            self._out_thread = None
         self.link.stop(farewell=(self.topics["status"], "offline"))
 
     # -- out ------------------------------------------------------------------------
     def on_events(self, events: list[ev.Event], module: BaccaratModule) -> None:
-        """Daemon listener (game thread): every event, then the state if it changed."""
+        """Daemon listener (game thread): take the events and the state as they are now, send later."""
+        self._out.put((events, state_document(module) if module.deck is not None else None))
+
+    def _send_out(self) -> None:
+        while (item := self._out.get()) is not None:
+            try:
+                self._publish(*item)
+            except Exception:
+                log.exception("mqtt: publishing failed; the game goes on")
+
+    def _publish(self, events: list[ev.Event], document: dict[str, Any] | None) -> None:
+        """Every event, then the state if it changed (the out thread)."""
         for event in events:
             self._seq += 1
             self.link.publish(self.topics["events"], strict.dumps({"seq": self._seq, **event.to_dict()}), kind="event")
-        if module.deck is None:
+        if document is None:
             return
-        text = strict.dumps(state_document(module))
+        text = strict.dumps(document)
         with self._state_lock:
             if text == self._state_text:
                 return
