@@ -98,8 +98,9 @@ example (bet $25 on Banker, deal):
 
 SOCKET_TEXT = """\
 These commands talk to a running `baccarat run` over its control socket: --socket PATH,
-else $BACCARAT_SOCKET, else --config FILE's [control] socket, else the first that exists of
-/run/baccarat/control.sock, $XDG_RUNTIME_DIR/baccarat.sock, /tmp/baccarat-<uid>.sock.
+else $BACCARAT_SOCKET, else the path the daemon itself uses: --config FILE's [control] socket,
+else /run/baccarat/control.sock while the service runs, else $XDG_RUNTIME_DIR/baccarat.sock,
+else ~/.local/state/baccarat/control.sock (never a path in /tmp).
 """
 
 GM_EPILOGS: dict[str, str] = {

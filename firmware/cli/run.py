@@ -120,7 +120,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             daemon = build_daemon(config, device_factory=open_luma_device, rng=rng, module=module)
         except BadPinFactory as error:
             raise PropError(
-                f"no GPIO pin factory works here ({error}); on a PC use --simulate, on a Pi install the [pi] extras"
+                f"no GPIO pin factory works here ({error}); on a PC use --simulate; "
+                "on a Pi run scripts/start.sh (it installs python3-lgpio)"
             ) from None
         except GPIOZeroError as error:
             raise PropError(f"GPIO: {error}") from None
