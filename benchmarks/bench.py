@@ -1,103 +1,192 @@
-"""Measured speed of the prop: input to frame, frames per input, idle cost, start-up.
+"""The prop's speed on the deployed path: input to frame, bytes and time on the buses, idle, start-up.
 
-Runs the real daemon code (``firmware``) on gpiozero's mock pins and luma dummy
-displays, and prints a markdown table with medians, 99th percentiles, targets
-and pass/fail, and the machine it ran on::
+The daemon runs as the service runs it: the reference config, the services
+attached (the state file written on its background thread, the control socket,
+MQTT against a real Mosquitto when one is installed), logging on at INFO, and
+luma.oled's real drivers (with the project's changed-pages subclasses) over
+luma.core's real ``i2c`` and ``spi`` interfaces, smbus2 and spidev. Only the
+lowest layer is faked: gpiozero's mock pins, and ``tests/fakeos.py`` under
+smbus2, spidev and RPi.GPIO, which records every byte that leaves for a display::
 
-    python benchmarks/bench.py [--samples 500] [--idle-seconds 30] [--starts 7]
+    python benchmarks/bench.py [--samples 300] [--deals 100] [--idle-seconds 20] [--starts 7] [--json]
 
-Input to frame is timed from just before the pin edge that makes the input
-(the release of a betting area, the press of an arrow or the deal) to the
-moment the new frame is handed to the display driver (``device.display``).
-Idle cost and start-up run the daemon in a child process (``--serve``), as
-``baccarat run`` does, with mock pins and dummy displays.
+Software time is from just before the pin edge that makes the input (a betting
+area's release after a press held past the debounce, an arrow's press, the
+deal's press; for a hold, the moment the hold fires) to the moment the frame
+has been handed to the kernel (the daemon's frame listener runs after
+``Screen.show`` returns). Bus time is the recorded bytes at each clock: I2C
+charges 9 clocks a byte (8 bits and the ACK), and each transfer its address and
+control byte; SPI 8 clocks a byte of payload. A display wired to the other bus
+would move the same payload, so both columns are given for every display.
+
+The Pi Zero 2 W column multiplies this machine's software time by
+``--zero2w-factor`` (default 12; the basis is in benchmarks/README.md). It is an
+estimate, not a measurement.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import logging
 import os
 import platform
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-#: A 128x64 SSD1306 frame on I2C at 400 kHz: 1024 bytes of 9 bit times (8 data + ACK).
-I2C_FRAME_MS = 128 * 64 / 8 * 9 / 400_000 * 1000
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+INPUTS = ("chip press", "arrow", "hold", "deal")
+CLOCKS = {"i2c_400k": ("i2c", 400_000), "i2c_1m": ("i2c", 1_000_000), "spi_8m": ("spi", 8_000_000)}
+FLOOR_IMPORTS = "import gpiozero, luma.oled.device, PIL.Image"
+READY_LINE = "ready: inputs armed, displays drawn"
+ZERO2W_FACTOR = 12.0
 
 
-# -- the daemon in this process ----------------------------------------------------
+# -- the lowest layer ---------------------------------------------------------------------
 
 
-def bench_config(card_seconds: float = 0.0):
-    """The reference config with fixed limits $25 - $1000, a red first deck and no pacing."""
+class Patch:
+    """The three things ``tests/fakeos.installed`` asks of pytest's monkeypatch, and their undo.
+
+    The benchmark does not import pytest: its start-up is measured.
+    """
+
+    _MISSING = object()
+
+    def __init__(self) -> None:
+        self._undo: list[Callable[[], None]] = []
+
+    def setattr(self, target: Any, name: str, value: Any) -> None:
+        old = getattr(target, name, self._MISSING)
+        setattr(target, name, value)
+        self._undo.append(lambda: delattr(target, name) if old is self._MISSING else setattr(target, name, old))
+
+    def setitem(self, mapping: Any, key: Any, value: Any) -> None:
+        old = mapping.get(key, self._MISSING)
+        mapping[key] = value
+        self._undo.append(lambda: mapping.pop(key, None) if old is self._MISSING else mapping.__setitem__(key, old))
+
+    def delitem(self, mapping: Any, key: Any, raising: bool = True) -> None:
+        if key not in mapping:
+            if raising:
+                raise KeyError(key)
+            return
+        old = mapping.pop(key)
+        self._undo.append(lambda: mapping.__setitem__(key, old))
+
+    def undo(self) -> None:
+        while self._undo:
+            self._undo.pop()()
+
+
+@contextmanager
+def fake_linux() -> Iterator[Any]:
+    """``tests/fakeos.py`` under smbus2, spidev and RPi.GPIO, undone on exit."""
+    from tests import fakeos
+
+    patch = Patch()
+    try:
+        with fakeos.installed(patch) as kernel:
+            yield kernel
+    finally:
+        patch.undo()
+
+
+def attach_displays(kernel: Any, config: Any) -> dict[str, Any]:
+    """A recording far end for every display the config wires: {role: recorder}."""
+    ends = {}
+    for spec in config.displays:
+        if spec.interface == "i2c":
+            ends[spec.role] = kernel.i2c_display(spec.port, spec.address)
+        else:
+            ends[spec.role] = kernel.spi_device(spec.port, spec.device, dc=spec.dc)
+    return ends
+
+
+def config_text(directory: Path, *, card_seconds: float, broker_port: int | None) -> str:
+    """The reference config with fixed limits, a red first deck, this run's files and pacing."""
+    from firmware.config import DEFAULT_CONFIG
+
+    text = DEFAULT_CONFIG.read_text(encoding="utf-8")
+    text += f"""
+[state]
+file = "{(directory / "state.json").as_posix()}"
+
+[control]
+socket = "{(directory / "control.sock").as_posix()}"
+"""
+    if broker_port is not None:
+        text += f'\n[mqtt]\nhost = "127.0.0.1"\nport = {broker_port}\n'
+    return text
+
+
+def load(directory: Path, *, card_seconds: float, broker_port: int | None) -> Any:
+    """The benchmark's config, through the same reader as ``baccarat run``."""
     import tomllib
 
-    from firmware.config import DEFAULT_CONFIG, parse_config
+    from firmware.config import parse_config
 
-    data = tomllib.loads(DEFAULT_CONFIG.read_text(encoding="utf-8"))
+    data = tomllib.loads(config_text(directory, card_seconds=card_seconds, broker_port=broker_port))
     data["limits"] = {"mode": "fixed", "min": 25, "max": 1000}
     data["deck"] = {"first_color": "red"}
-    data["timing"] = {**data["timing"], "card_seconds": card_seconds, "result_seconds": 0.0}
+    data["timing"] = {**data["timing"], "card_seconds": card_seconds, "result_seconds": card_seconds}
     return parse_config(data, source="<benchmark>")
 
 
-def bus_bytes(cfg: Any) -> int:
-    """Bytes of one full frame on the display's bus (1, 4 or 16 bits per pixel)."""
-    from firmware.devices.displays import COLOR_DRIVERS, GREYSCALE_DRIVERS
+@contextmanager
+def broker(directory: Path, wanted: bool) -> Iterator[int | None]:
+    """A Mosquitto on a free loopback port, if one is installed and ``wanted``."""
+    if not wanted:
+        yield None
+        return
+    from tests.mosquitto import Broker, mosquitto_binary
 
-    bits = 16 if cfg.driver in COLOR_DRIVERS else 4 if cfg.driver in GREYSCALE_DRIVERS else 1
-    return cfg.width * cfg.height * bits // 8
+    if mosquitto_binary() is None:
+        yield None
+        return
+    (directory / "mosquitto").mkdir()
+    server = Broker(directory / "mosquitto")
+    server.start()
+    try:
+        yield server.port
+    finally:
+        server.stop()
 
 
-def bus_ms(cfg: Any) -> float:
-    """The time one frame takes on the display's bus (I2C at 400 kHz, SPI at its clock)."""
-    if cfg.interface == "i2c":
-        return bus_bytes(cfg) * 9 / 400_000 * 1000
-    return bus_bytes(cfg) * 8 / cfg.bus_speed_hz * 1000
+# -- in this process: inputs ----------------------------------------------------------------
 
 
-class FrameLog:
-    """Every frame handed to a display driver: (perf_counter, role)."""
+class Frames:
+    """Every frame the daemon sent: (perf_counter after the bus write, role)."""
 
     def __init__(self) -> None:
         self.frames: list[tuple[float, str]] = []
         self.changed = threading.Condition()
 
-    def factory(self):
-        from luma.core.device import dummy
-
-        log = self
-
-        class TimedDummy(dummy):
-            def display(self, image) -> None:
-                stamp = time.perf_counter()
-                super().display(image)
-                with log.changed:
-                    log.frames.append((stamp, self.role))
-                    log.changed.notify_all()
-
-        def make(cfg):
-            device = TimedDummy(width=cfg.width, height=cfg.height, rotate=cfg.rotate, mode=cfg.mode)
-            device.role = cfg.role
-            return device
-
-        return make
+    def __call__(self, role: str, image: Any) -> None:
+        stamp = time.perf_counter()
+        with self.changed:
+            self.frames.append((stamp, role))
+            self.changed.notify_all()
 
     def mark(self) -> int:
         with self.changed:
             return len(self.frames)
 
-    def wait_frame(self, since: int, role: str, timeout: float = 5.0) -> float:
-        """The time of the first ``role`` frame after index ``since``."""
+    def wait(self, since: int, role: str, timeout: float = 5.0) -> float:
+        """The time of the first ``role`` frame after ``since``."""
         deadline = time.monotonic() + timeout
         with self.changed:
             while True:
@@ -109,157 +198,146 @@ class FrameLog:
                     raise RuntimeError(f"no {role} frame within {timeout} s")
                 self.changed.wait(left)
 
-    def roles_since(self, since: int) -> list[str]:
-        with self.changed:
-            return [who for _, who in self.frames[since:]]
-
 
 @dataclass
-class Kind:
-    """Samples of one input kind."""
+class Samples:
+    """What one input kind cost, sample by sample."""
 
-    latencies_ms: list[float] = field(default_factory=list)
-    frames: list[dict[str, int]] = field(default_factory=list)
+    software_ms: list[float] = field(default_factory=list)
+    #: per sample: {role: [writes]} of what went on the wire
+    writes: list[dict[str, list[Any]]] = field(default_factory=list)
 
 
-def measure_inputs(samples: int, hold_samples: int) -> tuple[dict[str, Kind], Any]:
+def wire_bytes(writes: list[Any], bus: str) -> int:
+    """Bytes these writes take on ``bus``: I2C adds an address and a control byte to each transfer."""
+    return sum(len(w.payload) + (2 if bus == "i2c" else 0) for w in writes)
+
+
+def measure_inputs(directory: Path, samples: int, deals: int, holds: int, broker_port: int | None) -> dict[str, Any]:
+    """Drive the daemon through its pins and record time and bytes for each input kind."""
     import random
-
-    from gpiozero.pins.mock import MockFactory, MockPWMPin
 
     from baccarat_core import TableLimits
-    from firmware.app import build_daemon, close_daemon
+    from firmware.app import attach_services, build_daemon, close_daemon, mock_pin_factory
     from firmware.simulator.pins import PinDriver
 
-    config = bench_config()
-    frames = FrameLog()
-    factory = MockFactory(pin_class=MockPWMPin)
-    daemon = build_daemon(config, pin_factory=factory, device_factory=frames.factory(), rng=random.Random(1))
-    daemon.start()
-    if not daemon.ready.wait(10):
-        raise RuntimeError("the daemon did not get ready")
-    board = daemon.board
-    pins = PinDriver(board)
-    settle = config.timing.debounce_seconds + 0.005
-    limits = TableLimits(25, 1000)
-    kinds = {name: Kind() for name in ("chip press", "arrow", "deal", "hold")}
+    # 20 ms a card: every card, the result and the clearing are frames of their own, as on the
+    # prop (with no pacing the whole round would be one frame), and 100 deals take 15 s.
+    config = load(directory, card_seconds=0.02, broker_port=broker_port)
+    frames = Frames()
+    result: dict[str, Samples] = {name: Samples() for name in INPUTS}
+    with fake_linux() as kernel:
+        ends = attach_displays(kernel, config)
+        factory = mock_pin_factory()
+        daemon = build_daemon(config, pin_factory=factory, rng=random.Random(1))
+        daemon.frame_listeners.append(frames)
+        closers = attach_services(daemon, config)
+        daemon.start()
+        if not daemon.ready.wait(10):
+            raise RuntimeError("the daemon did not get ready")
+        pins = PinDriver(daemon.board)
+        settle = config.timing.debounce_seconds + 0.005
+        limits = TableLimits(25, 1000)
 
-    def count(since: int) -> dict[str, int]:
-        daemon.wait_idle()
-        roles = frames.roles_since(since)
-        return {role: roles.count(role) for role in daemon.screens}
+        def marks() -> dict[str, int]:
+            return {role: end.mark() for role, end in ends.items()}
 
-    def tap(name: str) -> None:
-        pins.tap(name, settle, settle=settle)
-        daemon.wait_idle()
+        def sent(since: dict[str, int]) -> dict[str, list[Any]]:
+            daemon.wait_idle()
+            return {role: end.since(since[role]) for role, end in ends.items()}
 
-    def fresh() -> None:
-        daemon.apply(lambda m: m.reset(limits)).result(5)
-        daemon.wait_idle()
+        def tap(name: str) -> None:
+            pins.tap(name, settle, settle=settle)
+            daemon.wait_idle()
 
-    try:
-        areas = list(board.areas)
-        # Chip presses: the press is held past the debounce; the release is the edge.
-        for i in range(samples):
-            if i % 8 == 0:
-                fresh()
-            area = areas[i % len(areas)]
-            pins.press(area)
-            time.sleep(settle)
-            since = frames.mark()
-            start = time.perf_counter()
-            pins.release(area)
-            kinds["chip press"].latencies_ms.append((frames.wait_frame(since, "bets") - start) * 1000)
-            kinds["chip press"].frames.append(count(since))
-        # Arrows: the leading edge steps the denomination.
-        fresh()
-        tap("arrow_right")
-        for i in range(samples):
-            arrow = "arrow_right" if i % 2 else "arrow_left"
-            since = frames.mark()
-            start = time.perf_counter()
-            pins.press(arrow)
-            kinds["arrow"].latencies_ms.append((frames.wait_frame(since, "bets") - start) * 1000)
-            kinds["arrow"].frames.append(count(since))
-            time.sleep(settle)
-            pins.release(arrow)
-            time.sleep(settle)
-        # Deals: $25 on Player, then the deck sensor; the first card is the frame.
-        for _ in range(samples):
-            if daemon.module.solved or daemon.module.denomination != 25:
-                fresh()
-                while daemon.module.denomination < 25:
-                    tap("arrow_right")
-            tap("player")
-            since = frames.mark()
-            start = time.perf_counter()
-            pins.press("deal")
-            kinds["deal"].latencies_ms.append((frames.wait_frame(since, "table") - start) * 1000)
-            kinds["deal"].frames.append(count(since))
-            time.sleep(settle)
-            pins.release("deal")
-            time.sleep(settle)
-        # Holds (real time: hold_seconds each): frames only.
-        fresh()
-        for _ in range(hold_samples):
-            tap("tie")
-            since = frames.mark()
-            pins.press("tie")
-            frames.wait_frame(since, "bets", timeout=config.timing.hold_seconds + 2)
-            kinds["hold"].frames.append(count(since))
-            pins.release("tie")
-            time.sleep(settle)
-    finally:
-        daemon.stop()
-        close_daemon(daemon)
-        factory.reset()
-    return kinds, config
+        def fresh() -> None:
+            daemon.apply(lambda m: m.reset(limits)).result(5)
+            daemon.wait_idle()
 
+        try:
+            areas = list(daemon.board.areas)
+            for i in range(samples):  # chip presses: the release is the edge
+                if i % 8 == 0:
+                    fresh()
+                area = areas[i % len(areas)]
+                pins.press(area)
+                time.sleep(settle)
+                since, at = marks(), frames.mark()
+                start = time.perf_counter()
+                pins.release(area)
+                result["chip press"].software_ms.append((frames.wait(at, "bets") - start) * 1000)
+                result["chip press"].writes.append(sent(since))
+            fresh()
+            tap("arrow_right")
+            for i in range(samples):  # arrows: the press steps the denomination
+                arrow = "arrow_right" if i % 2 else "arrow_left"
+                since, at = marks(), frames.mark()
+                start = time.perf_counter()
+                pins.press(arrow)
+                result["arrow"].software_ms.append((frames.wait(at, "bets") - start) * 1000)
+                result["arrow"].writes.append(sent(since))
+                time.sleep(settle)
+                pins.release(arrow)
+                time.sleep(settle)
+            fresh()
+            for _ in range(holds):  # holds (0.5 s each): timed from the moment the hold fires
+                tap("tie")
+                tap("tie")
+                since, at = marks(), frames.mark()
+                stamp: list[float] = []
+                button = daemon.board.areas["tie"].button
+                previous = button.when_held
 
-# -- the daemon in a child process ---------------------------------------------------
+                def held(previous: Any = previous, stamp: list[float] = stamp) -> None:
+                    stamp.append(time.perf_counter())
+                    previous()
 
-
-def serve() -> int:
-    """The daemon as ``baccarat run`` starts it, on mock pins and dummy displays."""
-    import random
-
-    from firmware.app import attach_services, build_daemon, mock_pin_factory, restore_module, run_forever, setup_logging
-    from firmware.config import load_config
-    from firmware.devices.displays import open_dummy_device
-
-    config = load_config(os.environ["BACCARAT_BENCH_CONFIG"])
-    setup_logging("INFO")
-    rng = random.Random()
-    daemon = build_daemon(
-        config,
-        pin_factory=mock_pin_factory(),
-        device_factory=open_dummy_device,
-        rng=rng,
-        module=restore_module(config, rng),
-    )
-    return run_forever(daemon, attach_services(daemon, config))
+                button.when_held = held
+                pins.press("tie")
+                end = frames.wait(at, "bets", timeout=config.timing.hold_seconds + 2)
+                button.when_held = previous
+                pins.release("tie")
+                time.sleep(settle)
+                result["hold"].software_ms.append((end - stamp[0]) * 1000)
+                result["hold"].writes.append(sent(since))
+            for _ in range(deals):  # deals: $25 on Player, then the deck sensor
+                if daemon.module.solved or daemon.module.denomination != 25:
+                    fresh()
+                    while daemon.module.denomination < 25:
+                        tap("arrow_right")
+                tap("player")
+                since, at = marks(), frames.mark()
+                start = time.perf_counter()
+                pins.press("deal")
+                result["deal"].software_ms.append((frames.wait(at, "table") - start) * 1000)
+                time.sleep(settle)
+                pins.release("deal")
+                while daemon.dealing:  # the whole round: cards, result, clearing
+                    time.sleep(0.01)
+                result["deal"].writes.append(sent(since))
+        finally:
+            daemon.stop()
+            for close in closers:
+                close()
+            close_daemon(daemon)
+            factory.reset()
+    buses = {spec.role: spec.interface for spec in config.displays}
+    return {"samples": result, "buses": buses, "displays": config.displays}
 
 
-def child_config(directory: Path) -> Path:
-    """The reference config, with the saved state and the control socket in ``directory``."""
-    from firmware.config import DEFAULT_CONFIG
-
-    path = directory / "config.toml"
-    state = (directory / "state.json").as_posix()
-    sock = (directory / "control.sock").as_posix()
-    path.write_text(
-        DEFAULT_CONFIG.read_text(encoding="utf-8") + f'\n[state]\nfile = "{state}"\n\n[control]\nsocket = "{sock}"\n',
-        encoding="utf-8",
-    )
-    return path
+# -- in a child process: idle and start-up ---------------------------------------------------
 
 
 class Child:
-    def __init__(self, config: Path) -> None:
-        env = {**os.environ, "BACCARAT_BENCH_CONFIG": str(config)}
+    """``baccarat run`` in a process of its own over the recorded bus (``benchmarks/child.py``)."""
+
+    def __init__(self, directory: Path, *, threads: Path | None = None) -> None:
+        env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "GPIOZERO_MOCK_PIN_CLASS": "mockpwmpin"}
+        env.pop("JOURNAL_STREAM", None)
+        command = [sys.executable, str(ROOT / "benchmarks" / "child.py"), str(directory / "config.toml")]
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--serve"],
+            command + ([str(threads)] if threads else []),
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -276,14 +354,14 @@ class Child:
         try:
             for line in self.proc.stderr:
                 self.log.append(line)
-                if "ready: inputs armed, displays drawn" in line:
+                if READY_LINE in line:
                     return time.perf_counter() - self.started
         finally:
             timer.cancel()
         raise RuntimeError("the daemon never got ready:\n" + "".join(self.log))
 
     def stop(self) -> int:
-        self.proc.send_signal(signal.SIGTERM)
+        self.proc.terminate()
         try:
             _, rest = self.proc.communicate(timeout=10)
         except subprocess.TimeoutExpired:
@@ -292,10 +370,22 @@ class Child:
         self.log.append(rest)
         return self.proc.returncode
 
-    def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        ticks = int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
-        return ticks / os.sysconf("SC_CLK_TCK")
+    def threads(self) -> dict[str, tuple[int, float]]:
+        """{thread id: (context switches, CPU seconds)} from /proc."""
+        found: dict[str, tuple[int, float]] = {}
+        tick = os.sysconf("SC_CLK_TCK")
+        for task in Path(f"/proc/{self.proc.pid}/task").iterdir():
+            try:
+                switches = 0
+                for line in (task / "status").read_text().splitlines():
+                    if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                        switches += int(line.split()[1])
+                fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+                cpu = (int(fields[11]) + int(fields[12])) / tick
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+            found[task.name] = (switches, cpu)
+        return found
 
     def rss_mb(self) -> float:
         for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
@@ -304,42 +394,133 @@ class Child:
         raise RuntimeError("no VmRSS")
 
 
-def measure_idle(seconds: float, directory: Path) -> tuple[float, float, int]:
-    """(CPU % of one core over ``seconds`` with no input, RSS MB after start, exit code)."""
-    child = Child(child_config(directory))
+def child_directory(directory: Path, broker_port: int | None) -> Path:
+    """The reference config (pacing as shipped) and its files in ``directory``."""
+    (directory / "config.toml").write_text(
+        config_text(directory, card_seconds=0.6, broker_port=broker_port), encoding="utf-8"
+    )
+    return directory
+
+
+def measure_idle(directory: Path, seconds: float) -> dict[str, Any]:
+    """CPU, wakeups per thread and memory of an idle daemon."""
+    names_file = directory / "threads.json"
+    child = Child(directory, threads=names_file)
     child.wait_ready()
-    time.sleep(1.0)  # let start-up work (first frames, the state file) finish
+    time.sleep(1.5)  # start-up's last work (first frames, the state file, the thread names) done
+    names = json.loads(names_file.read_text(encoding="utf-8"))
+    names[str(child.proc.pid)] = "main"
     rss = child.rss_mb()
-    before = child.cpu_seconds()
+    before = child.threads()
     time.sleep(seconds)
-    used = child.cpu_seconds() - before
+    after = child.threads()
     code = child.stop()
-    return used / seconds * 100, rss, code
+    per_thread: dict[str, float] = {}
+    for tid, (switches, _) in after.items():
+        name = names.get(tid, "other")
+        name = "gpiozero HoldThread" if name.startswith("Thread-") and "held" in name else name
+        per_thread[name] = per_thread.get(name, 0.0) + (switches - before.get(tid, (0, 0.0))[0]) / seconds
+    cpu = sum(c for _, c in after.values()) - sum(c for _, c in before.values())
+    return {
+        "seconds": seconds,
+        "cpu_percent": cpu / seconds * 100,
+        "wakeups_per_s": sum(per_thread.values()),
+        "wakeups_per_s_by_thread": {k: round(v, 2) for k, v in sorted(per_thread.items(), key=lambda kv: -kv[1])},
+        "rss_mb": rss,
+        "exit_code": code,
+    }
 
 
-def measure_startup(runs: int, directory: Path) -> tuple[list[float], list[float]]:
-    """Seconds to "ready", and to the import floor, over ``runs`` starts each."""
+def time_floor() -> float:
+    """Seconds from process start to the end of the floor's imports (matched with the daemon's ready line)."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", f"{FLOOR_IMPORTS}; import sys; sys.stderr.write('imported\\n'); sys.stderr.flush()"],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    took = time.perf_counter() - started
+    proc.wait()
+    if line.strip() != "imported":
+        raise RuntimeError(f"the floor's imports failed: {line}{proc.stderr.read()}")
+    return took
+
+
+def measure_startup(directory: Path, runs: int) -> dict[str, Any]:
+    """Median seconds to "ready" and to the floor's imports; bytecode compiled as the install leaves it."""
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "baccarat_core", "firmware", "tests/fakeos.py", "benchmarks"],
+        cwd=ROOT,
+        check=True,
+    )
     ready, floor = [], []
-    config = child_config(directory)
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import gpiozero, luma.oled, PIL"], check=True, cwd=ROOT)
-        floor.append(time.perf_counter() - start)
-        child = Child(config)
-        ready.append(child.wait_ready())
+    for run in range(runs + 1):  # the first of each is a warm-up (page cache)
+        took = time_floor()
+        child = Child(directory)
+        went = child.wait_ready()
         child.stop()
-    return ready, floor
+        if run:
+            floor.append(took)
+            ready.append(went)
+    return {
+        "runs": runs,
+        "ready_ms": statistics.median(ready) * 1000,
+        "ready_max_ms": max(ready) * 1000,
+        "floor_ms": statistics.median(floor) * 1000,
+        "floor_max_ms": max(floor) * 1000,
+        "ratio": statistics.median(ready) / statistics.median(floor),
+    }
 
 
-# -- the report ------------------------------------------------------------------------
+# -- the figures -------------------------------------------------------------------------------
 
 
-def p99(values: list[float]) -> float:
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile by the nearest rank."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def figures(measured: dict[str, Any], factor: float) -> dict[str, Any]:
+    """software_ms, bus_bytes and bus_ms per input (and per role), from the samples."""
+    software: dict[str, Any] = {}
+    bus_bytes: dict[str, Any] = {}
+    bus_ms: dict[str, Any] = {}
+    buses = measured["buses"]
+    for name, kind in measured["samples"].items():
+        if not kind.software_ms:
+            continue
+        p50, p99 = statistics.median(kind.software_ms), percentile(kind.software_ms, 0.99)
+        software[name] = {
+            "p50": p50,
+            "p99": p99,
+            "max": max(kind.software_ms),
+            "samples": len(kind.software_ms),
+            "zero2w_p50": p50 * factor,
+            "zero2w_p99": p99 * factor,
+        }
+        bus_bytes[name], bus_ms[name] = {}, {}
+        for role, bus in buses.items():
+            per_sample = [wire_bytes(sample[role], bus) for sample in kind.writes]
+            bus_bytes[name][role] = {
+                "mean": statistics.mean(per_sample),
+                "p99": percentile(per_sample, 0.99),
+                "max": max(per_sample),
+                "bus": bus,
+            }
+            bus_ms[name][role] = {}
+            for clock, (other, hz) in CLOCKS.items():
+                clocks = 9 if other == "i2c" else 8
+                costs = [wire_bytes(sample[role], other) * clocks / hz * 1000 for sample in kind.writes]
+                bus_ms[name][role][clock] = {"mean": statistics.mean(costs), "p99": percentile(costs, 0.99)}
+    return {"software_ms": software, "bus_bytes": bus_bytes, "bus_ms": bus_ms}
 
 
 def machine() -> str:
+    """This machine's CPU, kernel, Python and the libraries' versions."""
     info: dict[str, str] = {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -347,138 +528,129 @@ def machine() -> str:
             info.setdefault(key.strip().lower(), value.strip())
     except OSError:
         pass
-    # x86: "model name"; a Raspberry Pi: "Model" (the board) and "model name" (ARMv7/v8 core).
-    model = " / ".join(v for v in (info.get("model name"), info.get("hardware")) if v) or info.get(
-        "model", platform.processor() or "unknown CPU"
-    )
+    model = info.get("model name") or info.get("model") or platform.processor() or "unknown CPU"
     board = Path("/proc/device-tree/model")
     if board.exists():
         model = board.read_text(errors="replace").strip("\x00\n ") + f" ({model})"
     from importlib.metadata import version
 
-    libraries = ", ".join(f"{name} {version(name)}" for name in ("gpiozero", "luma.core", "luma.oled", "pillow"))
+    libraries = ", ".join(
+        f"{name} {version(name)}" for name in ("gpiozero", "luma.core", "luma.oled", "pillow", "smbus2", "paho-mqtt")
+    )
     return (
         f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
         f"Python {platform.python_version()}; {libraries}"
     )
 
 
-def verdict(ok: bool) -> str:
-    return "pass" if ok else "**FAIL**"
+def targets(report: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
+    """(measure, figure, target, met) for the issue's targets."""
+    chip = report["software_ms"]["chip press"]
+    bus = report["bus_ms"]["chip press"]["bets"]["i2c_400k"]
+    rows = [
+        ("chip press to frame, p99", f"{chip['p99']:.2f} ms", "< 2 ms", chip["p99"] < 2.0),
+        (
+            "bus time per chip press at I2C 400 kHz (mean; p99)",
+            f"{bus['mean']:.2f} ms; {bus['p99']:.2f} ms",
+            "<= 3 ms",
+            bus["mean"] <= 3.0,
+        ),
+    ]
+    if "startup" in report:
+        s = report["startup"]
+        rows.append(("start-up against the floor", f"{s['ratio']:.2f}x", "<= 1.3x", s["ratio"] <= 1.3))
+    if "idle" in report:
+        idle = report["idle"]
+        rows.append(("idle CPU", f"{idle['cpu_percent']:.2f} % of a core", "< 1 %", idle["cpu_percent"] < 1.0))
+        rows.append(("SIGTERM after the idle run", f"exit {idle['exit_code']}", "exit 0", idle["exit_code"] == 0))
+    return rows
+
+
+def print_markdown(report: dict[str, Any]) -> None:
+    """The report as the README shows it."""
+    print(f"Machine: {report['machine']}")
+    print(f"Command: `{report['command']}`; MQTT {'on' if report['mqtt'] else 'off (no mosquitto)'}")
+    print()
+    print("| measure | figure | target | result |")
+    print("|---|---|---|---|")
+    for measure, figure, target, met in targets(report):
+        print(f"| {measure} | {figure} | {target} | {'pass' if met else '**FAIL**'} |")
+    print()
+    factor = report["zero2w_factor"]
+    print(f"| input | software p50 | p99 | Pi Zero 2 W p99 (x{factor:g}, est.) | samples |")
+    print("|---|---|---|---|---|")
+    for name, s in report["software_ms"].items():
+        print(f"| {name} | {s['p50']:.2f} ms | {s['p99']:.2f} ms | {s['zero2w_p99']:.1f} ms | {s['samples']} |")
+    print()
+    print("| input | display (bus) | bytes mean | bytes p99 | I2C 400 kHz | I2C 1 MHz | SPI 8 MHz |")
+    print("|---|---|---|---|---|---|---|")
+    for name, roles in report["bus_bytes"].items():
+        for role, b in roles.items():
+            if b["max"] == 0:
+                continue
+            t = report["bus_ms"][name][role]
+            times = " | ".join(f"{t[c]['mean']:.2f} ms" for c in CLOCKS)
+            print(f"| {name} | {role} ({b['bus']}) | {b['mean']:,.0f} | {b['p99']:,.0f} | {times} |")
+    print()
+    if "idle" in report:
+        idle = report["idle"]
+        threads = ", ".join(f"{k} {v:g}/s" for k, v in idle["wakeups_per_s_by_thread"].items() if v >= 0.05)
+        print(
+            f"Idle over {idle['seconds']:g} s: {idle['cpu_percent']:.2f} % of a core, "
+            f"{idle['wakeups_per_s']:.1f} wakeups/s ({threads}), {idle['rss_mb']:.1f} MB resident."
+        )
+    if "startup" in report:
+        s = report["startup"]
+        print(
+            f'Start-up: "ready" after {s["ready_ms"]:.0f} ms (max {s["ready_max_ms"]:.0f}), the floor '
+            f"`{FLOOR_IMPORTS}` {s['floor_ms']:.0f} ms (max {s['floor_max_ms']:.0f}): {s['ratio']:.2f}x; "
+            f"median of {s['runs']}, bytecode compiled."
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Measure, print the table (or ``--json``), exit 1 if a target is missed."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--samples", type=int, default=500, help="samples per input kind (default 500)")
-    parser.add_argument("--holds", type=int, default=5, help="holds to count frames of (0.5 s each)")
-    parser.add_argument("--idle-seconds", type=float, default=30.0, help="idle measurement (default 30)")
-    parser.add_argument("--starts", type=int, default=7, help="start-up runs (median taken; default 7)")
-    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--samples", type=int, default=300, help="chip presses and arrows (default 300)")
+    parser.add_argument("--deals", type=int, default=100, help="whole deals (default 100)")
+    parser.add_argument("--holds", type=int, default=5, help="holds to clear a bet (0.5 s each; default 5)")
+    parser.add_argument("--idle-seconds", type=float, default=20.0, help="idle measurement (default 20; 0: skip)")
+    parser.add_argument("--starts", type=int, default=7, help="start-up runs, median taken (default 7; 0: skip)")
+    parser.add_argument("--zero2w-factor", type=float, default=ZERO2W_FACTOR, help="Pi Zero 2 W / this PC")
+    parser.add_argument("--no-mqtt", action="store_true", help="leave MQTT off even if mosquitto is installed")
+    parser.add_argument("--json", action="store_true", help="print every figure as one JSON object")
     args = parser.parse_args(argv)
-    if args.serve:
-        return serve()
+    for name in ("samples", "deals", "holds", "starts"):
+        if getattr(args, name) < (1 if name == "samples" else 0):
+            parser.error(f"--{name} {getattr(args, name)} is too small")
 
-    sys.path.insert(0, str(ROOT))
-    failed = False
-    kinds, config = measure_inputs(args.samples, args.holds)
-    displays = {d.role: d for d in config.displays}
-    with tempfile.TemporaryDirectory() as tmp:
-        cpu, rss, code = measure_idle(args.idle_seconds, Path(tmp))
-    with tempfile.TemporaryDirectory() as tmp:
-        ready, floor = measure_startup(args.starts, Path(tmp))
-
-    rows = []
-    for name, role in (("chip press", "bets"), ("arrow", "bets"), ("deal", "table")):
-        values = kinds[name].latencies_ms
-        ok = p99(values) < 2.0
-        failed |= not ok
-        what = "release" if name == "chip press" else "press"
-        first = "first card on the table display" if name == "deal" else "new bets frame"
-        rows.append(
-            (
-                f"{name}: pin {what} to {first}",
-                f"{statistics.median(values):.2f} ms",
-                f"{p99(values):.2f} ms",
-                "p99 < 2 ms",
-                verdict(ok),
-                f"p99 = {p99(values) / I2C_FRAME_MS:.3f} of a {I2C_FRAME_MS:.1f} ms I2C frame; "
-                f"{role} bus frame {bus_ms(displays[role]):.1f} ms",
-            )
-        )
-    ok = cpu < 1.0
-    failed |= not ok
-    rows.append(
-        (
-            f"idle CPU over {args.idle_seconds:g} s",
-            f"{cpu:.3f} % of a core",
-            "",
-            "< 1 %",
-            verdict(ok),
-            "mock pins, dummy displays",
-        )
-    )
-    ok = rss < 60
-    failed |= not ok
-    rows.append(("resident memory after start", f"{rss:.1f} MB", "", "< 60 MB", verdict(ok), "VmRSS"))
-    ratio = statistics.median(ready) / statistics.median(floor)
-    ok = ratio < 1.5
-    failed |= not ok
-    rows.append(
-        (
-            'start-up: process start to "ready"',
-            f"{statistics.median(ready) * 1000:.0f} ms",
-            f"max {max(ready) * 1000:.0f} ms",
-            "< 1.5x floor",
-            verdict(ok),
-            f"{ratio:.2f}x the floor",
-        )
-    )
-    rows.append(
-        (
-            "floor: `import gpiozero, luma.oled, PIL`",
-            f"{statistics.median(floor) * 1000:.0f} ms",
-            f"max {max(floor) * 1000:.0f} ms",
-            "",
-            "",
-            f"{args.starts} runs, median",
-        )
-    )
-    ok = code == 0
-    failed |= not ok
-    rows.append(("SIGTERM after the idle run", f"exit {code}", "", "exit 0", verdict(ok), ""))
-
-    print(f"Machine: {machine()}")
-    print(
-        f"Command: `python benchmarks/bench.py --samples {args.samples} --idle-seconds {args.idle_seconds:g} "
-        f"--starts {args.starts}`"
-    )
-    print()
-    print("| measure | median | p99 | target | result | notes |")
-    print("|---|---|---|---|---|---|")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
-    print()
-    print("Frames sent per input (mean per display; bytes = full frames on the bus):")
-    print()
-    roles = [d.role for d in config.displays]
-    print("| input | " + " | ".join(roles) + " | bytes per input |")
-    print("|---|" + "---|" * len(roles) + "---|")
-    for name in ("chip press", "arrow", "hold", "deal"):
-        counts = kinds[name].frames
-        if not counts:
-            continue
-        means = {role: statistics.mean(c[role] for c in counts) for role in roles}
-        total = sum(means[role] * bus_bytes(displays[role]) for role in roles)
-        print(f"| {name} | " + " | ".join(f"{means[r]:.2f}" for r in roles) + f" | {total:,.0f} |")
-    print()
-    print(
-        "Displays: "
-        + "; ".join(
-            f"{d.role} {d.driver} {d.width}x{d.height} {d.interface} ({bus_bytes(d)} B, {bus_ms(d):.1f} ms a frame)"
-            for d in config.displays
-        )
-    )
-    return 1 if failed else 0
+    logging.basicConfig(level=logging.INFO, filename=os.devnull)  # the log lines are formatted, then dropped
+    with tempfile.TemporaryDirectory() as tmp, broker(Path(tmp), not args.no_mqtt) as port:
+        inputs = Path(tmp) / "inputs"
+        inputs.mkdir()
+        measured = measure_inputs(inputs, args.samples, args.deals, args.holds, port)
+        report: dict[str, Any] = {
+            "machine": machine(),
+            "command": "python benchmarks/bench.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+            "mqtt": port is not None,
+            "zero2w_factor": args.zero2w_factor,
+            **figures(measured, args.zero2w_factor),
+        }
+        if args.idle_seconds > 0:
+            idle = Path(tmp) / "idle"
+            idle.mkdir()
+            report["idle"] = measure_idle(child_directory(idle, port), args.idle_seconds)
+        if args.starts > 0:
+            start = Path(tmp) / "start"
+            start.mkdir()
+            report["startup"] = measure_startup(child_directory(start, port), args.starts)
+    rows = targets(report)
+    report["targets"] = [{"measure": m, "figure": f, "target": t, "met": ok} for m, f, t, ok in rows]
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print_markdown(report)
+    return 0 if all(ok for *_, ok in rows) else 1
 
 
 if __name__ == "__main__":

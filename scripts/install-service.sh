@@ -11,6 +11,9 @@ fi
 [ "$(id -u)" = 0 ] || { echo "error: run with sudo" >&2; exit 1; }
 # shellcheck source=scripts/_venv.sh
 . scripts/_venv.sh ""   # no extras; on a Pi: GPIO, SPI and Pillow from Raspberry Pi OS, the rest as wheels
+# Bytecode now, as root: the service cannot write under /opt (ProtectSystem=strict), so without
+# it Python would compile the project's modules again on every start (benchmarks/README.md).
+.venv/bin/python -m compileall -q -j 0 baccarat_core firmware .venv/lib >/dev/null
 
 id baccarat >/dev/null 2>&1 || useradd --system --home-dir /var/lib/baccarat --shell /usr/sbin/nologin baccarat
 for group in gpio i2c spi audio; do getent group "$group" >/dev/null || groupadd --system "$group"; done

@@ -1,0 +1,61 @@
+"""``baccarat run`` over the recorded bus: the benchmark's idle and start-up child.
+
+Started as ``python benchmarks/child.py CONFIG [THREADS_JSON]`` with
+``GPIOZERO_PIN_FACTORY=mock``: it puts ``tests/fakeos.py`` under smbus2, spidev
+and RPi.GPIO, gives each display the config wires a far end, and hands over to
+the real command line, ``baccarat run --config CONFIG``, as the service starts
+it. Kept small on purpose: everything it imports is counted in the start-up time.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+class _Forever:
+    """The three calls ``fakeos.installed`` makes on pytest's monkeypatch, never undone."""
+
+    def setattr(self, target: Any, name: str, value: Any) -> None:
+        setattr(target, name, value)
+
+    def setitem(self, mapping: Any, key: Any, value: Any) -> None:
+        mapping[key] = value
+
+    def delitem(self, mapping: Any, key: Any, raising: bool = True) -> None:
+        mapping.pop(key, None)
+
+
+def _dump_threads(path: str) -> None:
+    names = {str(t.native_id): t.name for t in threading.enumerate()}
+    Path(path).write_text(json.dumps(names), encoding="utf-8")
+
+
+def main(argv: list[str]) -> int:
+    """Install the recorded bus, then run the daemon as the service does."""
+    from tests import fakeos
+
+    kernel = fakeos.installed(_Forever()).__enter__()
+    from firmware.cli import main as baccarat
+    from firmware.config import load_config
+
+    for spec in load_config(argv[0]).displays:
+        if spec.interface == "i2c":
+            kernel.i2c_display(spec.port, spec.address)
+        else:
+            kernel.spi_device(spec.port, spec.device, dc=spec.dc)
+    if len(argv) > 1:  # the names of the threads, once all of them run (a one-shot timer)
+        timer = threading.Timer(1.0, _dump_threads, args=(argv[1],))
+        timer.daemon = True
+        timer.start()
+    return baccarat(["run", "--config", argv[0]])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
