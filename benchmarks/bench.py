@@ -597,7 +597,7 @@ def print_markdown(report: dict[str, Any]) -> None:
         threads = ", ".join(f"{k} {v:g}/s" for k, v in idle["wakeups_per_s_by_thread"].items() if v >= 0.05)
         print(
             f"Idle over {idle['seconds']:g} s: {idle['cpu_percent']:.2f} % of a core, "
-            f"{idle['wakeups_per_s']:.1f} wakeups/s ({threads}), {idle['rss_mb']:.1f} MB resident."
+            f"{idle['wakeups_per_s']:.1f} context switches/s ({threads}), {idle['rss_mb']:.1f} MB resident."
         )
     if "startup" in report:
         s = report["startup"]
