@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -12,7 +14,7 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-from firmware.app import build_daemon, close_daemon
+from firmware.app import attach_services, build_daemon, close_daemon
 from firmware.config import DEFAULT_CONFIG, Config, parse_config
 from firmware.devices.displays import open_dummy_device
 from firmware.simulator.pins import ManualClock, PinDriver
@@ -155,3 +157,29 @@ def rig_factory(mock_factory):
 @pytest.fixture
 def rig(rig_factory) -> Rig:
     return rig_factory()
+
+
+@pytest.fixture
+def short_dir():
+    """Unix socket paths must stay under ~100 characters: pytest's tmp_path can be longer."""
+    path = Path(tempfile.mkdtemp(prefix="bac-", dir="/tmp"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def served(mock_factory, short_dir):
+    """A running daemon with its control socket; yields (rig, socket path)."""
+    sock = short_dir / "control.sock"
+    config = make_config(control={"socket": str(sock)}, state={"file": ""})
+    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(5))
+    rig = Rig(daemon, mock_factory)
+    closers = attach_services(daemon, config)
+    daemon.start()
+    assert daemon.ready.wait(5)
+    yield rig, sock
+    daemon.stop()
+    for close in closers:
+        close()
+    close_daemon(daemon)
+    assert not sock.exists()

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import random
-import shutil
 import socket
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,33 +13,7 @@ from firmware.cli import main
 from firmware.cli.gm import request
 from firmware.devices.displays import open_dummy_device
 from firmware.room import control_socket as control
-from tests.conftest import Rig, make_config
-
-
-@pytest.fixture
-def short_dir():
-    """Unix socket paths must stay under ~100 characters: pytest's tmp_path can be longer."""
-    path = Path(tempfile.mkdtemp(prefix="bac-", dir="/tmp"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
-@pytest.fixture
-def served(mock_factory, short_dir):
-    """A running daemon with its control socket; yields (rig, socket path)."""
-    sock = short_dir / "control.sock"
-    config = make_config(control={"socket": str(sock)}, state={"file": ""})
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(5))
-    rig = Rig(daemon, mock_factory)
-    closers = attach_services(daemon, config)
-    daemon.start()
-    assert daemon.ready.wait(5)
-    yield rig, sock
-    daemon.stop()
-    for close in closers:
-        close()
-    close_daemon(daemon)
-    assert not sock.exists()
+from tests.conftest import make_config
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -6,11 +6,8 @@ from __future__ import annotations
 import json
 import logging
 import os
-import random
-import shutil
 import socket
 import stat
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -18,38 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app import attach_services, build_daemon, close_daemon
+from firmware.app import attach_services
 from firmware.cli import main
 from firmware.cli.gm import request
-from firmware.devices.displays import open_dummy_device
 from firmware.errors import PropError
 from firmware.room import control_socket as control
 from firmware.room.commands import GameMaster
-from tests.conftest import Rig, make_config
+from tests.conftest import make_config
 from tests.hostile import Hostile
-
-
-@pytest.fixture
-def short_dir():
-    path = Path(tempfile.mkdtemp(prefix="bac-", dir="/tmp"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
-@pytest.fixture
-def served(mock_factory, short_dir):
-    sock = short_dir / "control.sock"
-    config = make_config(control={"socket": str(sock)}, state={"file": ""})
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(5))
-    rig = Rig(daemon, mock_factory)
-    closers = attach_services(daemon, config)
-    daemon.start()
-    assert daemon.ready.wait(5)
-    yield rig, sock
-    daemon.stop()
-    for close in closers:
-        close()
-    close_daemon(daemon)
 
 
 def connect(path: Path, timeout: float = 10.0) -> socket.socket:
