@@ -37,7 +37,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,51 +57,11 @@ ZERO2W_FACTOR = 12.0
 # -- the lowest layer ---------------------------------------------------------------------
 
 
-class Patch:
-    """The three things ``tests/fakeos.installed`` asks of pytest's monkeypatch, and their undo.
-
-    The benchmark does not import pytest: its start-up is measured.
-    """
-
-    _MISSING = object()
-
-    def __init__(self) -> None:
-        self._undo: list[Callable[[], None]] = []
-
-    def setattr(self, target: Any, name: str, value: Any) -> None:
-        old = getattr(target, name, self._MISSING)
-        setattr(target, name, value)
-        self._undo.append(lambda: delattr(target, name) if old is self._MISSING else setattr(target, name, old))
-
-    def setitem(self, mapping: Any, key: Any, value: Any) -> None:
-        old = mapping.get(key, self._MISSING)
-        mapping[key] = value
-        self._undo.append(lambda: mapping.pop(key, None) if old is self._MISSING else mapping.__setitem__(key, old))
-
-    def delitem(self, mapping: Any, key: Any, raising: bool = True) -> None:
-        if key not in mapping:
-            if raising:
-                raise KeyError(key)
-            return
-        old = mapping.pop(key)
-        self._undo.append(lambda: mapping.__setitem__(key, old))
-
-    def undo(self) -> None:
-        while self._undo:
-            self._undo.pop()()
-
-
-@contextmanager
-def fake_linux() -> Iterator[Any]:
-    """``tests/fakeos.py`` under smbus2, spidev and RPi.GPIO, undone on exit."""
+def fake_linux() -> Any:
+    """``tests/fakeos.py`` under smbus2, spidev and RPi.GPIO, for the rest of this process."""
     from tests import fakeos
 
-    patch = Patch()
-    try:
-        with fakeos.installed(patch) as kernel:
-            yield kernel
-    finally:
-        patch.undo()
+    return fakeos.install_for_process()
 
 
 def attach_displays(kernel: Any, config: Any) -> dict[str, Any]:
@@ -226,101 +186,101 @@ def measure_inputs(directory: Path, samples: int, deals: int, holds: int, broker
     config = load(directory, card_seconds=0.02, broker_port=broker_port)
     frames = Frames()
     result: dict[str, Samples] = {name: Samples() for name in INPUTS}
-    with fake_linux() as kernel:
-        ends = attach_displays(kernel, config)
-        factory = mock_pin_factory()
-        daemon = build_daemon(config, pin_factory=factory, rng=random.Random(1))
-        daemon.frame_listeners.append(frames)
-        closers = attach_services(daemon, config)
-        daemon.start()
-        if not daemon.ready.wait(10):
-            raise RuntimeError("the daemon did not get ready")
-        pins = PinDriver(daemon.board)
-        settle = config.timing.debounce_seconds + 0.005
-        limits = TableLimits(25, 1000)
+    kernel = fake_linux()
+    ends = attach_displays(kernel, config)
+    factory = mock_pin_factory()
+    daemon = build_daemon(config, pin_factory=factory, rng=random.Random(1))
+    daemon.frame_listeners.append(frames)
+    closers = attach_services(daemon, config)
+    daemon.start()
+    if not daemon.ready.wait(10):
+        raise RuntimeError("the daemon did not get ready")
+    pins = PinDriver(daemon.board)
+    settle = config.timing.debounce_seconds + 0.005
+    limits = TableLimits(25, 1000)
 
-        def marks() -> dict[str, int]:
-            return {role: end.mark() for role, end in ends.items()}
+    def marks() -> dict[str, int]:
+        return {role: end.mark() for role, end in ends.items()}
 
-        def sent(since: dict[str, int]) -> dict[str, list[Any]]:
-            daemon.wait_idle()
-            return {role: end.since(since[role]) for role, end in ends.items()}
+    def sent(since: dict[str, int]) -> dict[str, list[Any]]:
+        daemon.wait_idle()
+        return {role: end.since(since[role]) for role, end in ends.items()}
 
-        def tap(name: str) -> None:
-            pins.tap(name, settle, settle=settle)
-            daemon.wait_idle()
+    def tap(name: str) -> None:
+        pins.tap(name, settle, settle=settle)
+        daemon.wait_idle()
 
-        def fresh() -> None:
-            daemon.apply(lambda m: m.reset(limits)).result(5)
-            daemon.wait_idle()
+    def fresh() -> None:
+        daemon.apply(lambda m: m.reset(limits)).result(5)
+        daemon.wait_idle()
 
-        try:
-            areas = list(daemon.board.areas)
-            for i in range(samples):  # chip presses: the release is the edge
-                if i % 8 == 0:
-                    fresh()
-                area = areas[i % len(areas)]
-                pins.press(area)
-                time.sleep(settle)
-                since, at = marks(), frames.mark()
-                start = time.perf_counter()
-                pins.release(area)
-                result["chip press"].software_ms.append((frames.wait(at, "bets") - start) * 1000)
-                result["chip press"].writes.append(sent(since))
-            fresh()
-            tap("arrow_right")
-            for i in range(samples):  # arrows: the press steps the denomination
-                arrow = "arrow_right" if i % 2 else "arrow_left"
-                since, at = marks(), frames.mark()
-                start = time.perf_counter()
-                pins.press(arrow)
-                result["arrow"].software_ms.append((frames.wait(at, "bets") - start) * 1000)
-                result["arrow"].writes.append(sent(since))
-                time.sleep(settle)
-                pins.release(arrow)
-                time.sleep(settle)
-            fresh()
-            for _ in range(holds):  # holds (0.5 s each): timed from the moment the hold fires
-                tap("tie")
-                tap("tie")
-                since, at = marks(), frames.mark()
-                stamp: list[float] = []
-                button = daemon.board.areas["tie"].button
-                previous = button.when_held
+    try:
+        areas = list(daemon.board.areas)
+        for i in range(samples):  # chip presses: the release is the edge
+            if i % 8 == 0:
+                fresh()
+            area = areas[i % len(areas)]
+            pins.press(area)
+            time.sleep(settle)
+            since, at = marks(), frames.mark()
+            start = time.perf_counter()
+            pins.release(area)
+            result["chip press"].software_ms.append((frames.wait(at, "bets") - start) * 1000)
+            result["chip press"].writes.append(sent(since))
+        fresh()
+        tap("arrow_right")
+        for i in range(samples):  # arrows: the press steps the denomination
+            arrow = "arrow_right" if i % 2 else "arrow_left"
+            since, at = marks(), frames.mark()
+            start = time.perf_counter()
+            pins.press(arrow)
+            result["arrow"].software_ms.append((frames.wait(at, "bets") - start) * 1000)
+            result["arrow"].writes.append(sent(since))
+            time.sleep(settle)
+            pins.release(arrow)
+            time.sleep(settle)
+        fresh()
+        for _ in range(holds):  # holds (0.5 s each): timed from the moment the hold fires
+            tap("tie")
+            tap("tie")
+            since, at = marks(), frames.mark()
+            stamp: list[float] = []
+            button = daemon.board.areas["tie"].button
+            previous = button.when_held
 
-                def held(previous: Any = previous, stamp: list[float] = stamp) -> None:
-                    stamp.append(time.perf_counter())
-                    previous()
+            def held(previous: Any = previous, stamp: list[float] = stamp) -> None:
+                stamp.append(time.perf_counter())
+                previous()
 
-                button.when_held = held
-                pins.press("tie")
-                end = frames.wait(at, "bets", timeout=config.timing.hold_seconds + 2)
-                button.when_held = previous
-                pins.release("tie")
-                time.sleep(settle)
-                result["hold"].software_ms.append((end - stamp[0]) * 1000)
-                result["hold"].writes.append(sent(since))
-            for _ in range(deals):  # deals: $25 on Player, then the deck sensor
-                if daemon.module.solved or daemon.module.denomination != 25:
-                    fresh()
-                    while daemon.module.denomination < 25:
-                        tap("arrow_right")
-                tap("player")
-                since, at = marks(), frames.mark()
-                start = time.perf_counter()
-                pins.press("deal")
-                result["deal"].software_ms.append((frames.wait(at, "table") - start) * 1000)
-                time.sleep(settle)
-                pins.release("deal")
-                while daemon.dealing:  # the whole round: cards, result, clearing
-                    time.sleep(0.01)
-                result["deal"].writes.append(sent(since))
-        finally:
-            daemon.stop()
-            for close in closers:
-                close()
-            close_daemon(daemon)
-            factory.reset()
+            button.when_held = held
+            pins.press("tie")
+            end = frames.wait(at, "bets", timeout=config.timing.hold_seconds + 2)
+            button.when_held = previous
+            pins.release("tie")
+            time.sleep(settle)
+            result["hold"].software_ms.append((end - stamp[0]) * 1000)
+            result["hold"].writes.append(sent(since))
+        for _ in range(deals):  # deals: $25 on Player, then the deck sensor
+            if daemon.module.solved or daemon.module.denomination != 25:
+                fresh()
+                while daemon.module.denomination < 25:
+                    tap("arrow_right")
+            tap("player")
+            since, at = marks(), frames.mark()
+            start = time.perf_counter()
+            pins.press("deal")
+            result["deal"].software_ms.append((frames.wait(at, "table") - start) * 1000)
+            time.sleep(settle)
+            pins.release("deal")
+            while daemon.dealing:  # the whole round: cards, result, clearing
+                time.sleep(0.01)
+            result["deal"].writes.append(sent(since))
+    finally:
+        daemon.stop()
+        for close in closers:
+            close()
+        close_daemon(daemon)
+        factory.reset()
     buses = {spec.role: spec.interface for spec in config.displays}
     return {"samples": result, "buses": buses, "displays": config.displays}
 

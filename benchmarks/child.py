@@ -13,23 +13,9 @@ import json
 import sys
 import threading
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-
-class _Forever:
-    """The three calls ``fakeos.installed`` makes on pytest's monkeypatch, never undone."""
-
-    def setattr(self, target: Any, name: str, value: Any) -> None:
-        setattr(target, name, value)
-
-    def setitem(self, mapping: Any, key: Any, value: Any) -> None:
-        mapping[key] = value
-
-    def delitem(self, mapping: Any, key: Any, raising: bool = True) -> None:
-        mapping.pop(key, None)
 
 
 def _dump_threads(path: str) -> None:
@@ -41,7 +27,7 @@ def main(argv: list[str]) -> int:
     """Install the recorded bus, then run the daemon as the service does."""
     from tests import fakeos
 
-    kernel = fakeos.installed(_Forever()).__enter__()
+    kernel = fakeos.install_for_process()
     from firmware.cli import main as baccarat
     from firmware.config import load_config
 

@@ -587,6 +587,24 @@ def installed(monkeypatch: object, *, gpio: str = "present") -> Iterator[FakeLin
     yield kernel
 
 
+class _Forever:
+    """The three calls :func:`installed` makes on pytest's monkeypatch, never undone."""
+
+    def setattr(self, target: object, name: str, value: object) -> None:
+        setattr(target, name, value)
+
+    def setitem(self, mapping: dict, key: object, value: object) -> None:
+        mapping[key] = value
+
+    def delitem(self, mapping: dict, key: object, raising: bool = True) -> None:
+        mapping.pop(key, None)
+
+
+def install_for_process() -> FakeLinux:
+    """:func:`installed` for the rest of the process, without pytest (the benchmarks' processes)."""
+    return installed(_Forever()).__enter__()
+
+
 # -- what the display made of it: controller RAM models -----------------------------------------
 
 # Commands that take arguments in the same command stream, and how many.
