@@ -86,7 +86,7 @@ def unplugged(rig_factory):
         link.publish = spy
     yield rig, service, room, sent
     for link in (service.link, room.link):
-        link.client.loop_stop()
+        link.stop()
 
 
 def check_refused(rig: Rig, before: dict, events_before: int, caplog, count: int) -> None:

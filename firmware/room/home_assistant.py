@@ -193,13 +193,13 @@ class HomeAssistantService:
     def start(self) -> None:
         """Publish on every connect and on Home Assistant's ``online``."""
         self.link.connect_hooks.append(self.on_connect)
-        self.link.client.message_callback_add(self.birth_topic, self._on_birth)
+        self.link.on_topic(self.birth_topic, self._on_birth)
         if self.link.listening.is_set():
             self.on_connect()
 
     def stop(self) -> None:
         """Stop listening for Home Assistant's announcements (the discovery stays, retained)."""
-        self.link.client.message_callback_remove(self.birth_topic)
+        self.link.on_topic(self.birth_topic, None)
 
     def on_connect(self) -> None:
         """Connected: listen for Home Assistant's birth message, publish the document."""

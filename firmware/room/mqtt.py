@@ -19,6 +19,11 @@ only appends to paho's outgoing queue.
   ignored with one log line.
 - **Failures** are logged with their reason: refused (not authorised),
   certificate verify failed, TLS handshake failed, connection refused.
+- **After the first frame**: a service's link connects once the daemon is
+  ready. paho-mqtt (with ``ssl``, ``hashlib`` and ``urllib``) takes 15-25 ms to
+  import here, ten times that on a Pi Zero 2 W; it is imported on the link's
+  own thread then, so the prop draws and takes presses without waiting for it.
+  What is published before is held in order and sent when the client exists.
 
 :class:`MqttService` speaks this project's topics (see docs/mqtt.md);
 ``room2.py`` speaks the Room 2.0 convention over a second :class:`Link`.
@@ -29,15 +34,10 @@ from __future__ import annotations
 import logging
 import queue
 import socket
-import ssl
 import threading
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
-
-import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
-from paho.mqtt.reasoncodes import ReasonCode
+from typing import TYPE_CHECKING, Any
 
 from baccarat_core import BaccaratError, BaccaratModule, Edgework, strict
 from baccarat_core import events as ev
@@ -49,6 +49,10 @@ from ..config import MqttConfig
 from ..daemon import Daemon
 from ..errors import PropError
 from .commands import GameMaster, set_edgework, state_document
+
+if TYPE_CHECKING:
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.reasoncodes import ReasonCode
 
 log = logging.getLogger("baccarat.mqtt")
 
@@ -64,6 +68,8 @@ _PLURAL = {"event": "events", "reply": "replies"}
 
 def failure_reason(error: BaseException | None, *, tls: bool = False) -> str:
     """Why a connection attempt failed, in words: the TLS verdict, "connection refused", ..."""
+    import ssl  # loaded already by paho, which tried the connection
+
     if isinstance(error, ssl.SSLCertVerificationError):
         return f"TLS certificate verify failed: {error.verify_message or error.reason}"
     if isinstance(error, ssl.SSLError):
@@ -79,20 +85,36 @@ def failure_reason(error: BaseException | None, *, tls: bool = False) -> str:
     return "no reason given"
 
 
-class _Client(mqtt.Client):
-    """paho's client, keeping why the last connection attempt failed (paho's loop drops the reason)."""
+_client_class: type | None = None
+_client_class_lock = threading.Lock()
 
-    last_error: BaseException | None = None
 
-    def reconnect(self) -> MQTTErrorCode:
-        """As paho's, remembering the error of a failed attempt in :attr:`last_error`."""
-        try:
-            result = super().reconnect()
-        except OSError as error:
-            self.last_error = error
-            raise
-        self.last_error = None
-        return result
+def _new_client(client_id: str) -> Any:
+    """paho's client, keeping why the last connection attempt failed (paho's loop drops the reason).
+
+    paho is imported here, on the thread that connects, not when the prop starts."""
+    global _client_class
+    import paho.mqtt.client as paho
+    from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
+
+    with _client_class_lock:
+        if _client_class is None:
+
+            class Client(paho.Client):
+                last_error: BaseException | None = None
+
+                def reconnect(self) -> MQTTErrorCode:
+                    """As paho's, remembering the error of a failed attempt in :attr:`last_error`."""
+                    try:
+                        result = super().reconnect()
+                    except OSError as error:
+                        self.last_error = error
+                        raise
+                    self.last_error = None
+                    return result
+
+            _client_class = Client
+    return _client_class(CallbackAPIVersion.VERSION2, client_id=client_id)
 
 
 class Link:
@@ -132,7 +154,55 @@ class Link:
         self._dropped: Counter[str] = Counter()
         self._latest: dict[str, tuple[str, bool] | None] = {}  # topic in flight -> (payload, retain) waiting
         self._latest_mid: dict[int, str] = {}  # mid of the copy in flight -> topic
-        client = _Client(CallbackAPIVersion.VERSION2, client_id=client_id)
+        self._will = will
+        self._client_id = client_id
+        #: paho's client, from :meth:`start` on (``None`` before: see the module's "After the first frame").
+        self.client: Any = None
+        self._order = threading.Lock()  # a publish and the sending of what was held wait for each other
+        self._held: list[tuple[str, str, str, bool] | tuple[str, str, None, bool]] = []
+        self._topic_handlers: dict[str, Callable[[Any, Any, Any], None]] = {}
+        self._stopped = False
+
+    def start(self, after: threading.Event | None = None) -> None:
+        """Connect in the background; a missing broker does not delay start-up.
+
+        With ``after`` (the daemon's ``ready``), paho is imported and the client built on a
+        thread of the link's own once it is set, so the first frame never waits for them.
+        """
+        if after is None:
+            self._connect()
+            return
+        threading.Thread(
+            target=self._connect_after, args=(after,), name=f"baccarat-{self.name}-connect", daemon=True
+        ).start()
+
+    def _connect_after(self, after: threading.Event) -> None:
+        after.wait()
+        try:
+            self._connect()
+        except PropError as error:
+            log.error("%s: %s; the game goes on offline", self.name, error)
+        except Exception:
+            log.exception("%s: the MQTT client could not start; the game goes on offline", self.name)
+
+    def _connect(self) -> None:
+        with self._order:
+            if self._stopped or self.client is not None:
+                return
+            client = self._build()
+            self.client = client
+            held, self._held = self._held, []
+            for topic, payload, kind, retain in held:  # in order, before anything newer
+                if kind is None:
+                    self._send_latest(topic, payload, retain)
+                else:
+                    self._send(client, topic, payload, kind, retain)
+        client.connect_async(self.cfg.host, self.cfg.port, keepalive=self.cfg.keepalive)
+        client.loop_start()
+
+    def _build(self) -> Any:
+        cfg = self.cfg
+        client = _new_client(self._client_id)
         if cfg.username is not None:
             client.username_pw_set(cfg.username, cfg.password)
         if cfg.tls:
@@ -140,32 +210,47 @@ class Link:
                 client.tls_set(ca_certs=cfg.ca_file, certfile=cfg.cert_file, keyfile=cfg.key_file)
             except (OSError, ValueError) as error:  # ssl.SSLError is an OSError
                 raise PropError(f"[mqtt] TLS files cannot be loaded ({failure_reason(error)})") from None
-        client.will_set(will[0], will[1], qos=1, retain=True)
+        client.will_set(self._will[0], self._will[1], qos=1, retain=True)
         client.max_queued_messages_set(0)  # paho's one queue for everything: the limits per kind are ours
-        client.reconnect_delay_set(cfg.reconnect_min_seconds, cfg.reconnect_max_seconds)  # type: ignore[arg-type]
+        client.reconnect_delay_set(cfg.reconnect_min_seconds, cfg.reconnect_max_seconds)
         client.on_connect = self._on_connect
         client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
         client.on_subscribe = self._on_subscribe
         client.on_publish = self._on_publish
         client.on_message = self._on_message
-        self.client = client
+        for topic, handler in self._topic_handlers.items():
+            client.message_callback_add(topic, handler)
+        return client
 
-    def start(self) -> None:
-        """Connect in the background; a missing broker does not delay start-up."""
-        self.client.connect_async(self.cfg.host, self.cfg.port, keepalive=self.cfg.keepalive)
-        self.client.loop_start()
+    def on_topic(self, topic: str, handler: Callable[[Any, Any, Any], None] | None) -> None:
+        """paho's ``handler(client, userdata, message)`` for messages on ``topic`` (``None``: none)."""
+        with self._order:
+            if handler is None:
+                self._topic_handlers.pop(topic, None)
+            else:
+                self._topic_handlers[topic] = handler
+            if self.client is not None:
+                if handler is None:
+                    self.client.message_callback_remove(topic)
+                else:
+                    self.client.message_callback_add(topic, handler)
 
     def stop(self, farewell: tuple[str, str] | None = None) -> None:
         """Say goodbye on ``farewell`` (the will is only sent on an unclean end) and close."""
+        with self._order:
+            self._stopped = True  # a link still waiting for the daemon's ready never connects
+            client = self.client
+        if client is None:
+            return
         if farewell is not None and self.connected.is_set():
-            info = self.client.publish(farewell[0], farewell[1], qos=1, retain=True)
+            info = client.publish(farewell[0], farewell[1], qos=1, retain=True)
             try:
                 info.wait_for_publish(timeout=2)
             except (RuntimeError, ValueError):
                 pass
-        self.client.disconnect()
-        self.client.loop_stop()
+        client.disconnect()
+        client.loop_stop()
 
     def waiting(self, kind: str) -> int:
         """Messages of ``kind`` published and not yet acknowledged by the broker."""
@@ -203,8 +288,17 @@ class Link:
                     why = f"{limit} are kept for the broker, which is away (queue_limit)"
                 log.warning("%s: dropping %s: %s", self.name, _PLURAL[kind], why)
             return False
+        with self._order:
+            if self.client is None:  # held until the client exists (see the module's "After the first frame")
+                self._held.append((topic, payload, kind, retain))
+                return True
+            return self._send(self.client, topic, payload, kind, retain)
+
+    def _send(self, client: Any, topic: str, payload: str, kind: str, retain: bool) -> bool:
+        from paho.mqtt.enums import MQTTErrorCode  # loaded with the client
+
         try:
-            info = self.client.publish(topic, payload, qos=1, retain=retain)
+            info = client.publish(topic, payload, qos=1, retain=retain)
         except BaseException:
             self._settle(kind)
             raise
@@ -232,6 +326,11 @@ class Link:
             self._send_latest(topic, payload, retain)
 
     def _send_latest(self, topic: str, payload: str, retain: bool) -> None:
+        if self.client is None:
+            with self._order:
+                if self.client is None:  # held, in order with the rest
+                    self._held.append((topic, payload, None, retain))
+                    return
         info = self.client.publish(topic, payload, qos=1, retain=retain)
         with self._lock:
             if info.mid in self._early:  # acknowledged already
@@ -403,11 +502,11 @@ class MqttService:
         self._out_thread: threading.Thread | None = None
 
     def start(self) -> None:
-        """Listen to the daemon and connect in the background."""
+        """Listen to the daemon now; connect in the background once it is ready (after its first frame)."""
         self._out_thread = threading.Thread(target=self._send_out, name="baccarat-mqtt-out", daemon=True)
         self._out_thread.start()
         self.daemon.listeners.append(self.on_events)
-        self.link.start()
+        self.link.start(after=self.daemon.ready)
 
     def stop(self) -> None:
         """Send what the game handed over, say ``offline`` and close."""

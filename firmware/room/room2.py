@@ -71,9 +71,9 @@ class RoomService:
         self._data: str | None = None
 
     def start(self) -> None:
-        """Listen to the daemon and connect in the background."""
+        """Listen to the daemon now; connect in the background once it is ready (after its first frame)."""
         self.daemon.listeners.append(self.on_events)
-        self.link.start()
+        self.link.start(after=self.daemon.ready)
 
     def stop(self) -> None:
         """Say ``DISCONNECTED`` and close."""
