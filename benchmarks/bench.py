@@ -292,8 +292,9 @@ class Child:
     """``baccarat run`` in a process of its own over the recorded bus (``benchmarks/child.py``)."""
 
     def __init__(self, directory: Path, *, threads: Path | None = None) -> None:
-        env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "GPIOZERO_MOCK_PIN_CLASS": "mockpwmpin"}
-        env.pop("JOURNAL_STREAM", None)
+        env = dict(os.environ)
+        for name in ("JOURNAL_STREAM", "GPIOZERO_PIN_FACTORY", "GPIOZERO_MOCK_PIN_CLASS"):
+            env.pop(name, None)  # the child sets gpiozero's mock pins itself
         command = [sys.executable, str(ROOT / "benchmarks" / "child.py"), str(directory / "config.toml")]
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(

@@ -1,10 +1,13 @@
 """``baccarat run`` over the recorded bus: the benchmark's idle and start-up child.
 
-Started as ``python benchmarks/child.py CONFIG [THREADS_JSON]`` with
-``GPIOZERO_PIN_FACTORY=mock``: it puts ``tests/fakeos.py`` under smbus2, spidev
-and RPi.GPIO, gives each display the config wires a far end, and hands over to
-the real command line, ``baccarat run --config CONFIG``, as the service starts
-it. Kept small on purpose: everything it imports is counted in the start-up time.
+Started as ``python benchmarks/child.py CONFIG [THREADS_JSON]``: it puts
+``tests/fakeos.py`` under smbus2, spidev and RPi.GPIO, gives each display the
+config wires a far end, sets gpiozero's mock pins (with PWM) as the pin factory,
+and hands over to the real command line, ``baccarat run --config CONFIG``, as
+the service starts it. The pin factory is built directly, as the daemon builds
+the service's ``GPIOZERO_PIN_FACTORY=lgpio`` (``devices.board.named_pin_factory``),
+not found by gpiozero's scan of every distribution's entry points. Kept small on
+purpose: everything it imports is counted in the start-up time.
 """
 
 from __future__ import annotations
@@ -28,6 +31,10 @@ def main(argv: list[str]) -> int:
     from tests import fakeos
 
     kernel = fakeos.install_for_process()
+    from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    Device.pin_factory = MockFactory(pin_class=MockPWMPin)
     from firmware.cli import main as baccarat
     from firmware.config import load_config
 

@@ -20,13 +20,14 @@ from collections.abc import Callable
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from gpiozero import Device
 from gpiozero.pins import Factory
 
 from baccarat_core import BaccaratModule
 
 from .config import Config
 from .daemon import Daemon
-from .devices.board import PropBoard
+from .devices.board import PropBoard, named_pin_factory
 from .devices.buttons import Clock
 from .devices.displays import DeviceFactory, Screen, open_luma_device
 from .room import saved_state
@@ -53,7 +54,10 @@ def mock_pin_factory() -> Factory:
 
 
 def build_board(config: Config, *, pin_factory: Factory | None = None, clock: Clock = time.monotonic) -> PropBoard:
-    """The board the config wires (``pin_factory=None``: gpiozero chooses)."""
+    """The board the config wires (``pin_factory=None``: the one ``GPIOZERO_PIN_FACTORY`` names, else
+    gpiozero chooses)."""
+    if pin_factory is None and Device.pin_factory is None:
+        Device.pin_factory = named_pin_factory()  # None: gpiozero chooses at the first device
     timing = config.timing
     return PropBoard(
         config.inputs,

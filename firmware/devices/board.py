@@ -8,11 +8,14 @@ The wiring comes in as plain values (:class:`InputWiring`,
 
 from __future__ import annotations
 
+import importlib
+import os
 import threading
 import time
 from collections.abc import Callable
 
 from gpiozero import LED, RGBLED, Button, Device, DigitalInputDevice
+from gpiozero.exc import BadPinFactory
 from gpiozero.pins import Factory
 
 from baccarat_core.inputs import Arrow, Deal, Hold, Input, Press
@@ -25,6 +28,34 @@ from .wiring import INPUT_NAMES, DeckLightWiring, InputWiring, StatusLightWiring
 __all__ = ["INPUT_NAMES", "DeckLightWiring", "InputWiring", "PropBoard", "StatusLightWiring"]
 
 InputSink = Callable[[Input], None]
+
+#: gpiozero's own pin factories by the names ``GPIOZERO_PIN_FACTORY`` takes (its entry points).
+BUILT_IN_FACTORIES = {
+    "lgpio": ("gpiozero.pins.lgpio", "LGPIOFactory"),
+    "rpigpio": ("gpiozero.pins.rpigpio", "RPiGPIOFactory"),
+    "pigpio": ("gpiozero.pins.pigpio", "PiGPIOFactory"),
+    "native": ("gpiozero.pins.native", "NativeFactory"),
+}
+
+
+def named_pin_factory() -> Factory | None:
+    """The pin factory ``GPIOZERO_PIN_FACTORY`` names, if it is one of gpiozero's own four, else None.
+
+    gpiozero finds a named factory by reading the entry points of every installed
+    distribution (6 ms on the benchmark PC, more with Raspberry Pi OS's packages in a
+    ``--system-site-packages`` venv, at every start); its own four are imported here
+    directly. For any other name, or none, None: gpiozero then chooses as it always does.
+    Errors are gpiozero's own (the factory's constructor raises them either way).
+    """
+    name = os.environ.get("GPIOZERO_PIN_FACTORY") or ""
+    found = BUILT_IN_FACTORIES.get(name.lower())
+    if found is None:
+        return None
+    try:
+        module = importlib.import_module(found[0])
+    except ImportError as error:  # gpiozero lets it through; the command line wants one line
+        raise BadPinFactory(f"GPIOZERO_PIN_FACTORY={name}: {error}") from None
+    return getattr(module, found[1])()
 
 
 class PropBoard:
