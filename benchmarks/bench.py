@@ -245,17 +245,17 @@ def measure_inputs(directory: Path, samples: int, deals: int, holds: int, broker
             tap("tie")
             since, at = marks(), frames.mark()
             stamp: list[float] = []
-            button = daemon.board.areas["tie"].button
-            previous = button.when_held
+            area = daemon.board.areas["tie"]
+            previous = area.on_hold
 
             def held(previous: Any = previous, stamp: list[float] = stamp) -> None:
                 stamp.append(time.perf_counter())
                 previous()
 
-            button.when_held = held
+            area.on_hold = held
             pins.press("tie")
             end = frames.wait(at, "bets", timeout=config.timing.hold_seconds + 2)
-            button.when_held = previous
+            area.on_hold = previous
             pins.release("tie")
             time.sleep(settle)
             result["hold"].software_ms.append((end - stamp[0]) * 1000)

@@ -9,8 +9,8 @@ current state, there are never two solves in one game, and every strike has
 its cause in the bets at the deal or in the round's result.
 
 Timing: the debounce filter reads a fake clock that the storm advances by hand
-(so a press "lasts" 30 ms without sleeping), while holds are real: gpiozero's
-hold thread measures real time, so each deliberate hold waits ``HOLD`` seconds.
+(so a press "lasts" 30 ms without sleeping), while holds are real: the board's
+hold timer measures real time, so each deliberate hold waits ``HOLD`` seconds.
 The model of the board (which edges make a press, an arrow step, a deal) reads
 the same fake clock, so the inputs the board must emit are known exactly.
 Set ``BACCARAT_STORM_EDGES`` to run a shorter or longer storm.
@@ -42,7 +42,7 @@ from tests.conftest import make_config
 
 EDGES = int(os.environ.get("BACCARAT_STORM_EDGES", "100000"))
 SEED = int(os.environ.get("BACCARAT_STORM_SEED", "20240611"))
-HOLD = 0.15  # hold_seconds in the storm's config (real time: gpiozero's hold thread)
+HOLD = 0.15  # hold_seconds in the storm's config (real time: the board's hold timer)
 DEBOUNCE = 0.02  # debounce_seconds (fake time)
 MAX_HOLD_EPISODES = 40
 ARROWS = ("arrow_left", "arrow_right")
@@ -157,7 +157,7 @@ class Driver:
             self._closed_at[name] = None
             self._held.discard(name)
             if name not in self._deliberate and time.perf_counter() - self._real_down[name] >= HOLD / 2:
-                self.disturbed = True  # gpiozero's hold thread may have fired: see check_model
+                self.disturbed = True  # the hold timer may have fired: see check_model
             self._deliberate.discard(name)
             self._drive(name, False)
             if not held and closed_at is not None and now - closed_at >= DEBOUNCE:
@@ -254,7 +254,7 @@ class Driver:
             time.sleep(0.005)
         fired = self.recorder.inputs(self.seen)[: len(areas)]
         assert Counter(fired) == Counter(Hold(a) for a in areas), fired
-        self.expected.extend(fired)  # the hold threads fire in any order
+        self.expected.extend(fired)  # holds of several areas fire in any order
         self._held.update(areas)
         self.wait(HOLD, HOLD * 2)
         self.rng.shuffle(areas)
@@ -279,7 +279,7 @@ class Driver:
             return
         if self.disturbed:
             # A closure meant to be short lasted HOLD/2 of real time (a loaded machine),
-            # so gpiozero's hold thread may rightly have fired: the replay check still runs.
+            # so the hold timer may rightly have fired: the replay check still runs.
             warnings.warn("storm: timing disturbed, board-model check skipped", stacklevel=2)
             self.expected[start:] = recorded
             self.checked = len(self.expected)

@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import importlib
 import os
-import threading
 import time
 from collections.abc import Callable
 
-from gpiozero import LED, RGBLED, Button, Device, DigitalInputDevice
+from gpiozero import LED, RGBLED, Device, DigitalInputDevice
 from gpiozero.exc import BadPinFactory
 from gpiozero.pins import Factory
 
 from baccarat_core.inputs import Arrow, Deal, Hold, Input, Press
 from baccarat_core.rounds import AREAS
 
-from .buttons import BettingArea, Clock, DebouncedButton
+from .buttons import BettingArea, Clock, DebouncedButton, HoldTimer
 from .lights import DeckLight, StatusLight
 from .wiring import INPUT_NAMES, DeckLightWiring, InputWiring, StatusLightWiring
 
@@ -75,6 +74,7 @@ class PropBoard:
     ) -> None:
         self._sink: InputSink = lambda action: None
         self._devices: list[Device] = []
+        self._holds: HoldTimer | None = None
         try:
             self._build(inputs, status, deck, hold_seconds, debounce_seconds, flash_seconds, pin_factory, clock)
         except BaseException:
@@ -92,24 +92,25 @@ class PropBoard:
         pin_factory: Factory | None,
         clock: Clock,
     ) -> None:
-        def device(pin: int, *, hold: bool = False, sensor: bool = False) -> Button | DigitalInputDevice:
+        def device(pin: int, *, sensor: bool = False) -> DigitalInputDevice:
+            # Plain inputs: holds are timed by one HoldTimer, not a Button's HoldThread each.
             if sensor:  # a sensor that drives its output high: no pull
                 kwargs: dict = {"pull_up": None, "active_state": True}
             else:
                 kwargs = {"pull_up": inputs.pull_up}
-            if hold:
-                made = Button(pin, hold_time=hold_seconds, pin_factory=pin_factory, **kwargs)
-            else:  # no hold wanted: a plain input, without Button's hold thread waking 10 times a second
-                made = DigitalInputDevice(pin, pin_factory=pin_factory, **kwargs)
+            made = DigitalInputDevice(pin, pin_factory=pin_factory, **kwargs)
             self._devices.append(made)
             return made
 
         button_high = not inputs.pull_up
+        self._holds = holds = HoldTimer()
         self.areas: dict[str, BettingArea] = {
             area: BettingArea(
-                device(inputs.pins[area], hold=True),
+                device(inputs.pins[area]),
                 on_press=self._emitter(Press(area)),
                 on_hold=self._emitter(Hold(area)),
+                holds=holds,
+                hold_seconds=hold_seconds,
                 debounce=debounce_seconds,
                 pressed_high=button_high,
                 clock=clock,
@@ -162,10 +163,8 @@ class PropBoard:
         self.deck_light.off()
 
     def close(self) -> None:
-        """Release every pin. gpiozero's ``Button.close()`` waits up to 0.1 s for its
-        hold thread, so the devices are closed together."""
-        closers = [threading.Thread(target=device.close) for device in self._devices]
-        for closer in closers:
-            closer.start()
-        for closer in closers:
-            closer.join()
+        """Stop the hold timer and release every pin."""
+        if self._holds is not None:
+            self._holds.close()
+        for device in self._devices:
+            device.close()

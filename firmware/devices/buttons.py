@@ -6,63 +6,134 @@ Contact bounce is filtered here, not by the pin backend: gpiozero's
 least ``debounce`` seconds before it opens again; shorter closures are bounce.
 The filters read ``clock`` (``time.monotonic`` unless a test passes its own),
 so a test can drive bounce without sleeping.
+
+Holds are timed here too (:class:`HoldTimer`), not by gpiozero's ``Button``:
+each ``Button`` runs a ``HoldThread`` that wakes every 0.1 s whether anything is
+pressed or not, so five betting areas woke an idle Pi 50 times a second (about
+100 context switches). One thread here sleeps until a hold is actually due.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
-from gpiozero import Button, DigitalInputDevice
+from gpiozero import DigitalInputDevice
 
 Clock = Callable[[], float]
+
+log = logging.getLogger("baccarat.inputs")
+
+
+class HoldTimer:
+    """One thread that calls each armed function once its time has passed.
+
+    With nothing armed it waits without a timeout: an idle prop is never woken.
+    Times are real (``time.monotonic``), as a player's thumb is.
+    """
+
+    def __init__(self, name: str = "baccarat-holds") -> None:
+        self._cond = threading.Condition()
+        self._due: dict[Hashable, tuple[float, Callable[[], None]]] = {}
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def arm(self, key: Hashable, seconds: float, fn: Callable[[], None]) -> None:
+        """Call ``fn`` in ``seconds`` (on the timer's thread), unless :meth:`cancel` comes first;
+        arming ``key`` again replaces its earlier time."""
+        with self._cond:
+            self._due[key] = (time.monotonic() + seconds, fn)
+            self._cond.notify()
+
+    def cancel(self, key: Hashable) -> None:
+        """Forget ``key``'s call, if it has not been made yet."""
+        with self._cond:
+            self._due.pop(key, None)
+
+    def close(self) -> None:
+        """Stop the thread; armed calls are not made."""
+        with self._cond:
+            self._closed = True
+            self._due.clear()
+            self._cond.notify()
+        if self._thread is not threading.current_thread():
+            self._thread.join(1.0)
+
+    def _run(self) -> None:
+        with self._cond:
+            while not self._closed:
+                if not self._due:
+                    self._cond.wait()
+                    continue
+                key, (at, fn) = min(self._due.items(), key=lambda item: item[1][0])
+                left = at - time.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
+                    continue
+                del self._due[key]
+                self._cond.release()
+                try:
+                    fn()
+                except Exception:  # one failing call must not end the holds of every area
+                    log.exception("hold: %r failed", key)
+                finally:
+                    self._cond.acquire()
 
 
 class BettingArea:
     """One betting area: ``on_press()`` after a short press, ``on_hold()`` at the
     moment the hold time passes (its release then adds nothing).
 
-    ``pressed_high`` is the pin level while the area is pressed (False for a
-    button to GND on a pull-up).
+    ``button`` is a plain gpiozero input; ``holds`` times the hold (``hold_seconds``
+    of real time from the contact closing). ``pressed_high`` is the pin level while
+    the area is pressed (False for a button to GND on a pull-up).
     """
 
     def __init__(
         self,
-        button: Button,
+        button: DigitalInputDevice,
         *,
         on_press: Callable[[], None],
         on_hold: Callable[[], None],
+        holds: HoldTimer,
+        hold_seconds: float = 0.5,
         debounce: float = 0.02,
         pressed_high: bool = False,
         clock: Clock = time.monotonic,
     ) -> None:
         self.button = button
         self.pressed_high = pressed_high
-        self._on_press = on_press
-        self._on_hold = on_hold
+        self.on_press = on_press
+        #: Called on the hold timer's thread when the hold time has passed (a benchmark may wrap it).
+        self.on_hold = on_hold
+        self._holds = holds
+        self._hold_seconds = hold_seconds
         self._debounce = debounce
         self._clock = clock
         self._lock = threading.Lock()
         self._closed_at: float | None = None
         self._held = False
-        button.when_pressed = self._pressed
-        button.when_held = self._hold_passed
-        button.when_released = self._released
+        button.when_activated = self._pressed
+        button.when_deactivated = self._released
 
     def _pressed(self) -> None:
         with self._lock:
             self._closed_at = self._clock()
             self._held = False
+        self._holds.arm(self, self._hold_seconds, self._hold_passed)
 
     def _hold_passed(self) -> None:
         with self._lock:
             if self._held or self._closed_at is None:
                 return
             self._held = True
-        self._on_hold()
+        self.on_hold()
 
     def _released(self) -> None:
+        self._holds.cancel(self)
         with self._lock:
             closed_at, held = self._closed_at, self._held
             self._closed_at = None
@@ -70,7 +141,7 @@ class BettingArea:
         if held or closed_at is None:
             return
         if self._clock() - closed_at >= self._debounce:
-            self._on_press()
+            self.on_press()
 
 
 class DebouncedButton:

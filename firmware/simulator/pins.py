@@ -42,7 +42,7 @@ class PinDriver:
 
     With a :class:`ManualClock` (the one the board's filters read), taps and
     bounce advance that clock instead of sleeping; holds always take real
-    time, since gpiozero's hold thread measures it.
+    time, since the board's hold timer measures it.
     """
 
     def __init__(self, board: PropBoard, *, clock: ManualClock | None = None) -> None:
