@@ -187,6 +187,8 @@ def _start_web(
     simulate: bool,
     pin_driver: PinDriver | None,
 ) -> None:
+    if config.web_table is None and not simulate:
+        return  # off on a Pi until [web] is set (web.settings.parse_web_section): nothing to load
     from .web.settings import parse_web_section
 
     settings = parse_web_section(config.web_table, simulate=simulate)
