@@ -238,3 +238,51 @@ def test_the_daemon_starts_without_a_missing_display_and_says_which(bare_machine
         assert find_text(rig.frame("table"), "PLAYER") is not None
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR and r not in missing]
     assert len([r for r in caplog.records if f"display {role}" in r.getMessage()]) == 1
+
+
+@pytest.mark.parametrize("role", ["placard", "bets"])
+def test_a_display_without_power_at_start_is_drawn_once_it_answers(monkeypatch, rig_factory, caplog, role):
+    """Powered later, or its wire pushed in after the start: no acknowledge at first
+    (EREMOTEIO), so the daemon keeps trying every second and draws it in full when it answers."""
+    caplog.set_level(logging.INFO, logger="baccarat")
+    with fakeos.installed(monkeypatch) as linux:
+        chips = {r: linux.i2c_display(*where) for r, where in WHERE.items()}
+        chips[role].unplug()
+        rig = rig_factory(make_config(displays=ALL_I2C), device_factory=open_luma_device)
+        missing = _messages(caplog, role)
+        assert len(missing) == 1 and "is missing" in missing[0].getMessage()
+        assert "trying again every second" in missing[0].getMessage()
+        assert "EREMOTEIO" in missing[0].getMessage()
+        rig.chips("player", 5)  # the game goes on meanwhile
+        assert rig.daemon.screens[role].failing
+        chips[role].plug()
+        deadline = time.monotonic() + 3
+        while not _shows_current_state(rig, role, chips[role]):
+            assert time.monotonic() < deadline, f"the {role} display was not drawn once it answered"
+            time.sleep(0.05)
+        assert not rig.daemon.screens[role].failing
+        said = [r.getMessage() for r in _messages(caplog, role)]
+        assert len(said) == 2 and said[1] == f"display {role} answers now; drawn in full", said
+        if role == "bets":
+            assert find_text(rig.frame("bets"), "$5") is not None
+        rig.daemon.stop()  # and SIGTERM blanks it like the others
+        spec = rig.daemon.screens[role].spec
+        assert fakeos.panel(chips[role], spec.driver, spec.width, spec.height).getbbox() is None
+
+
+def test_a_display_whose_bus_is_missing_is_not_tried_again(bare_machine, rig_factory, caplog):
+    """No /dev/i2c-99 (ENOENT) does not change while the prop runs: one line, no retries."""
+    caplog.set_level(logging.INFO, logger="baccarat")
+
+    def factory(cfg: DisplaySpec):
+        calls.append(cfg.role)
+        return _absent_i2c(cfg) if cfg.role == "table" else open_dummy_device(cfg)
+
+    calls: list[str] = []
+    rig = rig_factory(make_config(), device_factory=factory)
+    said = _messages(caplog, "table")
+    assert len(said) == 1 and said[0].getMessage().endswith("running without it until the prop restarts")
+    assert not rig.daemon.screens["table"].failing
+    time.sleep(1.3)  # past the daemon's retry interval
+    rig.daemon.wait_idle()
+    assert calls.count("table") == 1

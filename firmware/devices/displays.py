@@ -90,15 +90,23 @@ class Screen(oled.Screen):
 
     @classmethod
     def open(cls, spec: DisplaySpec, factory: DeviceFactory) -> Screen:
-        """Open the device; a display that does not answer is logged and left out."""
+        """Open the device. A display that does not answer is logged and left out: tried again
+        every second if it may answer later (a loose wire, no power: :func:`oled.may_answer_later`),
+        never if its bus or library is missing or not permitted (that needs a fix and a restart)."""
+
+        def reopen() -> Any:
+            return factory(spec)
+
         try:
             device = factory(spec)
-        except Exception as error:  # luma's errors, OSError, ImportError, ... (see NOTES-bus.md)
+        except Exception as error:  # luma's errors, OSError, ImportError, ... (see hardware/README.md)
+            later = oled.may_answer_later(error)
             log.error(
-                "display %s is missing (%s): %s; running without it",
+                "display %s is missing (%s): %s; running without it%s",
                 spec.role,
                 spec.describe().strip(),
                 oled.describe_bus_error(error),
+                ", trying again every second" if later else " until the prop restarts",
             )
-            return cls(spec, None)
-        return cls(spec, device, reopen=lambda: factory(spec))
+            return cls(spec, None, reopen=reopen if later else None)
+        return cls(spec, device, reopen=reopen)

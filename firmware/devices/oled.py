@@ -72,6 +72,20 @@ def is_bus_error(error: BaseException) -> bool:
     return isinstance(error, BUS_ERRORS)
 
 
+#: Errnos of a display that is there in the config but did not answer: a loose wire or a
+#: display without power (no acknowledge, an I/O error, a stuck bus). It may answer later.
+#: ENOENT (no bus: I2C or SPI not enabled), EACCES (not in the i2c/spi group) and a
+#: missing library do not change while the prop runs.
+ANSWERS_LATER = frozenset({errno.EREMOTEIO, errno.EIO, errno.ENXIO, errno.ETIMEDOUT, errno.EAGAIN})
+
+
+def may_answer_later(error: BaseException) -> bool:
+    """True if a display that failed to open with ``error`` is worth trying again (see
+    :data:`ANSWERS_LATER`): luma's errors carry the kernel's OSError as their cause."""
+    cause = error if isinstance(error, OSError) else error.__cause__ or error.__context__
+    return isinstance(cause, OSError) and cause.errno in ANSWERS_LATER
+
+
 def describe_bus_error(error: BaseException) -> str:
     """One line for the log: luma's message and the kernel's errno behind it,
     e.g. ``I2C device not found on address: 0x3C (Remote I/O error, EREMOTEIO)``."""
@@ -328,7 +342,7 @@ def open_device(
     """The luma.oled device on luma's own ``i2c`` (``port`` 1 unless given) or
     ``spi`` (``port`` 0 unless given) interface.
 
-    Raises what luma raises (see NOTES-bus.md): DeviceNotFoundError for a
+    Raises what luma raises (see hardware/README.md): DeviceNotFoundError for a
     missing bus node or a chip that does not answer, DevicePermissionError
     without the ``i2c`` group, OSError, DeviceDisplayModeError for a size the
     driver does not support, UnsupportedPlatform or ImportError when the GPIO
@@ -361,6 +375,9 @@ class Screen:
 
     ``reopen`` builds a new device, as at start. Without it the same device is
     told to :func:`invalidate` and the next frame goes out in full.
+
+    ``device=None``: the display did not open. With ``reopen`` it is failing from
+    the start and tried like one that stopped answering; without, it is left out.
     """
 
     def __init__(
@@ -371,13 +388,13 @@ class Screen:
         self.reopen = reopen
         self.greyscale = greyscale
         self.last_frame: Image.Image | None = None
-        self.failing = False
+        self.failing = device is None and reopen is not None
         self.frames_sent = 0
-        self._released = False
+        self._released = device is None  # nothing to release before a reopen
 
     def show(self, image: Image.Image) -> bool:
         """Send ``image`` if it differs from the last frame sent (always while failing); True if sent."""
-        if self.device is None:
+        if self.device is None and not self.failing:
             return False
         if self.greyscale and image.mode == "RGB":
             image = image.convert("L").convert("RGB")
@@ -391,7 +408,10 @@ class Screen:
             self._failed(error)
             return False
         if self.failing:
-            log.warning("display %s answers again; redrawn in full", self.role)
+            if self.frames_sent:
+                log.warning("display %s answers again; redrawn in full", self.role)
+            else:
+                log.warning("display %s answers now; drawn in full", self.role)
             self.failing = False
         self.last_frame = image
         self.frames_sent += 1
