@@ -133,6 +133,7 @@ def attach_services(
     if path is not None:
         keeper = saved_state.StateKeeper(path, config, background=True)
         daemon.listeners.append(keeper)
+        daemon.settled_listeners.append(keeper.settled)
         closers.append(keeper.close)
         log.info("game state is saved to %s", path)
     try:

@@ -105,6 +105,10 @@ class Daemon:
         #: ``hook(event)``: each event at the moment it is shown (a card as it turns, the result,
         #: the clearing after the pause), on the game thread. Sound plays from here.
         self.shown_listeners: list[Callable[[ev.Event], None]] = []
+        #: ``hook()``: on the game thread once everything queued so far is handled and its frame
+        #: sent. Work for other threads (MQTT's JSON and sockets) is handed over here, so that
+        #: it never competes with a frame for the interpreter (benchmarks/README.md).
+        self.settled_listeners: list[Callable[[], None]] = []
         self.ready = threading.Event()
         self._queue: queue.Queue = queue.Queue()
         self._on_table: RoundOnTable | None = None
@@ -171,6 +175,7 @@ class Daemon:
         self.board.connect(self.submit)
         log.info("ready: inputs armed, displays drawn")
         self.ready.set()
+        self._settled()
         while True:
             try:
                 item = self._queue.get(timeout=self._timeout())
@@ -186,6 +191,7 @@ class Daemon:
             self._run_due_steps()
             if self._queue.empty():  # inputs queued behind this one are handled before the next frame
                 self._draw()
+                self._settled()
         self._shutdown()
 
     def stop(self) -> None:
@@ -282,7 +288,8 @@ class Daemon:
         except Exception as error:
             call.future.set_exception(error)
             return
-        self._draw()  # what the call changed is on the displays when its caller hears back
+        self._draw()  # what the call changed is on the displays when its caller hears back,
+        self._settled()  # and its events reach the services before the reply does
         call.future.set_result(result)
 
     def _apply_solved(self, item: _SolvedCount) -> None:
@@ -399,7 +406,15 @@ class Daemon:
                         log.exception("frame listener %r failed", listener)
         self._retry_at = float("inf")  # still failing: the next wait schedules another try
 
+    def _settled(self) -> None:
+        for hook in self.settled_listeners:
+            try:
+                hook()
+            except Exception:
+                log.exception("settled listener %r failed", hook)
+
     def _shutdown(self) -> None:
+        self._settled()  # what the last inputs did reaches the services before they stop
         log.info("stopping: lights off, displays blank")
         waiting = self._round
         self._round = None

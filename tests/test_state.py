@@ -379,6 +379,8 @@ def test_an_arrow_does_not_wait_for_the_disk_but_a_deal_does(tmp_path, monkeypat
     worker = threading.Thread(target=lambda: (keeper(module.arrow("right"), module), returned.set()))
     worker.start()
     assert returned.wait(1), "the arrow waited for the disk"
+    assert keeper.flush(0) and saved(path)["denomination"] == 1  # nothing handed over before the frame
+    keeper.settled()  # the daemon's hook, once the arrow's frame is sent
     assert saved(path)["denomination"] == 1  # not written yet
     gate.set()
     assert keeper.flush(5)

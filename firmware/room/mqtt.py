@@ -496,16 +496,23 @@ class MqttService:
         self._seq = 0
         self._state_lock = threading.Lock()
         self._state_text: str | None = None
-        # What the game thread hands over; the out thread formats and sends it, so that a
-        # press's frame never waits for JSON or a socket (benchmarks/README.md).
-        self._out: queue.SimpleQueue[tuple[list[ev.Event], dict[str, Any] | None] | None] = queue.SimpleQueue()
+        # What the game thread hands over once its frame is sent (``settled``); the out thread
+        # formats and sends it, so that a press's frame never waits for JSON or a socket, nor
+        # shares the interpreter with them (benchmarks/README.md).
+        # Items: (events, state document or None), or a reply document; None ends the thread.
+        self._out: queue.SimpleQueue[tuple[list[ev.Event], dict[str, Any] | None] | dict[str, Any] | None] = (
+            queue.SimpleQueue()
+        )
         self._out_thread: threading.Thread | None = None
+        self._events: list[ev.Event] = []
+        self._module: BaccaratModule | None = None
 
     def start(self) -> None:
         """Listen to the daemon now; connect in the background once it is ready (after its first frame)."""
         self._out_thread = threading.Thread(target=self._send_out, name="baccarat-mqtt-out", daemon=True)
         self._out_thread.start()
         self.daemon.listeners.append(self.on_events)
+        self.daemon.settled_listeners.append(self.settled)
         self.link.start(after=self.daemon.ready)
 
     def stop(self) -> None:
@@ -518,13 +525,26 @@ class MqttService:
 
     # -- out ------------------------------------------------------------------------
     def on_events(self, events: list[ev.Event], module: BaccaratModule) -> None:
-        """Daemon listener (game thread): take the events and the state as they are now, send later."""
+        """Daemon listener (game thread): keep the events until the frame is sent (:meth:`settled`)."""
+        self._events.extend(events)
+        self._module = module
+
+    def settled(self) -> None:
+        """Daemon hook (game thread, after the frame): hand the events and the state as it is now
+        to the out thread."""
+        module, self._module = self._module, None
+        if module is None:
+            return
+        events, self._events = self._events, []
         self._out.put((events, state_document(module) if module.deck is not None else None))
 
     def _send_out(self) -> None:
         while (item := self._out.get()) is not None:
             try:
-                self._publish(*item)
+                if isinstance(item, dict):
+                    self._send_reply(item)
+                else:
+                    self._publish(*item)
             except Exception:
                 log.exception("mqtt: publishing failed; the game goes on")
 
@@ -552,7 +572,14 @@ class MqttService:
             self.link.publish_latest(self.topics["state"], text)
 
     def reply(self, reply: dict[str, Any]) -> None:
-        """Publish a reply document."""
+        """Publish a reply document: after the events of its command, which the out thread sends
+        first (from the game thread, a command's reply is handed over just after them)."""
+        if self._out_thread is None:
+            self._send_reply(reply)
+        else:
+            self._out.put(reply)
+
+    def _send_reply(self, reply: dict[str, Any]) -> None:
         self.link.publish(self.topics["reply"], strict.dumps(reply), kind="reply")
 
     # -- in (paho's thread: nothing here may wait for the game) -----------------------

@@ -69,10 +69,13 @@ class RoomService:
         )
         self._lock = threading.Lock()
         self._data: str | None = None
+        self._module: BaccaratModule | None = None
+        self._solved = False
 
     def start(self) -> None:
         """Listen to the daemon now; connect in the background once it is ready (after its first frame)."""
         self.daemon.listeners.append(self.on_events)
+        self.daemon.settled_listeners.append(self.settled)
         self.link.start(after=self.daemon.ready)
 
     def stop(self) -> None:
@@ -85,16 +88,24 @@ class RoomService:
 
     # -- out ----------------------------------------------------------------------------
     def on_events(self, events: list[ev.Event], module: BaccaratModule) -> None:
-        """Daemon listener: ``DATA`` when the state changed, ``OVER`` on a solve."""
-        if module.deck is None:
+        """Daemon listener (game thread): note the change; it is sent once the frame is (:meth:`settled`)."""
+        self._module = module
+        self._solved = self._solved or any(isinstance(e, ev.Solved) for e in events)
+
+    def settled(self) -> None:
+        """Daemon hook (game thread, after the frame): ``DATA`` when the state changed, ``OVER`` on a solve."""
+        module, self._module = self._module, None
+        solved, self._solved = self._solved, False
+        if module is None:
             return
-        line = data_line(state_document(module))
-        with self._lock:
-            changed = line != self._data
-            self._data = line
-        if changed and self.link.listening.is_set():
-            self.send(line, kind="event")
-        if any(isinstance(e, ev.Solved) for e in events):
+        if module.deck is not None:
+            line = data_line(state_document(module))
+            with self._lock:
+                changed = line != self._data
+                self._data = line
+            if changed and self.link.listening.is_set():
+                self.send(line, kind="event")
+        if solved:
             self.send(f"OVER {CHALLENGE}", kind="event")
 
     def _on_connect(self) -> None:

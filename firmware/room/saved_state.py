@@ -149,11 +149,13 @@ class StateKeeper:
     """A daemon listener that saves the snapshot whenever it changes.
 
     With ``background=True`` (the daemon's), a change of the active chip alone
-    (an arrow, the only frequent change that is saved) is written on a thread
-    of its own, newest first, so the arrow's frame never waits for an fsync;
-    every other change (a deal, a strike, a new deck, a reset) is written
-    before the listener returns, so before it is shown: a deal counts from its
-    start. Without ``background`` every change is written at once.
+    (an arrow, the only frequent change that is saved) is compared and written
+    after its frame: :meth:`settled` (the daemon's settled hook) hands it to a
+    thread of its own, newest first, so the arrow's frame waits neither for the
+    JSON nor for an fsync; every other change (a deal, a strike, a new deck, a
+    reset) is written before the listener returns, so before it is shown: a
+    deal counts from its start. Without ``background`` every change is written
+    at once.
     """
 
     def __init__(self, path: Path, config: Config, *, background: bool = False) -> None:
@@ -168,11 +170,25 @@ class StateKeeper:
         self._done = 0  # of those, written (or failed)
         self._closing = False
         self._thread: threading.Thread | None = None
+        self._later: BaccaratModule | None = None  # an arrow's change, until :meth:`settled`
 
     def __call__(self, events: list[ev.Event], module: BaccaratModule) -> None:
         """Daemon listener: save the snapshot if it changed (before the events are shown)."""
         if module.deck is None or (events and all(isinstance(event, _BETS_ONLY) for event in events)):
             return
+        if self._background and events and all(isinstance(e, ev.DenominationChanged) for e in events):
+            self._later = module  # after the frame
+            return
+        self._later = None  # this snapshot has the arrow's change too
+        self._save(module, urgent=True)
+
+    def settled(self) -> None:
+        """Daemon hook (game thread, after the frame): hand an arrow's change to the writer."""
+        module, self._later = self._later, None
+        if module is not None:
+            self._save(module, urgent=False)
+
+    def _save(self, module: BaccaratModule, *, urgent: bool) -> None:
         text = json.dumps({"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}, sort_keys=True)
         if text == self._last:
             return
@@ -180,7 +196,6 @@ class StateKeeper:
         if not self._background:
             self._write(text)
             return
-        urgent = not all(isinstance(event, ev.DenominationChanged) for event in events)
         with self._cond:
             self._pending = text
             self._handed += 1
@@ -199,6 +214,7 @@ class StateKeeper:
 
     def close(self) -> None:
         """Write what is pending and stop the writer thread."""
+        self.settled()
         with self._cond:
             self._closing = True
             self._cond.notify_all()
