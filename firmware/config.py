@@ -21,7 +21,7 @@ from baccarat_core.limits import MINIMUMS
 from baccarat_core.numbers import format_dollars, show_value
 from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 
-from .devices.header import BCM_TO_PHYSICAL, I2C1_PINS, RESERVED_PINS, SPI_BUS_PINS
+from .devices.header import BCM_TO_PHYSICAL, I2C1_PINS, I2S_PINS, RESERVED_PINS, SPI_BUS_PINS
 from .devices.wiring import DRIVERS, INPUT_NAMES, DeckLightWiring, DisplaySpec, InputWiring, StatusLightWiring
 from .errors import ConfigError
 from .sound.settings import SoundConfigError, SoundSettings, parse_sound_section
@@ -568,6 +568,8 @@ def pin_uses(config: Config) -> list[PinUse]:
         uses += [PinUse(gpio, f"I2C1 {name}", "bus") for name, gpio in I2C1_PINS.items()]
     for port in sorted({d.port for d in config.displays if d.interface == "spi"}):
         uses += [PinUse(gpio, f"SPI{port} {name}", "bus") for name, gpio in SPI_BUS_PINS[port].items()]
+    if config.sound.i2s:
+        uses += [PinUse(gpio, f"I2S {name} ([sound] i2s)", "bus") for name, gpio in I2S_PINS.items()]
     uses += [PinUse(pin, f"[inputs] {name}", "input") for name, pin in config.inputs.pins.items()]
     uses += [PinUse(getattr(config.status_light, c), f"[status_light] {c}", "light") for c in ("red", "green")]
     uses += [PinUse(getattr(config.deck_light, c), f"[deck_light] {c}", "light") for c in ("red", "green", "blue")]
@@ -630,7 +632,8 @@ def describe_wiring(config: Config) -> str:
         lines.append(f"  (no {', '.join(missing)} display)")
     sound = config.sound
     if sound.output == "alsa":
-        lines += ["", f'Sound: ALSA "{sound.device}", volume {sound.volume:g}']
+        i2s = ", an I2S card on GPIO18-21 (dtparam=i2s=on)" if sound.i2s else ""
+        lines += ["", f'Sound: ALSA "{sound.device}"{i2s}, volume {sound.volume:g}']
     elif sound.output == "buzzer":
         lines += ["", f"Sound: piezo on GPIO{sound.pin} (header pin {BCM_TO_PHYSICAL[sound.pin]})"]
     if config.web_table is not None:

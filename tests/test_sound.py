@@ -15,6 +15,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from baccarat_core import events as ev
+from firmware.config import ConfigError, describe_wiring
 from firmware.sound import (
     BUZZER_SEQUENCES,
     CUES,
@@ -34,6 +35,7 @@ from firmware.sound import (
 )
 from firmware.sound.cues import CuePlanner, note_hz, payout_cue, payout_items
 from firmware.sound.players import buzzer_clips, load_clips
+from tests.conftest import make_config
 
 ROOT = Path(__file__).resolve().parent.parent
 RATE = synth.SAMPLE_RATE
@@ -720,6 +722,8 @@ def test_the_sound_section_defaults_to_silence() -> None:
         ({"device": "hw:1, 0"}, '[sound] device = "hw:1, 0": must be an ALSA device name without spaces'),
         ({"device": 3}, "[sound] device = 3: must be a string in quotes"),
         ({"colume": 0.5}, "[sound] colume: unknown key"),
+        ({"output": "alsa", "i2s": "yes"}, '[sound] i2s = "yes": must be true or false'),
+        ({"output": "buzzer", "i2s": True}, '[sound] i2s = true: is for output = "alsa"'),
     ],
 )
 def test_bad_sound_settings_are_named_in_one_line(data: dict, message: str) -> None:
@@ -728,3 +732,28 @@ def test_bad_sound_settings_are_named_in_one_line(data: dict, message: str) -> N
     text = str(caught.value)
     assert text.startswith(message) and "\n" not in text
     assert not isinstance(caught.value, ValueError)  # caught by name; the config turns it into a ConfigError
+
+
+def test_an_i2s_card_keeps_the_inputs_off_its_pins() -> None:
+    """dtparam=i2s=on gives the kernel GPIO18-21: three of the reference build's inputs are there."""
+    i2s = {"output": "alsa", "device": "plughw:CARD=MAX98357A,DEV=0", "i2s": True}
+    with pytest.raises(ConfigError) as caught:
+        make_config(sound=i2s)
+    assert str(caught.value) == "GPIO19 is used twice: I2S LRCLK ([sound] i2s) and [inputs] player_pair"
+    # The inputs moved to free GPIOs (the bets display on I2C frees SPI0 and GPIO24/25):
+    moved = {"player_pair": 14, "arrow_right": 15, "deal": 24}
+    bets_on_i2c = {"role": "bets", "driver": "sh1106", "interface": "i2c", "port": 3, "address": 0x3C}  # a mux channel
+    data_displays = [d for d in make_config().displays if d.role != "bets"]
+    displays = [
+        {"role": d.role, "driver": d.driver, "interface": d.interface, "port": d.port, "address": d.address}
+        | {"width": d.width, "height": d.height}
+        for d in data_displays
+    ] + [bets_on_i2c | {"width": 128, "height": 64}]
+    config = make_config(sound=i2s, inputs=moved, displays=displays)
+    assert config.sound.i2s
+    wiring = describe_wiring(config)
+    assert 'Sound: ALSA "plughw:CARD=MAX98357A,DEV=0", an I2S card on GPIO18-21 (dtparam=i2s=on)' in wiring
+    assert not [line for line in wiring.splitlines() if line.startswith(("GPIO18 ", "GPIO19 ", "GPIO20 ", "GPIO21 "))]
+    # Without i2s the same ALSA device leaves the pins to the config (nothing is known about the card).
+    plain = make_config(sound={"output": "alsa", "device": "plughw:CARD=MAX98357A,DEV=0"})
+    assert not plain.sound.i2s

@@ -56,6 +56,9 @@ POWER_PINS: dict[int, str] = {
 
 #: GPIOs that the kernel drivers own when I2C bus 1 and SPI bus 0 or 1 are enabled.
 I2C1_PINS: dict[str, int] = {"SDA": 2, "SCL": 3}
+#: The lines an I2S sound card takes once ``dtparam=i2s=on`` (the PCM block; DIN is unused
+#: by an amplifier, but the kernel claims it too).
+I2S_PINS: dict[str, int] = {"BCLK": 18, "LRCLK": 19, "DIN": 20, "DOUT": 21}
 SPI0_PINS: dict[str, int] = {"MOSI": 10, "MISO": 9, "SCLK": 11, "CE0": 8, "CE1": 7}
 SPI1_PINS: dict[str, int] = {"MOSI": 20, "MISO": 19, "SCLK": 21, "CE0": 18, "CE1": 17, "CE2": 16}
 SPI_BUS_PINS: dict[int, dict[str, int]] = {0: SPI0_PINS, 1: SPI1_PINS}

@@ -10,7 +10,7 @@ from typing import Any
 OUTPUTS: tuple[str, ...] = ("none", "alsa", "buzzer")
 #: The buzzer's default pin: GPIO18 (header pin 12), free in the reference build and PWM-capable.
 DEFAULT_BUZZER_PIN = 18
-_KEYS = ("output", "device", "pin", "volume")
+_KEYS = ("output", "device", "pin", "volume", "i2s")
 
 
 class SoundConfigError(Exception):
@@ -25,6 +25,9 @@ class SoundSettings:
     device: str = "default"
     pin: int = DEFAULT_BUZZER_PIN
     volume: float = 0.8
+    #: The ALSA card is an I2S amplifier (MAX98357A, HiFiBerry, ...): the kernel takes
+    #: GPIO18-21 (``devices.header.I2S_PINS``), and the config's pin check keeps every other part off them.
+    i2s: bool = False
 
     @property
     def pins(self) -> dict[str, int]:
@@ -80,4 +83,10 @@ def parse_sound_section(data: dict[str, Any]) -> SoundSettings:
     if not (math.isfinite(volume) and 0.0 <= volume <= 1.0):
         raise _fail("volume", volume, "must be from 0.0 (silent) to 1.0 (full)")
 
-    return SoundSettings(output, device, pin, float(volume))
+    i2s = data.get("i2s", defaults.i2s)
+    if not isinstance(i2s, bool):
+        raise _fail("i2s", i2s, "must be true or false")
+    if i2s and output != "alsa":
+        raise _fail("i2s", i2s, 'is for output = "alsa" (an I2S amplifier is an ALSA sound card)')
+
+    return SoundSettings(output, device, pin, float(volume), i2s)
