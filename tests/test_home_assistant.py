@@ -18,6 +18,8 @@ import random
 import re
 
 from baccarat_core.deck import COLORS
+from baccarat_core.limits import TableLimits
+from baccarat_core.strict import MAX_SOLVED
 from firmware.app import build_daemon, close_daemon
 from firmware.devices.displays import open_dummy_device
 from firmware.room import commands as gm_commands
@@ -335,6 +337,19 @@ def test_templates_read_the_state_document(rig):
             for key in path:
                 assert isinstance(value, dict) and key in value, f"{template}: no {'.'.join(path)} in the state"
                 value = value[key]
+
+
+def test_limits_and_solved_count_read_as_the_prop_shows_and_takes_them(rig):
+    """The limits sensor shows the placard's own line (separators from $10,000 up), and the
+    solved-count box takes what the prop takes (up to 9,999), not Home Assistant's default 100."""
+    components = check_device_discovery(discovery_payload("baccarat", TOPICS))
+    limits = components["baccarat_limits"]
+    assert limits["value_template"] == "{{ value_json.limits.placard }}"
+    rig.daemon.apply(lambda module: module.set_limits(TableLimits(100, 10_000))).result(5)
+    doc = rig.daemon.call(lambda: gm_commands.state_document(rig.daemon.module)).result(5)
+    assert doc["limits"] == {"min": 100, "max": 10_000, "placard": "$100 - $10,000"}
+    solved = components["baccarat_solved_count"]
+    assert (solved["min"], solved["max"]) == (0, MAX_SOLVED) == (0, 9_999)
 
 
 def test_device_id():

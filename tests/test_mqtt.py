@@ -261,7 +261,7 @@ def test_events_state_and_presence_are_published(prop_factory, watcher_factory):
     state = json.loads(w.on(f"{P}/state")[-1])
     assert state["strikes"] == module.strikes and state["cards_left"] == module.cards_left
     assert state["status"] == ("solved" if module.solved else "armed")
-    assert state["limits"] == {"min": 25, "max": 1000} and state["deck"] == module.deck.color
+    assert state["limits"] == {"min": 25, "max": 1000, "placard": "$25 - $1000"} and state["deck"] == module.deck.color
     # Retained: a console that connects now gets the state and presence at once.
     late = watcher_factory(topics=(f"{P}/state", f"{P}/status"))
     assert json.loads(late.wait_for(f"{P}/state")) == state

@@ -110,7 +110,7 @@ def test_login_displays_pins_and_reset(web_factory, page):
     page.click("#form-reset button[type=submit]")
     page.wait_for_selector("#message.ok")
     web.rig.wait_for("reset")
-    assert web.state()["limits"] == {"min": 50, "max": 2000}
+    assert web.state()["limits"] == {"min": 50, "max": 2000, "placard": "$50 - $2000"}
     assert web.backend.frame("placard").tobytes() != placard.tobytes()
     assert_page_shows(page, web, "placard")
     assert_page_shows(page, web, "bets")

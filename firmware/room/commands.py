@@ -267,7 +267,7 @@ def state_document(module: BaccaratModule) -> dict[str, Any]:
         "solved": module.solved,
         "enabled": module.enabled,
         "strikes": module.strikes,
-        "limits": module.limits.to_dict(),
+        "limits": {**module.limits.to_dict(), "placard": module.limits.placard()},
         "deck": deck.color if deck else None,
         "cards_left": module.cards_left,
         "denomination": module.denomination,

@@ -24,6 +24,7 @@ import re
 from typing import Any
 
 from baccarat_core.deck import COLORS
+from baccarat_core.strict import MAX_SOLVED
 
 log = logging.getLogger("baccarat.mqtt")
 
@@ -94,7 +95,7 @@ def discovery_payload(
                 "sensor",
                 "Table limits",
                 state_topic=state,
-                value_template="${{ value_json.limits.min }} - ${{ value_json.limits.max }}",
+                value_template="{{ value_json.limits.placard }}",
                 icon="mdi:cash",
             ),
             entity(
@@ -106,7 +107,7 @@ def discovery_payload(
                 command_topic=command,
                 command_template='{"command": "set_solved", "solved": {{ value | int }}}',
                 min=0,
-                max=100,
+                max=MAX_SOLVED,
                 step=1,
                 mode="box",
                 icon="mdi:bomb",
