@@ -586,3 +586,48 @@ def test_offline_queue_is_bounded_and_the_game_goes_on(prop_factory, broker, cap
     full = [r for r in caplog.records if "dropping events" in r.getMessage()]
     assert len(full) == 1 and "which is away" in full[0].getMessage()
     assert rig.daemon.module.denomination == 1
+
+
+def test_a_link_connects_only_once_the_prop_is_ready_and_sends_what_it_held_in_order(broker, watcher_factory):
+    """paho is imported and the client built after the daemon's first frame (``after``): what was
+    published before is held, in order, and sent once the client exists."""
+    from firmware.config import MqttConfig
+    from firmware.room.mqtt import Link
+
+    w = watcher_factory(topics=("held/#",))
+    cfg = MqttConfig(host=broker.host, port=broker.port, reconnect_min_seconds=0.1, reconnect_max_seconds=0.3)
+    ready = threading.Event()
+    link = Link(cfg, f"held-{random.randrange(10**9)}", will=("held/status", "offline"))
+    for i in range(3):
+        assert link.publish("held/events", str(i), kind="event")
+    link.publish_latest("held/state", "first")
+    link.publish_latest("held/state", "newest")
+    link.start(after=ready)
+    time.sleep(0.3)
+    assert link.client is None and not link.connected.is_set() and w.messages == []
+    ready.set()
+    try:
+        assert link.listening.wait(5)
+        w.wait_after("held/events", 0, lambda p: p == "2")
+        assert w.on("held/events") == ["0", "1", "2"]
+        w.wait_for("held/state", lambda p: p == "newest")
+        assert w.on("held/state") == ["first", "newest"]  # the copy in flight, then only the newest
+        assert link.waiting("event") == 0
+    finally:
+        link.stop()
+
+
+def test_a_link_stopped_before_the_prop_was_ready_never_connects(broker):
+    from firmware.config import MqttConfig
+    from firmware.room.mqtt import Link
+
+    cfg = MqttConfig(host=broker.host, port=broker.port)
+    ready = threading.Event()
+    link = Link(cfg, "never", will=("never/status", "offline"))
+    link.publish("never/events", "x", kind="event")
+    link.start(after=ready)
+    link.stop()
+    ready.set()
+    time.sleep(0.3)
+    assert link.client is None and not link.connected.is_set()
+    assert not [t for t in threading.enumerate() if t.name == "baccarat-mqtt-connect" and t.is_alive()]

@@ -197,8 +197,9 @@ class Link:
                     self._send_latest(topic, payload, retain)
                 else:
                     self._send(client, topic, payload, kind, retain)
-        client.connect_async(self.cfg.host, self.cfg.port, keepalive=self.cfg.keepalive)
-        client.loop_start()
+            # Under the lock: a stop() that comes now finds the loop running, and stops it.
+            client.connect_async(self.cfg.host, self.cfg.port, keepalive=self.cfg.keepalive)
+            client.loop_start()
 
     def _build(self) -> Any:
         cfg = self.cfg
