@@ -109,3 +109,18 @@ def test_active_high_deal_sensor(rig_factory):
     rig.daemon.wait_idle()
     strike = rig.wait_for("strike")
     assert strike.reason == "exclusive"
+
+
+def test_services_get_their_work_after_the_frame(rig):
+    """The settled hook runs once the frame of everything queued is sent: MQTT's, Room 2.0's and
+    the web console's work never competes with a frame for the interpreter."""
+    order: list[str] = []
+    daemon = rig.daemon
+    daemon.call(lambda: None).result(5)
+    daemon.listeners.append(lambda events, module: order.append("events"))
+    daemon.frame_listeners.append(lambda role, image: order.append(f"frame {role}"))
+    daemon.settled_listeners.append(lambda: order.append("settled"))
+    rig.chips("player", 1)
+    daemon.wait_idle()
+    first = order.index("events")
+    assert order[first : first + 3] == ["events", "frame bets", "settled"], order
