@@ -1,4 +1,5 @@
-"""The hold timer: one thread for every betting area's hold, asleep while nothing is pressed."""
+"""The board below the daemon: one hold timer for every betting area, asleep while nothing is
+pressed, and the pin factory the service names, built without scanning entry points."""
 
 from __future__ import annotations
 
@@ -90,3 +91,38 @@ def test_the_board_runs_no_gpiozero_hold_threads(rig):
 
     assert not [t for t in threading.enumerate() if isinstance(t, HoldThread)]
     assert len(rig.daemon.board.areas) == 5
+
+
+# -- the pin factory the service names ----------------------------------------------------------
+
+
+def test_a_built_in_factory_named_in_the_environment_is_built_without_scanning_entry_points(monkeypatch):
+    """GPIOZERO_PIN_FACTORY=lgpio (the service's) or another of gpiozero's own four: imported
+    directly, with the same result gpiozero's entry-point scan gives; other names are gpiozero's."""
+    import gpiozero.devices
+    from gpiozero import Device
+    from gpiozero.exc import BadPinFactory, PinUnknownPi
+
+    from firmware.devices.board import named_pin_factory
+
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "NATIVE")  # names are case-insensitive, as in gpiozero
+    with pytest.raises(PinUnknownPi) as ours:  # this PC is no Pi: gpiozero's own error, either way
+        named_pin_factory()
+    with pytest.raises(PinUnknownPi) as theirs:
+        Device._default_pin_factory()
+    assert str(ours.value) == str(theirs.value)
+
+    def no_scan(**kwargs):
+        raise AssertionError("scanned the entry points")
+
+    monkeypatch.setattr(gpiozero.devices, "entry_points", no_scan)
+    with pytest.raises(PinUnknownPi):
+        named_pin_factory()
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "lgpio")  # not installed on this PC
+    with pytest.raises(BadPinFactory, match=r"^GPIOZERO_PIN_FACTORY=lgpio: No module named 'lgpio'$"):
+        named_pin_factory()
+    for other in ("mock", "somebody_elses", ""):
+        monkeypatch.setenv("GPIOZERO_PIN_FACTORY", other)
+        assert named_pin_factory() is None  # gpiozero chooses, as it always did
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY")
+    assert named_pin_factory() is None
