@@ -186,10 +186,16 @@ class Link:
             log.exception("%s: the MQTT client could not start; the game goes on offline", self.name)
 
     def _connect(self) -> None:
+        if self._stopped or self.client is not None:
+            return
+        # paho's import and the client are made outside the lock: a publish meanwhile (the game
+        # thread's Room 2.0 line after a frame) is held, never kept waiting for them.
+        client = self._build()
         with self._order:
             if self._stopped or self.client is not None:
                 return
-            client = self._build()
+            for topic, handler in self._topic_handlers.items():
+                client.message_callback_add(topic, handler)
             self.client = client
             held, self._held = self._held, []
             for topic, payload, kind, retain in held:  # in order, before anything newer
@@ -220,8 +226,6 @@ class Link:
         client.on_subscribe = self._on_subscribe
         client.on_publish = self._on_publish
         client.on_message = self._on_message
-        for topic, handler in self._topic_handlers.items():
-            client.message_callback_add(topic, handler)
         return client
 
     def on_topic(self, topic: str, handler: Callable[[Any, Any, Any], None] | None) -> None:
