@@ -105,10 +105,12 @@ class Daemon:
         #: ``hook(event)``: each event at the moment it is shown (a card as it turns, the result,
         #: the clearing after the pause), on the game thread. Sound plays from here.
         self.shown_listeners: list[Callable[[ev.Event], None]] = []
-        #: ``hook()``: on the game thread once everything queued so far is handled and its frame
-        #: sent. Work for other threads (MQTT's JSON and sockets) is handed over here, so that
+        #: ``hook(events, module)``: on the game thread once everything queued so far is handled
+        #: and its frame sent, with every event since the last call (called only if there was a
+        #: batch). Work for other threads (MQTT's JSON and sockets) is handed over here, so that
         #: it never competes with a frame for the interpreter (benchmarks/README.md).
-        self.settled_listeners: list[Callable[[], None]] = []
+        self.settled_listeners: list[Listener] = []
+        self._unsettled: list[ev.Event] | None = None  # events since the last settled call
         self.ready = threading.Event()
         self._queue: queue.Queue = queue.Queue()
         self._on_table: RoundOnTable | None = None
@@ -305,6 +307,9 @@ class Daemon:
     def _handle(self, events: list[ev.Event]) -> None:
         """Hand a batch to the listeners (the state is saved before it is shown), then show it:
         at once, or, for a deal, card by card on a schedule."""
+        if self._unsettled is None:
+            self._unsettled = []
+        self._unsettled.extend(events)
         for listener in self.listeners:
             try:
                 listener(events, self.module)
@@ -407,9 +412,12 @@ class Daemon:
         self._retry_at = float("inf")  # still failing: the next wait schedules another try
 
     def _settled(self) -> None:
+        events, self._unsettled = self._unsettled, None
+        if events is None:
+            return
         for hook in self.settled_listeners:
             try:
-                hook()
+                hook(events, self.module)
             except Exception:
                 log.exception("settled listener %r failed", hook)
 

@@ -119,7 +119,7 @@ def test_services_get_their_work_after_the_frame(rig):
     daemon.call(lambda: None).result(5)
     daemon.listeners.append(lambda events, module: order.append("events"))
     daemon.frame_listeners.append(lambda role, image: order.append(f"frame {role}"))
-    daemon.settled_listeners.append(lambda: order.append("settled"))
+    daemon.settled_listeners.append(lambda events, module: order.append("settled"))
     rig.chips("player", 1)
     daemon.wait_idle()
     first = order.index("events")

@@ -509,15 +509,12 @@ class MqttService:
             queue.SimpleQueue()
         )
         self._out_thread: threading.Thread | None = None
-        self._events: list[ev.Event] = []
-        self._module: BaccaratModule | None = None
 
     def start(self) -> None:
         """Listen to the daemon now; connect in the background once it is ready (after its first frame)."""
         self._out_thread = threading.Thread(target=self._send_out, name="baccarat-mqtt-out", daemon=True)
         self._out_thread.start()
-        self.daemon.listeners.append(self.on_events)
-        self.daemon.settled_listeners.append(self.settled)
+        self.daemon.settled_listeners.append(self.on_events)
         self.link.start(after=self.daemon.ready)
 
     def stop(self) -> None:
@@ -530,17 +527,8 @@ class MqttService:
 
     # -- out ------------------------------------------------------------------------
     def on_events(self, events: list[ev.Event], module: BaccaratModule) -> None:
-        """Daemon listener (game thread): keep the events until the frame is sent (:meth:`settled`)."""
-        self._events.extend(events)
-        self._module = module
-
-    def settled(self) -> None:
-        """Daemon hook (game thread, after the frame): hand the events and the state as it is now
-        to the out thread."""
-        module, self._module = self._module, None
-        if module is None:
-            return
-        events, self._events = self._events, []
+        """Daemon settled hook (game thread, after the frame): hand the events and the state as it
+        is now to the out thread."""
         self._out.put((events, state_document(module) if module.deck is not None else None))
 
     def _send_out(self) -> None:

@@ -69,13 +69,10 @@ class RoomService:
         )
         self._lock = threading.Lock()
         self._data: str | None = None
-        self._module: BaccaratModule | None = None
-        self._solved = False
 
     def start(self) -> None:
         """Listen to the daemon now; connect in the background once it is ready (after its first frame)."""
-        self.daemon.listeners.append(self.on_events)
-        self.daemon.settled_listeners.append(self.settled)
+        self.daemon.settled_listeners.append(self.on_events)
         self.link.start(after=self.daemon.ready)
 
     def stop(self) -> None:
@@ -88,16 +85,8 @@ class RoomService:
 
     # -- out ----------------------------------------------------------------------------
     def on_events(self, events: list[ev.Event], module: BaccaratModule) -> None:
-        """Daemon listener (game thread): note the change; it is sent once the frame is (:meth:`settled`)."""
-        self._module = module
-        self._solved = self._solved or any(isinstance(e, ev.Solved) for e in events)
-
-    def settled(self) -> None:
-        """Daemon hook (game thread, after the frame): ``DATA`` when the state changed, ``OVER`` on a solve."""
-        module, self._module = self._module, None
-        solved, self._solved = self._solved, False
-        if module is None:
-            return
+        """Daemon settled hook (game thread, after the frame): ``DATA`` when the state changed,
+        ``OVER`` on a solve."""
         if module.deck is not None:
             line = data_line(state_document(module))
             with self._lock:
@@ -105,7 +94,7 @@ class RoomService:
                 self._data = line
             if changed and self.link.listening.is_set():
                 self.send(line, kind="event")
-        if solved:
+        if any(isinstance(e, ev.Solved) for e in events):
             self.send(f"OVER {CHALLENGE}", kind="event")
 
     def _on_connect(self) -> None:

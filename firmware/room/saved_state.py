@@ -182,8 +182,8 @@ class StateKeeper:
         self._later = None  # this snapshot has the arrow's change too
         self._save(module, urgent=True)
 
-    def settled(self) -> None:
-        """Daemon hook (game thread, after the frame): hand an arrow's change to the writer."""
+    def settled(self, events: list[ev.Event] | None = None, module: BaccaratModule | None = None) -> None:
+        """Daemon settled hook (game thread, after the frame): hand an arrow's change to the writer."""
         module, self._later = self._later, None
         if module is not None:
             self._save(module, urgent=False)

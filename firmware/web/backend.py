@@ -153,10 +153,7 @@ class DaemonBackend:
         self._watching = False
         self._sound_sinks: list[SoundSink] = []
         self._cues = CuePlanner()
-        self._batch: list[ev.Event] = []
-        self._batch_module: BaccaratModule | None = None
-        daemon.listeners.append(self._on_events)
-        daemon.settled_listeners.append(self._settled)
+        daemon.settled_listeners.append(self._on_events)
         daemon.frame_listeners.append(self._on_frame)
         daemon.shown_listeners.append(self._on_shown)
 
@@ -195,16 +192,7 @@ class DaemonBackend:
         self._notify(frozenset((role,)))
 
     def _on_events(self, events: list[ev.Event], module: BaccaratModule) -> None:
-        """Daemon listener (game thread): keep the batch until its frame is sent (:meth:`_settled`)."""
-        self._batch.extend(events)
-        self._batch_module = module
-
-    def _settled(self) -> None:
         """Daemon settled hook (game thread, after the frame): the state, the log and the webhooks."""
-        module, self._batch_module = self._batch_module, None
-        if module is None:
-            return
-        events, self._batch = self._batch, []
         doc = state_document(module)
         with self._lock:
             self._latest = doc
