@@ -379,7 +379,6 @@ def measure_idle(directory: Path, seconds: float) -> dict[str, Any]:
     per_thread: dict[str, float] = {}
     for tid, (switches, _) in after.items():
         name = names.get(tid, "other")
-        name = "gpiozero HoldThread" if name.startswith("Thread-") and "held" in name else name
         per_thread[name] = per_thread.get(name, 0.0) + (switches - before.get(tid, (0, 0.0))[0]) / seconds
     cpu = sum(c for _, c in after.values()) - sum(c for _, c in before.values())
     return {
