@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .errors import BaccaratError
+from .records import record
 
 RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS: tuple[str, ...] = ("H", "C", "D", "S")
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Card:
     """One card: rank ``A``, ``2`` .. ``10``, ``J``, ``Q``, ``K`` and suit ``H C D S``."""
 

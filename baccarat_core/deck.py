@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .cards import Card
 from .edgework import VANILLA_PORTS, Edgework
 from .errors import BaccaratError
 from .limits import MINIMUMS, TableLimits
 from .numbers import show_value
+from .records import record
 
 COLORS: tuple[str, ...] = ("red", "blue", "green", "silver")
 
@@ -87,7 +86,7 @@ def is_unshuffled(edgework: Edgework) -> bool:
     return edgework.has_lit("BOB") and len(edgework.ports) in (8, 9)
 
 
-@dataclass(frozen=True)
+@record
 class Deck:
     """A deck as it appears on the module: colour, how it was derived, cards top first."""
 

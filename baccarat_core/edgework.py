@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from .errors import BaccaratError, EdgeworkError
 from .numbers import check_count, show_value
+from .records import record
 from .strict import MAX_INDICATORS, MAX_PORTS, MAX_SOLVED
 
 #: The six vanilla port kinds, in the manual's column order.
@@ -87,7 +87,7 @@ def check_solved(value: object) -> int:
         raise EdgeworkError(str(error)) from None
 
 
-@dataclass(frozen=True)
+@record
 class Edgework:
     """Serial number, ports (one entry per port), indicators and solved count."""
 

@@ -7,10 +7,10 @@ network. ``to_dict()`` gives the JSON form, always with an ``"event"`` key;
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
 from .numbers import format_cents, format_dollars
+from .records import asdict, field, record
 
 #: Betting areas as the log and the messages name them.
 AREA_NAMES: dict[str, str] = {
@@ -26,7 +26,7 @@ def _stack(stack: tuple[int, ...] | list[int]) -> str:
     return " ".join(format_dollars(chip) for chip in stack)
 
 
-@dataclass(frozen=True)
+@record
 class Event:
     """Base of every event: a ``kind`` name, a JSON form and a log line."""
 
@@ -41,7 +41,7 @@ class Event:
         return self.kind
 
 
-@dataclass(frozen=True)
+@record
 class LimitsSet(Event):
     """The placard shows these limits (at start, on reset, or set by the game master)."""
 
@@ -56,7 +56,7 @@ class LimitsSet(Event):
         return f"limits {format_dollars(self.min)} - {format_dollars(self.max)} ({how})"
 
 
-@dataclass(frozen=True)
+@record
 class DeckAppeared(Event):
     """A deck appeared on the table: its colour and how its order was derived."""
 
@@ -85,7 +85,7 @@ class DeckAppeared(Event):
         )
 
 
-@dataclass(frozen=True)
+@record
 class DenominationChanged(Event):
     """An arrow changed the active chip."""
 
@@ -97,7 +97,7 @@ class DenominationChanged(Event):
         return f"active chip {format_dollars(self.value)}"
 
 
-@dataclass(frozen=True)
+@record
 class ChipAdded(Event):
     """A short press put a chip on top of an area's stack."""
 
@@ -125,7 +125,7 @@ class ChipAdded(Event):
         )
 
 
-@dataclass(frozen=True)
+@record
 class AreaCleared(Event):
     """A held betting area was cleared."""
 
@@ -138,7 +138,7 @@ class AreaCleared(Event):
         return f"{self.area} cleared (held), {format_dollars(self.total)} taken back"
 
 
-@dataclass(frozen=True)
+@record
 class InputIgnored(Event):
     """An input the module did not take, and why."""
 
@@ -152,7 +152,7 @@ class InputIgnored(Event):
         return f"ignored {self.input}: {why}"
 
 
-@dataclass(frozen=True)
+@record
 class DealStarted(Event):
     """A gesture at the deck: the deal is checked with these bets (non-empty areas only)."""
 
@@ -165,7 +165,7 @@ class DealStarted(Event):
         return f"deal requested with {bets}"
 
 
-@dataclass(frozen=True)
+@record
 class ChipsReordered(Event):
     """The dealer re-ordered these stacks (largest chip at the bottom)."""
 
@@ -182,7 +182,7 @@ class ChipsReordered(Event):
         return f"the dealer re-orders {parts} (bottom to top)"
 
 
-@dataclass(frozen=True)
+@record
 class Strike(Event):
     """A strike: ``reason`` is exclusive, limits, stack_order or loss."""
 
@@ -196,7 +196,7 @@ class Strike(Event):
         return f"STRIKE {self.strikes} ({self.reason}): {self.detail}"
 
 
-@dataclass(frozen=True)
+@record
 class CardDealt(Event):
     """One card dealt face up to a hand, with the hand's score so far."""
 
@@ -210,7 +210,7 @@ class CardDealt(Event):
         return f"card {self.card} to {self.hand}, {self.hand} total {self.score}"
 
 
-@dataclass(frozen=True)
+@record
 class RoundPlayed(Event):
     """The round's hands, scores, winner and each bet's result in cents."""
 
@@ -240,7 +240,7 @@ class RoundPlayed(Event):
         )
 
 
-@dataclass(frozen=True)
+@record
 class Solved(Event):
     """The module is solved (by a winning round, or forced by the game master)."""
 
@@ -252,7 +252,7 @@ class Solved(Event):
         return "SOLVED by the game master" if self.forced else "SOLVED: the round made money"
 
 
-@dataclass(frozen=True)
+@record
 class ChipsCleared(Event):
     """After a round that did not solve the module, every chip leaves the table."""
 
@@ -263,7 +263,7 @@ class ChipsCleared(Event):
         return "chips cleared from the table"
 
 
-@dataclass(frozen=True)
+@record
 class SolvedCountChanged(Event):
     """The bomb's solved count changed (the next deck uses it)."""
 
@@ -275,7 +275,7 @@ class SolvedCountChanged(Event):
         return f"the bomb now has {self.solved} solved modules (the next deck uses it)"
 
 
-@dataclass(frozen=True)
+@record
 class EdgeworkChanged(Event):
     """The game master set new edgework."""
 
@@ -309,7 +309,7 @@ class EdgeworkChanged(Event):
         )
 
 
-@dataclass(frozen=True)
+@record
 class EnabledChanged(Event):
     """The game master opened or closed the table (a closed one ignores player inputs)."""
 
@@ -321,7 +321,7 @@ class EnabledChanged(Event):
         return f"table {'opened' if self.enabled else 'closed'} by the game master"
 
 
-@dataclass(frozen=True)
+@record
 class ModuleReset(Event):
     """The game master started a fresh game."""
 

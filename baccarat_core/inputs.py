@@ -2,42 +2,42 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from .edgework import check_solved
 from .errors import BaccaratError
 from .numbers import show_value
+from .records import record
 from .rounds import AREAS
 
 
-@dataclass(frozen=True)
+@record
 class Press:
     """A short press on a betting area: one chip of the active denomination."""
 
     area: str
 
 
-@dataclass(frozen=True)
+@record
 class Hold:
     """A betting area held for the long-press time: the area is cleared."""
 
     area: str
 
 
-@dataclass(frozen=True)
+@record
 class Arrow:
     """A denomination arrow: ``"left"`` (smaller chip) or ``"right"`` (larger)."""
 
     direction: str
 
 
-@dataclass(frozen=True)
+@record
 class Deal:
     """A gesture at the deck: start the deal."""
 
 
-@dataclass(frozen=True)
+@record
 class SetSolved:
     """The bomb's solved count changed (it arrives with the inputs, in order)."""
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 
 from .errors import LimitsError
 from .numbers import format_dollars
+from .records import record
 
 MINIMUMS: tuple[int, ...] = (5, 10, 25, 50, 100)
 
@@ -24,7 +24,7 @@ MAXIMA: dict[int, tuple[tuple[int, ...], ...]] = {
 RATIO_BOUNDS: tuple[int, ...] = (50, 100, 200, 500)
 
 
-@dataclass(frozen=True)
+@record
 class TableLimits:
     """The posted limits. Side bets use one tenth of them."""
 

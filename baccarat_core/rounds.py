@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from .cards import Card, hand_score
+from .records import record
 
 AREAS: tuple[str, ...] = ("player", "banker", "tie", "player_pair", "banker_pair")
 MAIN_AREAS: tuple[str, ...] = ("player", "banker")
@@ -33,7 +33,7 @@ def banker_draws(banker_total: int, player_third: Card | None) -> bool:
     return False
 
 
-@dataclass(frozen=True)
+@record
 class Round:
     """The hands of one round, in the order the cards were dealt."""
 

@@ -55,8 +55,7 @@ def burst(commands: int, max_queued: int, queue_limit: int, quiet_seconds: float
         broker.start()
         try:
             base = bench_config()
-            from dataclasses import replace
-
+            from baccarat_core.records import replace
             from firmware.config import MqttConfig
 
             mqtt = MqttConfig(host=broker.host, port=broker.port, client_id="burst-prop", queue_limit=queue_limit)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from baccarat_core import BaccaratError, Edgework, TableLimits, strict
 from baccarat_core.deck import COLORS
 from baccarat_core.limits import MINIMUMS
 from baccarat_core.numbers import format_dollars, show_value
+from baccarat_core.records import record
 from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 
 from .devices.header import BCM_TO_PHYSICAL, I2C1_PINS, I2S_PINS, RESERVED_PINS, SPI_BUS_PINS
@@ -48,7 +48,7 @@ SECRET_KEYS = frozenset({"password", "controller_token"})
 SHUTDOWN_GPIO = 12
 
 
-@dataclass(frozen=True)
+@record
 class TimingConfig:
     """How long things take, in seconds."""
 
@@ -59,7 +59,7 @@ class TimingConfig:
     result_seconds: float = 1.5
 
 
-@dataclass(frozen=True)
+@record
 class MqttConfig:
     """The ``[mqtt]`` section: the broker and the prop's topics."""
 
@@ -84,7 +84,7 @@ class MqttConfig:
     home_assistant_prefix: str = "homeassistant"
 
 
-@dataclass(frozen=True)
+@record
 class Config:
     """A whole, validated config file."""
 
@@ -545,7 +545,7 @@ def _ssl_reason(error: Exception) -> str:
     return strict.one_line(str(reason).replace("_", " ").lower(), 80)
 
 
-@dataclass(frozen=True)
+@record
 class PinUse:
     """One GPIO the build takes: by a part of the prop, a bus, or a reservation."""
 

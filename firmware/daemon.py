@@ -24,7 +24,6 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from typing import Any
 
 from PIL import Image
@@ -32,6 +31,7 @@ from PIL import Image
 from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
 from baccarat_core.inputs import Deal, Input, SetSolved, describe_input
+from baccarat_core.records import field, record
 
 from .devices.board import PropBoard
 from .devices.displays import Screen
@@ -49,27 +49,27 @@ FrameListener = Callable[[str, Image.Image], None]
 RETRY_SECONDS = 1.0
 
 
-@dataclass
+@record(frozen=False)
 class _Call:
     fn: Callable[[], Any]
     future: Future
     during_round: bool = False  # runs at once even while a round is shown (reads only)
 
 
-@dataclass
+@record(frozen=False)
 class _SolvedCount:
     count: int
     future: Future
     only_if_changed: bool = False
 
 
-@dataclass
+@record(frozen=False)
 class _Step:
     due: float
     run: Callable[[], None]
 
 
-@dataclass
+@record(frozen=False)
 class _Round:
     """The schedule of a round being shown, and what waits for its end."""
 

@@ -9,14 +9,13 @@ the bets display needs nothing but the module.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 from PIL import Image, ImageOps
 
 from baccarat_core import BaccaratModule, TableLimits
 from baccarat_core import events as ev
 from baccarat_core.chips import DENOMINATIONS
 from baccarat_core.numbers import format_cents
+from baccarat_core.records import record, replace
 from baccarat_core.rounds import AREAS
 
 from .render import BetsView, TableView, render_bets, render_placard, render_table
@@ -26,7 +25,7 @@ ROLES: tuple[str, ...] = ("placard", "table", "bets")
 _WINNERS = {"player": "PLAYER WINS", "banker": "BANKER WINS", "tie": "TIE"}
 
 
-@dataclass(frozen=True)
+@record
 class RoundOnTable:
     """The round the table display shows: its cards in dealing order, how many are
     face up, and its result once shown. It stays until the next player input."""
@@ -44,7 +43,7 @@ class RoundOnTable:
         return replace(self, shown=len(self.cards), result=result)
 
 
-@dataclass(frozen=True)
+@record
 class Scene:
     """The three views, one per display role."""
 

@@ -38,7 +38,7 @@ ROLES = ("placard", "table", "bets")
 
 
 def _scene_daemon():
-    from dataclasses import replace
+    from baccarat_core.records import replace
 
     from baccarat_core import TableLimits
 

@@ -14,13 +14,13 @@ import json
 import random
 import shutil
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
 
+from baccarat_core.records import replace
 from firmware.app import build_daemon, close_daemon
 from firmware.devices.displays import open_dummy_device
 from firmware.room.commands import GameMaster, state_document

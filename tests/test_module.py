@@ -1,12 +1,11 @@
 """The module as a state machine: chips, denominations, the deal checks, outcomes, deck swaps."""
 
-import dataclasses
 import json
 import random
 
 import pytest
 
-from baccarat_core import BaccaratError, BaccaratModule, Card, Edgework, TableLimits
+from baccarat_core import BaccaratError, BaccaratModule, Card, Edgework, TableLimits, records
 from baccarat_core import events as ev
 from baccarat_core.inputs import Arrow, Deal, Hold, Press, SetSolved, parse_input
 
@@ -36,7 +35,7 @@ def rig(module, top: str, at: int = 0) -> None:
     rest = [card for card in ALL_CARDS if card not in chosen]
     order = rest[:at] + chosen + rest[at:]
     assert len(order) == 52
-    module.deck = dataclasses.replace(module.deck, cards=tuple(order))
+    module.deck = records.replace(module.deck, cards=tuple(order))
     module.position = at
 
 

@@ -1,13 +1,12 @@
 """Property tests: decks are permutations, profit decides the outcome, re-orders keep value."""
 
-import dataclasses
 import random
 from collections import Counter
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from baccarat_core import COLORS, DENOMINATIONS, BaccaratModule, Card, Edgework, TableLimits, build_deck
+from baccarat_core import COLORS, DENOMINATIONS, BaccaratModule, Card, Edgework, TableLimits, build_deck, records
 from baccarat_core import events as ev
 from baccarat_core.chips import is_ordered, reorder
 from baccarat_core.inputs import Arrow, Deal, Hold, Press, SetSolved
@@ -151,7 +150,7 @@ def new_module(limits, deck_cards=None, seed=0, color="red"):
     module = BaccaratModule(Edgework("AB12C3"), TableLimits(*limits), rng=random.Random(seed), first_color=color)
     module.start()
     if deck_cards is not None:
-        module.deck = dataclasses.replace(module.deck, cards=tuple(deck_cards))
+        module.deck = records.replace(module.deck, cards=tuple(deck_cards))
     return module
 
 

@@ -6,11 +6,11 @@ import argparse
 import logging
 import random
 import warnings
-from dataclasses import replace
 from pathlib import Path
 
 from baccarat_core import BaccaratError
 from baccarat_core.numbers import parse_count
+from baccarat_core.records import replace
 
 from ..config import DEFAULT_CONFIG, Config, describe_wiring, load_config
 from ..config_perms import warn_if_readable

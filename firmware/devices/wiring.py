@@ -7,15 +7,14 @@ the standard library alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from baccarat_core.records import record
 from baccarat_core.rounds import AREAS
 
 #: The board's inputs by name: the five areas, the two arrows, the deck.
 INPUT_NAMES: tuple[str, ...] = (*AREAS, "arrow_left", "arrow_right", "deal")
 
 
-@dataclass(frozen=True)
+@record
 class InputWiring:
     """Where the inputs are wired (BCM numbers by input name) and how they read."""
 
@@ -24,7 +23,7 @@ class InputWiring:
     deal_active_high: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class StatusLightWiring:
     """The status light's red and green LEDs."""
 
@@ -33,7 +32,7 @@ class StatusLightWiring:
     active_high: bool = True
 
 
-@dataclass(frozen=True)
+@record
 class DeckLightWiring:
     """The RGB LED that shows the deck's back colour."""
 
@@ -62,7 +61,7 @@ GREYSCALE_DRIVERS = frozenset({"ssd1322", "ssd1325", "ssd1327", "ssd1362"})
 COLOR_DRIVERS = frozenset({"ssd1351", "ssd1331"})
 
 
-@dataclass(frozen=True)
+@record
 class DisplaySpec:
     """One display: its role on the prop, its luma driver, size and bus."""
 

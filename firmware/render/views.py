@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from baccarat_core.records import field, record
 
 
-@dataclass(frozen=True)
+@record
 class TableView:
     """Both hands as far as they are dealt, the result, the deck."""
 
@@ -19,7 +19,7 @@ class TableView:
     status: str = "PLACE YOUR BETS"
 
 
-@dataclass(frozen=True)
+@record
 class BetsView:
     """The five chip stacks (bottom to top) and the active denomination."""
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import Any
 
 from baccarat_core import AREAS, BaccaratError, BaccaratModule, Edgework, TableLimits, strict
 from baccarat_core import events as ev
 from baccarat_core.edgework import check_solved
 from baccarat_core.numbers import parse_count, parse_dollars, show_value
+from baccarat_core.records import record
 
 from ..daemon import Daemon
 from ..errors import PropError
@@ -47,7 +47,7 @@ class CommandError(PropError):
     """A command that does not parse or carries a value that fails validation."""
 
 
-@dataclass(frozen=True)
+@record
 class Command:
     """A validated command, ready to run."""
 

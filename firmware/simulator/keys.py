@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from baccarat_core.records import record
 from baccarat_core.rounds import AREAS
 
 AREA_KEYS = "12345"
@@ -16,7 +15,7 @@ KEY_MAP_LINES: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class KeyAction:
     """What a key does: ``tap`` or ``hold`` an input (by the board's input name), or ``quit``."""
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TextIO
 
 from baccarat_core import BaccaratModule
 from baccarat_core.chips import DENOMINATIONS
 from baccarat_core.events import AREA_NAMES
 from baccarat_core.numbers import format_dollars
+from baccarat_core.records import record
 from baccarat_core.rounds import AREAS
 
 from ..daemon import Daemon
@@ -34,7 +34,7 @@ FULL_SIZE = (80, 24)
 MIN_SIZE = (60, 18)
 
 
-@dataclass(frozen=True)
+@record
 class Snapshot:
     """What the text view shows: the scene, the strikes, the lights (and the game master's hint)."""
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
+
+from baccarat_core.records import record
 
 #: The outputs ``[sound] output`` may name.
 OUTPUTS: tuple[str, ...] = ("none", "alsa", "buzzer")
@@ -17,7 +18,7 @@ class SoundConfigError(Exception):
     """A bad ``[sound]`` value: one line naming the key and the value."""
 
 
-@dataclass(frozen=True)
+@record
 class SoundSettings:
     """Where the cues go: ``output`` "none", "alsa" (``device``) or "buzzer" (``pin``), at ``volume``."""
 

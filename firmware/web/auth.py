@@ -15,7 +15,8 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+from baccarat_core.records import field, record
 
 COOKIE = "baccarat_session"
 CSRF_HEADER = "X-CSRF-Token"
@@ -35,7 +36,7 @@ def _key(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
 
 
-@dataclass
+@record(frozen=False)
 class Session:
     """One browser's login."""
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
+
+from baccarat_core.records import field, record
 
 from ..errors import ConfigError
 
@@ -41,7 +42,7 @@ class WebConfigError(ConfigError):
     """A ``[web]`` value that cannot work; the message is one line naming the key."""
 
 
-@dataclass(frozen=True)
+@record
 class Webhook:
     """One URL to call when ``event`` happens."""
 
@@ -54,7 +55,7 @@ class Webhook:
         return redact_url(self.url)
 
 
-@dataclass(frozen=True)
+@record
 class WebSettings:
     """What the web service needs from the config (plain values, no Config object)."""
 
