@@ -12,9 +12,11 @@ purpose: everything it imports is counted in the start-up time.
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 import threading
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,6 +30,10 @@ def _dump_threads(path: str) -> None:
 
 def main(argv: list[str]) -> int:
     """Install the recorded bus, then run the daemon as the service does."""
+    # `baccarat run` turns Python's cyclic collector off until "ready" and imports gpiozero,
+    # Pillow and the bus libraries inside it; the fakes below import them before it, so the
+    # collector goes off here first, as it would be for those imports in the service.
+    gc.disable()
     from tests import fakeos
 
     kernel = fakeos.install_for_process()
@@ -36,13 +42,16 @@ def main(argv: list[str]) -> int:
 
     Device.pin_factory = MockFactory(pin_class=MockPWMPin)
     from firmware.cli import main as baccarat
-    from firmware.config import load_config
 
-    for spec in load_config(argv[0]).displays:
-        if spec.interface == "i2c":
-            kernel.i2c_display(spec.port, spec.address)
+    # Where the displays are, read from the TOML with the config's defaults; the daemon checks
+    # the file itself (load_config here would count the config's validation twice).
+    with open(argv[0], "rb") as file:
+        displays = tomllib.load(file).get("displays", [])
+    for display in displays:
+        if display["interface"] == "i2c":
+            kernel.i2c_display(display.get("port", 1), display.get("address", 0x3C))
         else:
-            kernel.spi_device(spec.port, spec.device, dc=spec.dc)
+            kernel.spi_device(display.get("port", 0), display.get("device", 0), dc=display.get("dc", 24))
     if len(argv) > 1:  # the names of the threads, once all of them run (a one-shot timer)
         timer = threading.Timer(1.0, _dump_threads, args=(argv[1],))
         timer.daemon = True

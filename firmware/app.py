@@ -8,6 +8,7 @@ attach to the daemon as listeners and command sources.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import random
@@ -34,6 +35,8 @@ from .room import saved_state
 from .room.commands import GameMaster
 
 if TYPE_CHECKING:
+    from baccarat_core.events import Event
+
     from .web.backend import PinDriver
 
 log = logging.getLogger("baccarat")
@@ -222,6 +225,20 @@ def _start_control(commands: GameMaster, config: Config, closers: list[Callable[
         return
     server.start()
     closers.append(server.stop)
+
+
+def resume_collection(events: list[Event], module: BaccaratModule) -> None:
+    """A settled listener for a process that turned Python's cyclic garbage collector off for
+    its start-up (``baccarat run``): at the first settled call, right after "ready", freeze
+    what start-up made (``gc.freeze``: later collections never scan it again) and turn the
+    collector back on. Later calls do nothing.
+
+    Start-up allocates thousands of long-lived objects; with the collector on, it scans them
+    again and again while they are made (about 5 ms of a 110 ms start here, more on a Pi).
+    """
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 def close_daemon(daemon: Daemon) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import random
 import warnings
@@ -77,9 +78,27 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the prop until SIGTERM (or the simulator until it is closed)."""
+    # Start-up makes long-lived objects only (modules, classes, devices): Python's cyclic
+    # collector is off until the prop is ready (app.resume_collection, a settled listener).
+    gc.disable()
+    try:
+        return _run(args)
+    finally:
+        gc.enable()  # also when the start failed
+
+
+def _run(args: argparse.Namespace) -> int:
     from gpiozero.exc import BadPinFactory, GPIOZeroError
 
-    from ..app import attach_services, build_daemon, mock_pin_factory, restore_module, run_forever, setup_logging
+    from ..app import (
+        attach_services,
+        build_daemon,
+        mock_pin_factory,
+        restore_module,
+        resume_collection,
+        run_forever,
+        setup_logging,
+    )
     from ..devices.displays import open_dummy_device, open_luma_device
 
     if not args.simulate and (args.gm or args.scale is not None):
@@ -104,6 +123,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         daemon = build_daemon(
             config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=rng, module=module
         )
+        daemon.settled_listeners.append(resume_collection)
         from ..simulator.pins import PinDriver
 
         closers = attach_services(daemon, config, simulate=True, pin_driver=PinDriver(daemon.board))
@@ -127,6 +147,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise PropError(f"GPIO: {error}") from None
     for warning in caught:
         logging.getLogger("baccarat").info("gpiozero: %s", warning.message)
+    daemon.settled_listeners.append(resume_collection)
     return run_forever(daemon, attach_services(daemon, config))
 
 
