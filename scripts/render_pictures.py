@@ -38,9 +38,8 @@ ROLES = ("placard", "table", "bets")
 
 
 def _scene_daemon():
-    from baccarat_core.records import replace
-
     from baccarat_core import TableLimits
+    from baccarat_core.records import replace
 
     config = load_config()
     config = replace(
