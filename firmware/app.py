@@ -234,7 +234,7 @@ def resume_collection(events: list[Event], module: BaccaratModule) -> None:
     collector back on. Later calls do nothing.
 
     Start-up allocates thousands of long-lived objects; with the collector on, it scans them
-    again and again while they are made (about 5 ms of a 110 ms start here, more on a Pi).
+    again and again while they are made (about 7 ms of a 107 ms start here, more on a Pi).
     """
     if not gc.isenabled():
         gc.freeze()
