@@ -81,24 +81,33 @@ def build_daemon(
     device_factory: DeviceFactory = open_luma_device,
     rng: random.Random | None = None,
     module: BaccaratModule | None = None,
+    restore: Callable[[], BaccaratModule | None] | None = None,
     clock: Clock = time.monotonic,
 ) -> Daemon:
     """A daemon wired to the board and displays the config describes.
 
     ``pin_factory=None`` lets gpiozero choose (``GPIOZERO_PIN_FACTORY``, else
     lgpio, RPi.GPIO, ...); tests and the simulator pass a ``MockFactory``.
-    ``module`` is a restored game; without it a fresh one starts. ``clock``
-    is what the debounce filters read (tests drive bounce with their own).
+    ``module`` is a restored game, or ``restore`` returns one (or None) once the board and the
+    displays are open, so that a start refused there says nothing about the game; without
+    either a fresh one starts. ``clock`` is what the debounce filters read (tests drive bounce
+    with their own).
     """
     rng = rng if rng is not None else random.Random()
+    board = build_board(config, pin_factory=pin_factory, clock=clock)
+    screens: dict[str, Screen] = {}
+    try:
+        for spec in config.displays:
+            screens[spec.role] = Screen.open(spec, device_factory)
+        if module is None and restore is not None:
+            module = restore()
+    except BaseException:  # DisplayRefused (settings luma refuses), or stopped during the start
+        board.close()
+        for screen in screens.values():
+            screen.close()
+        raise
     if module is None:
         module = BaccaratModule(config.edgework, config.limits, rng=rng, first_color=config.first_color)
-    board = build_board(config, pin_factory=pin_factory, clock=clock)
-    try:
-        screens = {spec.role: Screen.open(spec, device_factory) for spec in config.displays}
-    except BaseException:
-        board.close()
-        raise
     return Daemon(
         module,
         board,

@@ -25,8 +25,12 @@ from PIL import Image, ImageDraw
 
 from baccarat_core.cards import RANKS, SUITS, Card, hand_score
 from baccarat_core.rounds import AREAS, play_round
+from firmware import cli
+from firmware.config import DEFAULT_CONFIG
+from firmware.devices import displays
 from firmware.devices import oled as devices_oled
 from firmware.devices.oled import BUS_ERRORS, Screen, check_display, describe_bus_error, is_bus_error, open_device
+from firmware.devices.wiring import DisplaySpec
 from firmware.render import BetsView, TableView, render_bets, render_table
 from tests import fakeos
 
@@ -709,6 +713,51 @@ def test_check_display_reports_the_interface_s_objections():
     assert check_display("ssd9999", "i2c", 128, 64) == "unknown display driver 'ssd9999'"
     assert check_display("ssd1306", "usb", 128, 64) == "unknown display interface 'usb'"
     assert devices_oled.NullBus().writebytes([1]) is None
+
+
+def test_run_names_a_size_luma_refuses_when_the_display_fails_to_open(linux, mock_factory, tmp_path, capsys, caplog):
+    """`baccarat run` on a Pi asks luma about a display's settings only when its open fails (each
+    device is built once per start): a size luma refuses is still one line and exit 2, not a
+    display "missing" and retried, and the display opened before it is blanked and released."""
+    placard = linux.i2c_display(1, 0x3C)
+    linux.i2c_display(1, 0x3D)
+    linux.spi_device(0, 0, dc=24)
+    text = DEFAULT_CONFIG.read_text(encoding="utf-8")
+    assert "address = 0x3D\nwidth = 128" in text
+    config = tmp_path / "config.toml"
+    config.write_text(
+        text.replace("address = 0x3D\nwidth = 128", "address = 0x3D\nwidth = 100")
+        + f'\n[state]\nfile = "{tmp_path / "state.json"}"\n\n[control]\nsocket = "{tmp_path / "c.sock"}"\n',
+        encoding="utf-8",
+    )
+    with caplog.at_level(logging.INFO):
+        assert cli.main(["run", "--config", str(config)]) == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line.lower()]
+    assert errors == [
+        f"baccarat run: error: {config}: [[displays]] table: luma.oled's ssd1306 does not support width = 100, "
+        "height = 64 (Unsupported display mode: 100 x 64)"
+    ]
+    assert not [r for r in caplog.records if "missing" in r.getMessage()], "a refused size is not a missing display"
+    ram = fakeos.PageRam("ssd1306", pages=4).feed(placard.writes)
+    assert placard.writes and not ram.on and not any(any(page) for page in ram.ram), "the placard ends blank and off"
+    assert linux.open_files == [], "every bus opened is closed again"
+    assert mock_factory.pin(17).state == 0 and mock_factory.pin(27).state == 0, "the status light is off"
+
+
+def test_a_display_that_does_not_answer_is_asked_about_its_settings_once(linux, monkeypatch):
+    """A display that keeps failing to open (retried every second) is not checked again each time."""
+    spec = DisplaySpec("placard", "ssd1306", "i2c", 128, 32, address=0x3E)  # no display at 0x3E
+    linux.i2c_bus(1)
+    asked = []
+    original = displays.check_spec
+    monkeypatch.setattr(displays, "check_spec", lambda s: asked.append(s) or original(s))
+    displays._problem.cache_clear()
+    for _ in range(3):
+        with pytest.raises(luma.core.error.DeviceNotFoundError):
+            displays.open_luma_device(spec)
+    displays._problem.cache_clear()
+    assert asked == [spec]
+    assert linux.open_files == []
 
 
 # -- the daemon, a loose wire mid-deal and SIGTERM ------------------------------------------------------

@@ -9,7 +9,7 @@ import random
 import warnings
 from pathlib import Path
 
-from baccarat_core import BaccaratError
+from baccarat_core import BaccaratError, BaccaratModule
 from baccarat_core.numbers import parse_count
 from baccarat_core.records import replace
 
@@ -99,11 +99,13 @@ def _run(args: argparse.Namespace) -> int:
         run_forever,
         setup_logging,
     )
-    from ..devices.displays import open_dummy_device, open_luma_device
+    from ..devices.displays import DisplayRefused, open_dummy_device, open_luma_device
 
     if not args.simulate and (args.gm or args.scale is not None):
         raise PropError("--gm and --scale are for the simulator: add --simulate")
-    config = check_displays(load_config(config_path(args.config)))
+    config = load_config(config_path(args.config))
+    if args.simulate:
+        check_displays(config)  # luma's dummy devices take any size: ask luma's real drivers
     if args.card_seconds is not None:
         config = replace(config, timing=replace(config.timing, card_seconds=args.card_seconds))
     if args.sound and config.sound.output == "none":  # the simulator through the PC's speakers
@@ -116,12 +118,15 @@ def _run(args: argparse.Namespace) -> int:
     secret = bool(config.mqtt and config.mqtt.password) or bool(web.get("password") or web.get("controller_token"))
     warn_if_readable(config.source, has_secret=secret)
     rng = random.Random()
-    module = restore_module(config, rng)
+
+    def restore() -> BaccaratModule | None:
+        return restore_module(config, rng)
+
     if args.simulate:
         from ..simulator import run_simulator
 
         daemon = build_daemon(
-            config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=rng, module=module
+            config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=rng, restore=restore
         )
         daemon.settled_listeners.append(resume_collection)
         from ..simulator.pins import PinDriver
@@ -136,14 +141,20 @@ def _run(args: argparse.Namespace) -> int:
                 close()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        # The displays are asked whether luma takes their settings only when something fails
+        # (open_luma_device), not before: building each luma device twice cost 2 ms of every start.
         try:
-            daemon = build_daemon(config, device_factory=open_luma_device, rng=rng, module=module)
+            daemon = build_daemon(config, device_factory=open_luma_device, rng=rng, restore=restore)
+        except DisplayRefused as error:
+            raise ConfigError(f"{config.source}: [[displays]] {error.role}: {error.problem}") from None
         except BadPinFactory as error:
+            check_displays(config)  # a display luma refuses is named first, as check-config names it
             raise PropError(
                 f"no GPIO pin factory works here ({error}); on a PC use --simulate; "
                 "on a Pi run scripts/start.sh (it installs python3-lgpio)"
             ) from None
         except GPIOZeroError as error:
+            check_displays(config)
             raise PropError(f"GPIO: {error}") from None
     for warning in caught:
         logging.getLogger("baccarat").info("gpiozero: %s", warning.message)

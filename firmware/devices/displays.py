@@ -3,6 +3,7 @@ and sending frames only when they change (:class:`Screen`)."""
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +15,7 @@ __all__ = [
     "COLOR_DRIVERS",
     "DRIVERS",
     "GREYSCALE_DRIVERS",
+    "DisplayRefused",
     "DisplaySpec",
     "Screen",
     "check_spec",
@@ -26,21 +28,43 @@ log = logging.getLogger("baccarat.displays")
 DeviceFactory = Callable[[DisplaySpec], Any]
 
 
+class DisplayRefused(Exception):
+    """luma refuses a display's driver, size, rotation or bus settings: a mistake in the
+    settings, which no retry mends (not a display that does not answer)."""
+
+    def __init__(self, role: str, problem: str) -> None:
+        super().__init__(f"{role}: {problem}")
+        self.role = role
+        self.problem = problem
+
+
 def open_luma_device(spec: DisplaySpec) -> Any:
-    """The real luma.oled device a display spec describes (it sends only what changed)."""
-    return oled.open_device(
-        spec.driver,
-        spec.interface,
-        width=spec.width,
-        height=spec.height,
-        rotate=spec.rotate,
-        port=spec.port,
-        address=spec.address,
-        device=spec.device,
-        dc=spec.dc,
-        reset=spec.reset,
-        bus_speed_hz=spec.bus_speed_hz,
-    )
+    """The real luma.oled device a display spec describes (it sends only what changed).
+
+    When the open fails, luma is asked about the settings (:func:`check_spec`, once per
+    spec): if it refuses them, :class:`DisplayRefused` is raised instead of the bus's
+    error, so a size the driver does not support is not mistaken for a missing display.
+    Asking only on failure spares every start building each device twice.
+    """
+    try:
+        return oled.open_device(
+            spec.driver,
+            spec.interface,
+            width=spec.width,
+            height=spec.height,
+            rotate=spec.rotate,
+            port=spec.port,
+            address=spec.address,
+            device=spec.device,
+            dc=spec.dc,
+            reset=spec.reset,
+            bus_speed_hz=spec.bus_speed_hz,
+        )
+    except Exception:
+        problem = _problem(spec)
+        if problem is not None:
+            raise DisplayRefused(spec.role, problem) from None
+        raise
 
 
 def open_dummy_device(spec: DisplaySpec) -> Any:
@@ -48,6 +72,11 @@ def open_dummy_device(spec: DisplaySpec) -> Any:
     from luma.core.device import dummy
 
     return dummy(width=spec.width, height=spec.height, rotate=spec.rotate, mode=spec.mode)
+
+
+@functools.cache
+def _problem(spec: DisplaySpec) -> str | None:
+    return check_spec(spec)  # a display that keeps failing to open is asked once
 
 
 def check_spec(spec: DisplaySpec) -> str | None:
@@ -99,6 +128,8 @@ class Screen(oled.Screen):
 
         try:
             device = factory(spec)
+        except DisplayRefused:  # the settings are wrong: for the caller to report, not to retry
+            raise
         except Exception as error:  # luma's errors, OSError, ImportError, ... (see hardware/README.md)
             later = oled.may_answer_later(error)
             log.error(
