@@ -8,8 +8,8 @@
 - :mod:`.listener`: ``SoundListener``, what the daemon calls.
 - :mod:`.settings`: the ``[sound]`` config section.
 
-Importing this package loads no sound or GPIO library, and not even the players
-until one is asked for (the config reads :mod:`.settings` on every start, and a
+Importing this package loads no sound or GPIO library, and not even the cues or
+the players until one is asked for (the config reads :mod:`.settings` on every start, and a
 prop without sound should not pay for ``subprocess`` and ``wave``);
 :func:`make_player` loads the one the settings name.
 """
@@ -20,15 +20,18 @@ import importlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-from .cues import BUZZER_MID_TONE, BUZZER_OCTAVES, BUZZER_SEQUENCES, CUES, CuePlanner, cues_for
 from .settings import OUTPUTS, SoundConfigError, SoundSettings, parse_sound_section
 
 if TYPE_CHECKING:
+    from .cues import BUZZER_MID_TONE, BUZZER_OCTAVES, BUZZER_SEQUENCES, CUES, CuePlanner, cues_for
     from .listener import SoundListener
     from .players import WAV_DIR, AlsaPlayer, BuzzerPlayer, NullPlayer, Player, Players, PygameMixerPlayer
 
 #: Names loaded on first use, and the module that has them.
 _LAZY = {
+    **dict.fromkeys(
+        ("BUZZER_MID_TONE", "BUZZER_OCTAVES", "BUZZER_SEQUENCES", "CUES", "CuePlanner", "cues_for"), ".cues"
+    ),
     "SoundListener": ".listener",
     **dict.fromkeys(
         ("WAV_DIR", "AlsaPlayer", "BuzzerPlayer", "NullPlayer", "Player", "Players", "PygameMixerPlayer"), ".players"
@@ -86,6 +89,8 @@ def make_player(settings: SoundSettings, pin_factory: Any = None, *, simulate: b
     if settings.output == "alsa":
         return AlsaPlayer(settings.device, settings.volume)
     from gpiozero import TonalBuzzer
+
+    from .cues import BUZZER_MID_TONE, BUZZER_OCTAVES
 
     try:
         buzzer = TonalBuzzer(settings.pin, mid_tone=BUZZER_MID_TONE, octaves=BUZZER_OCTAVES, pin_factory=pin_factory)
