@@ -19,7 +19,20 @@ from ..errors import PropError
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors and no usage dump."""
+    """argparse with one-line errors, no usage dump, and help text made only when shown:
+    ``epilog`` may be a function that returns it, and ``before_help`` is called once before
+    the help is first formatted (most runs, the service's above all, never show it)."""
+
+    before_help: Callable[[], None] | None = None
+
+    def format_help(self) -> str:
+        """The help, its lazy parts made first."""
+        hook, self.before_help = self.before_help, None
+        if hook is not None:
+            hook()
+        if callable(self.epilog):
+            self.epilog = self.epilog()
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
         """Exit 2 with one line (an argument thousands of characters long is cut short)."""
@@ -71,8 +84,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     (argparse looks up translations for each: 3 ms of the service's start-up)."""
     import importlib
 
-    from . import helptext
-
     parser = Parser(
         prog="baccarat",
         description="The Baccarat module prop (Keep Talking and Nobody Explodes): its daemon, simulator and tools.",
@@ -82,7 +93,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     names = [COMMAND_MODULES[command]] if command in COMMAND_MODULES else dict.fromkeys(COMMAND_MODULES.values())
     for name in names:
         importlib.import_module(f"{__name__}.{name}").add_commands(sub)
-    helptext.apply(parser, sub)
+
+    def explain() -> None:
+        from . import helptext
+
+        helptext.apply(parser, sub)
+
+    for each in (parser, *sub.choices.values()):
+        each.before_help = explain
     return parser
 
 

@@ -176,7 +176,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "run",
         help="run the prop (on a Pi), or the simulator with --simulate",
         description="Run the prop until SIGTERM, or with --simulate the simulator until you quit it.",
-        epilog=_run_epilog(),
+        epilog=_run_epilog,  # made when the help is shown (cli.Parser)
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument("--config", help=f"config file (default {SYSTEM_CONFIG} if present, else the reference build's)")
