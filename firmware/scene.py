@@ -9,7 +9,7 @@ the bets display needs nothing but the module.
 
 from __future__ import annotations
 
-from PIL import Image, ImageOps
+from PIL import Image
 
 from baccarat_core import BaccaratModule, TableLimits
 from baccarat_core import events as ev
@@ -127,4 +127,4 @@ def invert(image: Image.Image) -> Image.Image:
     """Lit pixels dark and dark pixels lit, in the image's own mode."""
     if image.mode == "1":
         return image.point(lambda value: 0 if value else 255)
-    return ImageOps.invert(image)
+    return image.point(list(range(255, -1, -1)) * len(image.getbands()))  # ImageOps.invert's table

@@ -5,11 +5,12 @@ from __future__ import annotations
 import random
 
 import pytest
+from PIL import Image
 
 from baccarat_core import BaccaratModule, Edgework, TableLimits
 from baccarat_core import events as ev
 from firmware.render import BetsView
-from firmware.scene import RoundOnTable, compose, render_view, result_text
+from firmware.scene import RoundOnTable, compose, invert, render_view, result_text
 
 
 def module(seed: int = 3) -> BaccaratModule:
@@ -118,3 +119,17 @@ def test_render_view_refuses_an_unknown_role_or_a_mismatched_view():
         render_view("table", BetsView(), (128, 64), "1")
     image = render_view("bets", scene.bets, (128, 64), "1")
     assert image.size == (128, 64) and image.getbbox() is not None
+
+
+@pytest.mark.parametrize("mode", ["1", "L", "RGB"])
+def test_invert_gives_imageops_pixels_in_every_mode(mode):
+    """``invert`` (identify) without importing ImageOps: the same pixels as ``ImageOps.invert``."""
+    from PIL import ImageOps
+
+    rng = random.Random(mode)
+    size = {"1": 16, "L": 128, "RGB": 384}[mode]  # bytes of a 16x8 image
+    image = Image.frombytes(mode, (16, 8), bytes(rng.randrange(256) for _ in range(size)))
+    inverted = invert(image)
+    assert inverted.mode == mode
+    assert inverted.tobytes() == ImageOps.invert(image).tobytes()
+    assert inverted.tobytes() != image.tobytes()
