@@ -41,9 +41,10 @@ import sys
 import types
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 from PIL import Image
+
+from baccarat_core.records import record
 
 # ioctl requests of uapi/linux/i2c-dev.h
 I2C_SLAVE = 0x0703
@@ -75,7 +76,7 @@ def i2c_seconds(wire_bytes: int, hz: int = 400_000) -> float:
     return wire_bytes * 9 / hz
 
 
-@dataclass(frozen=True)
+@record
 class Write:
     """One transfer as it left the controller."""
 
@@ -182,7 +183,7 @@ class I2cBus:
         target._transfer(control if control is not None else -1, payload)
 
 
-@dataclass
+@record(frozen=False)
 class _OpenFile:
     path: str
     bus: I2cBus
