@@ -761,9 +761,6 @@ def test_a_display_that_does_not_answer_is_asked_about_its_settings_once(linux, 
 
 
 # -- the daemon, a loose wire mid-deal and SIGTERM ------------------------------------------------------
-# This branch still has the flat layout (firmware/displays.py); ``BridgeScreen`` is the Screen that
-# NOTES-bus.md proposes for firmware/devices/displays.py, on this branch's DisplayConfig. Once the
-# integrator has replaced Screen, drop the bridge and the monkeypatch: the test stays as it is.
 
 
 def test_a_loose_table_wire_mid_deal_the_game_goes_on_and_sigterm_blanks_what_answers(monkeypatch, rig_factory, caplog):
