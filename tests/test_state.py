@@ -98,6 +98,28 @@ def test_keeper_writes_only_when_the_snapshot_changes(tmp_path, monkeypatch):
     assert saved(path) == module.snapshot()
 
 
+def test_a_restored_game_that_resumes_unchanged_is_not_written_again(tmp_path, monkeypatch):
+    """A start after a restart spares the write and its fsyncs when the file already holds the game;
+    a file that holds something else (another game, damage) is written as before."""
+    path = tmp_path / "state.json"
+    config = make_config(state={"file": str(path)})
+    module = BaccaratModule(config.edgework, config.limits, rng=random.Random(1), first_color="red")
+    module.start()
+    state_store.StateKeeper(path, config)([], module)
+    writes = []
+    real = state_store.write_atomic
+    monkeypatch.setattr(state_store, "write_atomic", lambda p, t: (writes.append(t), real(p, t)))
+    restored = restore_module(config, random.Random(2))
+    state_store.StateKeeper(path, config)(restored.resume(), restored)
+    assert writes == [], "the file already holds this game"
+    restored.arrow("right")
+    state_store.StateKeeper(path, config)([], restored)
+    assert len(writes) == 1 and saved(path) == restored.snapshot()
+    path.write_text("damaged\n")
+    state_store.StateKeeper(path, config)([], restored)
+    assert len(writes) == 2 and saved(path) == restored.snapshot()
+
+
 def test_unwritable_state_file_is_reported_once_and_the_game_goes_on(tmp_path, caplog):
     blocker = tmp_path / "file"
     blocker.write_text("")

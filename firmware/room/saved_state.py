@@ -110,6 +110,14 @@ def read_state(path: Path, *, max_bytes: int = MAX_STATE_BYTES) -> bytes:
     return b"".join(chunks)
 
 
+def _on_disk(path: Path) -> str | None:
+    """The snapshot text the state file holds (without its last newline), or None if unreadable."""
+    try:
+        return read_state(path).decode("utf-8").removesuffix("\n")
+    except (OSError, BaccaratError, UnicodeDecodeError):
+        return None
+
+
 def load_module(path: Path, config: Config, rng: random.Random) -> BaccaratModule:
     """The module saved in ``path``; raises OSError or BaccaratError with the reason."""
     data = strict.loads(read_state(path), "the file")
@@ -161,7 +169,9 @@ class StateKeeper:
     def __init__(self, path: Path, config: Config, *, background: bool = False) -> None:
         self.path = path
         self.fingerprint = fingerprint(config)
-        self._last: str | None = None
+        # What the file holds now: a restored game that resumes unchanged is not written again
+        # (a start spared a write and two fsyncs before "ready", slow on an SD card).
+        self._last: str | None = _on_disk(path)
         self._failing = False
         self._background = background
         self._cond = threading.Condition()
