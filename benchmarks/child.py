@@ -30,9 +30,8 @@ def _dump_threads(path: str) -> None:
 
 def main(argv: list[str]) -> int:
     """Install the recorded bus, then run the daemon as the service does."""
-    # `baccarat run` turns Python's cyclic collector off until "ready" and imports gpiozero,
-    # Pillow and the bus libraries inside it; the fakes below import them before it, so the
-    # collector goes off here first, as it would be for those imports in the service.
+    # The `baccarat` console script turns Python's cyclic collector off for `run` before its
+    # first import, until "ready" (firmware/console.py); so does this stand-in, before its fakes.
     gc.disable()
     from tests import fakeos
 
@@ -41,7 +40,7 @@ def main(argv: list[str]) -> int:
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
     Device.pin_factory = MockFactory(pin_class=MockPWMPin)
-    from firmware.cli import main as baccarat
+    from firmware.console import main as baccarat
 
     # Where the displays are, read from the TOML with the config's defaults; the daemon checks
     # the file itself (load_config here would count the config's validation twice).

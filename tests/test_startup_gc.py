@@ -97,3 +97,37 @@ def test_a_start_that_fails_leaves_the_collector_on(collector, tmp_path: Path, c
     assert cli.main(["run", "--config", str(broken)]) == 2
     assert "width" in capsys.readouterr().err
     assert gc.isenabled()
+
+
+# The console script, with a finder that notes the collector's state when firmware.cli is first imported.
+CONSOLE = textwrap.dedent(
+    """
+    import gc, sys
+    sys.path.insert(0, {root!r})
+
+    class Watch:
+        def find_spec(self, name, path=None, target=None):
+            if name == "firmware.cli":
+                print("cli imported with the collector", "on" if gc.isenabled() else "off", flush=True)
+            return None
+
+    sys.meta_path.insert(0, Watch())
+    from firmware.console import main
+    sys.argv = ["baccarat", *{args!r}]
+    code = main()
+    print("then", "on" if gc.isenabled() else "off", code, flush=True)
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "during"),
+    [(["run", "--config", "/nonexistent/config.toml"], "off"), (["check-config", "/nonexistent/config.toml"], "on")],
+)
+def test_the_console_script_turns_the_collector_off_before_the_first_import_of_run(args, during):
+    """`baccarat run` imports the command line and the config's modules with the collector off;
+    other commands leave it alone; whatever happens, it is on again afterwards."""
+    script = CONSOLE.format(root=str(ROOT), args=args)
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines() == [f"cli imported with the collector {during}", "then on 2"], done.stderr
+    assert "/nonexistent/config.toml" in done.stderr
