@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 import reprlib
-import unicodedata
 
 from .errors import BaccaratError
 
@@ -120,6 +119,8 @@ def _printable(text: str) -> str:
     """Control characters, line and paragraph separators and lone surrogates as escapes."""
     if text.isprintable():
         return text
+    import unicodedata  # only for text that is not printable (most messages never get here)
+
     return "".join(
         c if c == " " or unicodedata.category(c) not in ("Cc", "Cf", "Cs", "Zl", "Zp", "Cn") else f"\\u{ord(c):04x}"
         for c in text

@@ -817,3 +817,7 @@ def test_a_loose_table_wire_mid_deal_the_game_goes_on_and_sigterm_blanks_what_an
         assert [r.getMessage().split(":")[0] for r in caplog.records if "did not blank" in r.getMessage()] == [
             "display table did not blank"
         ]
+
+
+def test_the_bit_reversal_table_reverses_every_byte():
+    assert devices_oled._REVERSED_BITS == bytes(int(f"{i:08b}"[::-1], 2) for i in range(256))

@@ -101,7 +101,9 @@ def describe_bus_error(error: BaseException) -> str:
 
 # -- sending only what changed: page-addressed monochrome controllers ---------------------------
 
-_REVERSED_BITS = bytes(int(f"{i:08b}"[::-1], 2) for i in range(256))
+#: Each byte with its bits in reverse order ("Bit Twiddling Hacks": reverse a byte in three
+#: operations with 64-bit arithmetic; a test compares it with the reversed binary digits).
+_REVERSED_BITS = bytes((i * 0x0202020202 & 0x010884422010) % 1023 for i in range(256))
 
 
 def _page_bytes(image: Image.Image, pages: int) -> list[bytes]:
