@@ -66,8 +66,13 @@ def check_displays(config: Config) -> Config:
     for spec in config.displays:
         problem = check_spec(spec)
         if problem is not None:
-            raise ConfigError(f"{config.source}: [[displays]] {spec.role}: {problem}")
+            raise display_error(config, spec.role, problem)
     return config
+
+
+def display_error(config: Config, role: str, problem: str) -> ConfigError:
+    """The one line for a display luma refuses, naming the file and the role."""
+    return ConfigError(f"{config.source}: [[displays]] {role}: {problem}")
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
@@ -146,7 +151,7 @@ def _run(args: argparse.Namespace) -> int:
         try:
             daemon = build_daemon(config, device_factory=open_luma_device, rng=rng, restore=restore)
         except DisplayRefused as error:
-            raise ConfigError(f"{config.source}: [[displays]] {error.role}: {error.problem}") from None
+            raise display_error(config, error.role, error.problem) from None
         except BadPinFactory as error:
             check_displays(config)  # a display luma refuses is named first, as check-config names it
             raise PropError(

@@ -38,6 +38,21 @@ class DisplayRefused(Exception):
         self.problem = problem
 
 
+def _settings(spec: DisplaySpec) -> dict[str, Any]:
+    """The size and bus settings :func:`oled.open_device` and :func:`oled.check_display` take."""
+    return {
+        "width": spec.width,
+        "height": spec.height,
+        "rotate": spec.rotate,
+        "port": spec.port,
+        "address": spec.address,
+        "device": spec.device,
+        "dc": spec.dc,
+        "reset": spec.reset,
+        "bus_speed_hz": spec.bus_speed_hz,
+    }
+
+
 def open_luma_device(spec: DisplaySpec) -> Any:
     """The real luma.oled device a display spec describes (it sends only what changed).
 
@@ -47,19 +62,7 @@ def open_luma_device(spec: DisplaySpec) -> Any:
     Asking only on failure spares every start building each device twice.
     """
     try:
-        return oled.open_device(
-            spec.driver,
-            spec.interface,
-            width=spec.width,
-            height=spec.height,
-            rotate=spec.rotate,
-            port=spec.port,
-            address=spec.address,
-            device=spec.device,
-            dc=spec.dc,
-            reset=spec.reset,
-            bus_speed_hz=spec.bus_speed_hz,
-        )
+        return oled.open_device(spec.driver, spec.interface, **_settings(spec))
     except Exception:
         problem = _problem(spec)
         if problem is not None:
@@ -82,19 +85,7 @@ def _problem(spec: DisplaySpec) -> str | None:
 def check_spec(spec: DisplaySpec) -> str | None:
     """Luma's objection to this display's driver, size, rotation or bus settings, or None
     (asks luma by building the device on a bus that goes nowhere)."""
-    return oled.check_display(
-        spec.driver,
-        spec.interface,
-        spec.width,
-        spec.height,
-        spec.rotate,
-        address=spec.address,
-        port=spec.port,
-        device=spec.device,
-        dc=spec.dc,
-        reset=spec.reset,
-        bus_speed_hz=spec.bus_speed_hz,
-    )
+    return oled.check_display(spec.driver, spec.interface, **_settings(spec))
 
 
 class Screen(oled.Screen):
