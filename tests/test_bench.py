@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
 
@@ -34,5 +36,9 @@ def test_the_benchmark_reports_bytes_and_times_for_every_input_and_display():
     bus = report["bus_ms"]["chip press"]["bets"]
     assert bus["i2c_400k"]["mean"] > bus["i2c_1m"]["mean"] > bus["spi_8m"]["mean"] > 0
     assert report["idle"]["exit_code"] == 0 and report["idle"]["rss_mb"] > 0
-    assert report["startup"]["ready_ms"] > report["startup"]["floor_ms"] > 0
+    start = report["startup"]
+    assert start["ready_ms"] > start["floor_ms"] > 0
+    assert start["required_floor_ms"] > 0 and start["required_ratio"] == pytest.approx(
+        start["required_floor_ms"] / start["floor_ms"]
+    )
     assert {t["measure"] for t in report["targets"]} >= {"chip press to frame, p99", "start-up against the floor"}
