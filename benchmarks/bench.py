@@ -50,10 +50,10 @@ if str(ROOT) not in sys.path:
 INPUTS = ("chip press", "arrow", "hold", "deal")
 CLOCKS = {"i2c_400k": ("i2c", 400_000), "i2c_1m": ("i2c", 1_000_000), "spi_8m": ("spi", 8_000_000)}
 FLOOR_IMPORTS = "import gpiozero, luma.oled.device, PIL.Image"
-# The floor plus what the issue itself asks the daemon to load before "ready": logging on, the
-# command line, the TOML config, the JSON state file, smbus2 under luma's i2c, the benchmark's
-# mock pins (lgpio's on a Pi) and Pillow's drawing with its default bitmap font. Not a target:
-# it shows how much of the 1.3x budget is the project's own (benchmarks/README.md, "Start-up").
+# The floor plus what the daemon must load before "ready" whatever its own code does: logging
+# on, the command line, the TOML config, the JSON state file, smbus2 under luma's i2c, the
+# benchmark's mock pins (lgpio's on a Pi) and Pillow's drawing with its built-in bitmap font.
+# Not a target: it shows how much of the 1.3x budget is the project's own (benchmarks/README.md).
 REQUIRED_IMPORTS = (
     f"{FLOOR_IMPORTS}, logging, argparse, tomllib, json, smbus2, gpiozero.pins.mock, PIL.ImageDraw, "
     "PIL.ImageFont; getattr(PIL.ImageFont, 'load_default_imagefont', PIL.ImageFont.load_default)()"
