@@ -1,7 +1,10 @@
-"""Random edgework in the core: bombs drawn as the game draws them, game after game."""
+"""Random edgework in the core: bombs drawn as the game draws them, game after game, and the deck
+the module deals for one equal to what `baccarat deck --seed` prints."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import random
 import re
@@ -11,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from baccarat_core import BaccaratError, BaccaratModule, Edgework, EdgeworkError, TableLimits, build_deck
+from baccarat_core import COLORS, BaccaratError, BaccaratModule, Edgework, EdgeworkError, TableLimits, build_deck
 from baccarat_core import events as ev
 from baccarat_core.bomb import (
     INDICATOR_LABELS,
@@ -20,12 +23,15 @@ from baccarat_core.bomb import (
     RandomBombs,
     draw_bomb,
 )
+from baccarat_core.limits import MAXIMA
 from baccarat_core.strict import MAX_SEED
+from firmware import cli
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 #: The game's pattern: two letters or digits, a digit, two letters, a digit; never O or Y.
 SERIAL = re.compile(r"[A-NP-XZ0-9]{2}[0-9][A-NP-XZ]{2}[0-9]")
+LIMITS = [(low, high) for low, rows in MAXIMA.items() for row in rows for high in row]
 
 seeds = st.integers(min_value=0, max_value=MAX_SEED)
 games = st.integers(min_value=1, max_value=10_000)
@@ -266,3 +272,35 @@ def test_a_bad_game_number_or_flag_in_a_saved_game_is_refused(key, value, messag
 def test_a_module_needs_edgework_or_bombs():
     with pytest.raises(BaccaratError, match="needs edgework"):
         BaccaratModule(None)
+
+
+# -- against the rules: the deck the prop deals is the deck `baccarat deck --seed` prints ------------
+
+
+def _deck_command(*argv: str) -> dict:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        assert cli.main(["deck", *argv, "--json"]) == 0
+    return json.loads(out.getvalue())
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=seeds,
+    resets=st.integers(min_value=0, max_value=4),
+    limits=st.sampled_from(LIMITS),
+    color=st.sampled_from(COLORS),
+)
+def test_the_deck_dealt_for_a_drawn_bomb_is_the_deck_the_cheat_sheet_prints(seed, resets, limits, color):
+    low, high = limits
+    module = BaccaratModule(
+        None, TableLimits(low, high), rng=random.Random(seed), first_color=color, bombs=RandomBombs(seed)
+    )
+    module.start()
+    for _ in range(resets):
+        module.reset(TableLimits(low, high))
+    deck = module.deck
+    printed = _deck_command(
+        "--seed", str(seed), "--game", str(module.game), "--min", str(low), "--max", str(high), "--color", deck.color
+    )
+    assert printed == deck.to_dict()
