@@ -1,17 +1,21 @@
 """Random edgework: a bomb drawn the way the game draws one.
 
-The game's widget generator is not published; the Keep Talking mod kit's test
-harness reproduces it and is what the community cites (keeptalkinggame/ktanemodkit,
-``Assets/TestHarness/TestHarness.cs`` ``SetupEdgework`` and ``Widgets/SerialNumber.cs``,
-``PortWidget.cs``, ``IndicatorWidget.cs``, ``BatteryWidget.cs``; Timwi's
-``KtaneStuff/Src/Edgework.cs`` draws the same). What it does, and what is drawn here:
+The game's own source is not published. What the community works from is the
+Keep Talking mod kit's test harness (keeptalkinggame/ktanemodkit,
+``Assets/TestHarness/TestHarness.cs`` ``SetupEdgework``: five widgets, each
+``Random.Range(0, 3)``; ``Widgets/SerialNumber.cs``, whose 35-entry
+``SerialNumberPossibleCharArray`` is the game's table; ``PortWidget.cs``,
+``IndicatorWidget.cs``, ``BatteryWidget.cs``), and Timwi's ``KtaneStuff/Src/Edgework.cs``,
+which draws the same bombs for his module generators. They agree on every point
+below; this module follows them:
 
 - **Serial number**: six characters in the pattern "letter or digit, letter or digit,
   digit, letter, letter, digit", each drawn uniformly from the game's character table
-  :data:`SERIAL_CHARACTERS`. The table has no O (it reads like a zero) and no Y (a vowel
-  in some languages and not in others): its fifteenth entry, where O would be, is a
-  second E, so E is drawn twice as often as any other letter. Vowels are not left out
-  (A, E, I and U all occur; rules of other modules ask for them).
+  :data:`SERIAL_CHARACTERS`. The table has no O and no Y (the usual explanation: O reads
+  as a zero, and Y is a vowel in some languages and not in others); its fifteenth entry,
+  where O would be, is a second E, so E is drawn twice as often as any other letter.
+  Vowels are not left out (A, E, I and U all occur; rules of other modules ask for them),
+  nor is any other letter.
 - **Five widgets**, each uniformly one of:
 
   - a **battery holder**: a pair of AA cells or one D cell, even odds;
