@@ -41,6 +41,14 @@ MAX_TABLE_MAXIMUM = 1_000_000
 MAX_PORTS = 64
 #: Most indicators on a bomb, lit and unlit together.
 MAX_INDICATORS = 32
+#: Most port plates on a bomb (empty ones included).
+MAX_PLATES = 64
+#: Most battery holders on a bomb.
+MAX_BATTERY_HOLDERS = 32
+#: Largest ``[edgework] seed`` (TOML's largest whole number).
+MAX_SEED = 2**63 - 1
+#: Most games a saved game may count since the first start.
+MAX_GAMES = 1_000_000_000
 #: Longest command id (a string) echoed in a reply.
 MAX_ID_LENGTH = 64
 #: Largest command id (a whole number): JSON's safe integers.

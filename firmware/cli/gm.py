@@ -141,9 +141,12 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"{doc['cards_left']} cards left (appeared with {doc['deck_solved']} solved)"
     )
     print(f"bets: {bets}; active chip {format_dollars(doc['denomination'])}")
+    batteries = f", battery holders {', '.join(e['batteries'])}" if e.get("batteries") else ""
+    drawn = f" (drawn at random for game {doc.get('game')})" if doc.get("edgework_drawn") else ""
     print(
         f"edgework: serial {e['serial']}, ports {', '.join(e['ports']) or 'none'}, lit "
-        f"{', '.join(e['lit']) or 'none'}, unlit {', '.join(e['unlit']) or 'none'}, {e['solved']} solved"
+        f"{', '.join(e['lit']) or 'none'}, unlit {', '.join(e['unlit']) or 'none'}{batteries}, "
+        f"{e['solved']} solved{drawn}"
     )
     return 0
 

@@ -33,7 +33,7 @@ COMMANDS: dict[str, frozenset[str]] = {
     "reset": frozenset({"min", "max"}),
     "force_solve": frozenset(),
     "set_limits": frozenset({"min", "max"}),
-    "set_edgework": frozenset({"serial", "ports", "lit", "unlit", "solved"}),
+    "set_edgework": frozenset({"serial", "ports", "lit", "unlit", "solved", "batteries", "plates"}),
     "set_solved": frozenset({"solved"}),
     "hint": frozenset(),
     "status": frozenset(),
@@ -113,7 +113,7 @@ def parse_words(text: str) -> Command:
 
 
 def _word_value(key: str, value: str) -> Any:
-    if key in ("ports", "lit", "unlit"):
+    if key in ("ports", "lit", "unlit", "batteries"):
         return [v for v in value.split(",") if v]
     if key in ("min", "max", "solved"):
         try:
@@ -274,6 +274,8 @@ def state_document(module: BaccaratModule) -> dict[str, Any]:
         "bets": module.bets(),
         "stacks": {area: list(module.stacks[area]) for area in AREAS},
         "edgework": module.edgework.to_dict(),
+        "edgework_drawn": module.edgework_drawn,
+        "game": module.game,
         "deck_solved": deck.solved if deck else None,
     }
 

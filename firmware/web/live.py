@@ -69,7 +69,7 @@ def words(doc: dict[str, Any]) -> dict[str, Any]:
         f"(Tie and the pairs) {_dimes(low)} - {_dimes(high)}",
         "edgework": f"serial {edgework.get('serial', '?')}; ports {names('ports')}; lit {names('lit')}; "
         f"unlit {names('unlit')}; {solved_on_bomb} module{'s' if solved_on_bomb != 1 else ''} "
-        "solved on the bomb",
+        "solved on the bomb" + (f" (drawn at random for game {doc.get('game')})" if doc.get("edgework_drawn") else ""),
         "deck": (
             f"{deck} deck, {doc.get('cards_left')} cards left (dealt for {doc.get('deck_solved')} solved)"
             if deck
