@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import cast
 
 from .errors import BaccaratError, EdgeworkError
 from .numbers import check_count, show_value
@@ -182,7 +183,9 @@ class Edgework:
         serial = data["serial"]
         if not isinstance(serial, str):
             raise EdgeworkError(f"serial {show_value(serial)} must be 1 to 6 letters or digits")
-        return cls(serial, lists["ports"], lists["lit"], lists["unlit"], data.get("solved", 0))
+        # The solved count is checked by __post_init__ (check_solved), after the serial, as for every caller.
+        solved = cast(int, data.get("solved", 0))
+        return cls(serial, lists["ports"], lists["lit"], lists["unlit"], solved)
 
 
 def _label(label: str, kind: str) -> str:

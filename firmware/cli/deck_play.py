@@ -12,11 +12,12 @@ from typing import BinaryIO, TextIO
 from baccarat_core import BaccaratError, BaccaratModule, Edgework, TableLimits, build_deck, strict
 from baccarat_core.deck import COLORS, check_color
 from baccarat_core.edgework import split_list
-from baccarat_core.inputs import parse_input
+from baccarat_core.events import Event
+from baccarat_core.inputs import Input, parse_input
 from baccarat_core.numbers import parse_count, parse_dollars
 from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 
-from . import arg_type
+from . import Parser, arg_type
 
 
 def add_edgework_arguments(parser: argparse.ArgumentParser, *, limits_required: bool) -> None:
@@ -86,9 +87,10 @@ def bounded_lines(stream: BinaryIO, limit: int = strict.MAX_BYTES) -> Iterator[b
         yield line
 
 
-def parse_line(line: str | bytes) -> object:
+def parse_line(line: str | bytes) -> Input:
     """One ``baccarat play`` line: strict JSON (size, UTF-8, depth, no NaN), then :func:`parse_input`."""
-    return parse_input(strict.loads(line.rstrip(b"\r\n" if isinstance(line, bytes) else "\r\n"), "line"))
+    text = line.rstrip(b"\r\n") if isinstance(line, bytes) else line.rstrip("\r\n")
+    return parse_input(strict.loads(text, "line"))
 
 
 def run_session(
@@ -103,7 +105,7 @@ def run_session(
     """Feed each input line to a module; write each event as one JSON line."""
     module = BaccaratModule(edgework, limits, rng=random.Random(seed), first_color=color)
 
-    def emit(events: list) -> None:
+    def emit(events: list[Event]) -> None:
         for event in events:
             out.write(json.dumps(event.to_dict()) + "\n")
         out.flush()
@@ -118,14 +120,14 @@ def run_session(
             err.write(f"baccarat play: line {number}: {strict.one_line(str(error), 200)}\n")
             err.flush()
             continue
-        emit(module.handle(action))  # type: ignore[arg-type]
+        emit(module.handle(action))
     return 0
 
 
 seed_number = arg_type(lambda t: parse_count(t, "seed"))
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     """Register ``deck`` and ``play``."""
     color = arg_type(check_color)
     deck = sub.add_parser("deck", help="print the deck that would appear now")
