@@ -235,9 +235,10 @@ def _build(cls: type, frozen: bool, slots: bool) -> type:
     fields = _collect_fields(cls)
     if slots:
         cls = _with_slots(cls, fields)
+    # Attributes the record builder adds to the class (here and in replace): mypy cannot know them.
     cls.__record_fields__ = fields  # type: ignore[attr-defined]
     cls.__record_frozen__ = frozen  # type: ignore[attr-defined]
-    # setattr: mypy takes a class's __match_args__ (and __getstate__ below) as fixed; this class is being built
+    # setattr: mypy takes a class's __match_args__ (and __getstate__ below) as fixed; this one is being built
     setattr(cls, "__match_args__", tuple(spec.name for spec in fields))  # noqa: B010
     methods = _make_methods(cls, fields, frozen)
     for name in ("__setattr__", "__delattr__"):
@@ -256,7 +257,7 @@ def _build(cls: type, frozen: bool, slots: bool) -> type:
         cls.__hash__ = None  # type: ignore[assignment]  # mutable and compared by value, as dataclasses
     if slots and frozen:
         setattr(cls, "__getstate__", _getstate)  # noqa: B010
-        cls.__setstate__ = _setstate  # type: ignore[attr-defined]
+        setattr(cls, "__setstate__", _setstate)  # noqa: B010
     return cls
 
 
