@@ -12,7 +12,7 @@ import math
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from baccarat_core import BaccaratError, Edgework, TableLimits, strict
 from baccarat_core.bomb import RandomBombs
@@ -175,9 +175,15 @@ class _Section:
                 raise self.fail(key, problem)
         return value
 
-    def gpio(self, key: str, default: Any = ...) -> int:
-        """A BCM GPIO number on the 40-pin header."""
-        return self.get(key, int, default, check=_gpio_problem)
+    @overload
+    def gpio(self, key: str, default: int = ...) -> int: ...
+    @overload
+    def gpio(self, key: str, default: None) -> int | None: ...
+
+    def gpio(self, key: str, default: Any = ...) -> int | None:
+        """A BCM GPIO number on the 40-pin header (``default`` when absent, None included)."""
+        pin: int | None = self.get(key, int, default, check=_gpio_problem)
+        return pin
 
     def finish(self) -> None:
         """Refuse any key nobody asked for."""
@@ -614,7 +620,8 @@ def pin_uses(config: Config) -> list[PinUse]:
     uses += [PinUse(pin, f"[sound] {key}", "sound") for key, pin in config.sound.pins.items()]
     for d in config.displays:
         if d.interface == "spi":
-            uses.append(PinUse(d.dc, f"[{d.role} display] dc", "display"))
+            if d.dc is not None:  # always, from the loader
+                uses.append(PinUse(d.dc, f"[{d.role} display] dc", "display"))
             if d.reset is not None:
                 uses.append(PinUse(d.reset, f"[{d.role} display] reset", "display"))
     return uses

@@ -16,6 +16,7 @@ import random
 import stat
 import tempfile
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ VERSION = 1
 MAX_STATE_BYTES = strict.MAX_BYTES
 
 
-def state_path(config: Config, env: dict[str, str] | None = None) -> Path | None:
+def state_path(config: Config, env: Mapping[str, str] | None = None) -> Path | None:
     """Where the state lives: ``[state] file``; else systemd's ``$STATE_DIRECTORY``,
     ``/var/lib/baccarat`` when writable, or ``~/.local/state/baccarat``.
     ``file = ""`` turns saving off (None)."""

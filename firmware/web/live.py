@@ -19,7 +19,7 @@ from typing import Any
 
 from PIL import Image
 
-from baccarat_core.limits import format_dollars
+from baccarat_core.numbers import format_dollars
 
 from .backend import ConsoleBackend
 
@@ -131,7 +131,7 @@ class LiveHub:
         self._scheduled = False
         self._frames: dict[str, tuple[Image.Image, str]] = {}
         self._lights: dict[str, Any] | None = None
-        self._light_task: asyncio.Task | None = None
+        self._light_task: asyncio.Task[None] | None = None
         self._log_seq = 0
         backend.subscribe(self.changed)
         backend.subscribe_sounds(self.sounds)
