@@ -353,18 +353,17 @@ class BaccaratModule:
         return "no bet on Player or Banker"
 
     def _limits_problem(self, bets: dict[str, int]) -> str | None:
-        lo, hi = self.limits.minimum, self.limits.maximum
         for area in MAIN_AREAS:
             if bets[area] and not self.limits.allows(bets[area]):
                 return (
                     f"{_AREA_NAMES[area]} bet {format_dollars(bets[area])} is outside the limits "
-                    f"{format_dollars(lo)} - {format_dollars(hi)}"
+                    f"{self.limits.placard()}"
                 )
         for area in SIDE_AREAS:
             if bets[area] and not self.limits.allows_side(bets[area]):
                 return (
                     f"{_AREA_NAMES[area]} bet {format_dollars(bets[area])} is outside the side-bet "
-                    f"limits {format_cents(lo * 10)} - {format_cents(hi * 10)}"
+                    f"limits {self.limits.side_placard()}"
                 )
         return None
 

@@ -27,6 +27,8 @@ log = logging.getLogger("baccarat.commands")
 
 #: Longest error text in a reply or a log line (the offending values in it are cut shorter still).
 MAX_ERROR = 240
+#: How long a front end waits for a command's reply (a deal in progress holds a command a few seconds).
+COMMAND_TIMEOUT = 30.0
 
 #: Every command, with the argument keys it accepts.
 COMMANDS: dict[str, frozenset[str]] = {
@@ -58,10 +60,16 @@ class Command:
     keep_solved: bool = True
 
 
-def command_name(text: object) -> str:
-    """``force-solve``, ``Force_Solve`` -> ``force_solve``; unknown names are errors."""
+def known_command(text: object) -> str | None:
+    """``force-solve``, ``Force_Solve`` -> ``force_solve``; None when ``text`` names no command."""
     name = text.strip().lower().replace("-", "_") if isinstance(text, str) else None
-    if name not in COMMANDS:
+    return name if name in COMMANDS else None
+
+
+def command_name(text: object) -> str:
+    """The command ``text`` names (:func:`known_command`); unknown names are errors."""
+    name = known_command(text)
+    if name is None:
         raise CommandError(f"unknown command {show_value(text)} (known: {', '.join(COMMANDS)})")
     return name
 
@@ -230,12 +238,7 @@ class GameMaster:
 
 
 def _reply(request_id: Any, name: Any, *, result: Any = None, error: str | None = None) -> dict[str, Any]:
-    known = isinstance(name, str) and name.strip().lower().replace("-", "_") in COMMANDS
-    reply: dict[str, Any] = {
-        "id": request_id,
-        "ok": error is None,
-        "command": name.strip().lower().replace("-", "_") if known else None,
-    }
+    reply: dict[str, Any] = {"id": request_id, "ok": error is None, "command": known_command(name)}
     if error is None:
         reply["result"] = result
     else:

@@ -32,9 +32,18 @@ VERSION = 1
 MAX_STATE_BYTES = strict.MAX_BYTES
 
 
+def private_dir(env: dict[str, str] | None = None) -> Path:
+    """The user's own directory for the prop, when no system directory serves:
+    ``$XDG_STATE_HOME/baccarat``, else ``~/.local/state/baccarat`` (the state file, and the
+    control socket where no runtime directory exists)."""
+    env = os.environ if env is None else env
+    base = Path(env.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    return base / "baccarat"
+
+
 def state_path(config: Config, env: dict[str, str] | None = None) -> Path | None:
     """Where the state lives: ``[state] file``; else systemd's ``$STATE_DIRECTORY``,
-    ``/var/lib/baccarat`` when writable, or ``~/.local/state/baccarat``.
+    ``/var/lib/baccarat`` when writable, or ``state.json`` in :func:`private_dir`.
     ``file = ""`` turns saving off (None)."""
     env = os.environ if env is None else env
     if config.state_file is not None:
@@ -44,8 +53,7 @@ def state_path(config: Config, env: dict[str, str] | None = None) -> Path | None
     system = Path("/var/lib/baccarat")
     if system.is_dir() and os.access(system, os.W_OK):
         return system / "state.json"
-    base = Path(env.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-    return base / "baccarat" / "state.json"
+    return private_dir(env) / "state.json"
 
 
 def fingerprint(config: Config) -> dict[str, Any]:

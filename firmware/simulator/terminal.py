@@ -16,14 +16,13 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ..daemon import Daemon
+from ..devices.wiring import ROLES
 from .braille import braille_lines
 from .compose import light_states
 from .keys import KEY_MAP_LINES, action_for, press_length
 from .pins import PinDriver
 from .screenlog import RecentLog
 from .textview import MIN_SIZE, Snapshot, take_snapshot, terminal_is_utf8, text_lines, too_small_lines
-
-ROLES = ("placard", "table", "bets")
 
 #: Log lines the braille view shows at least.
 BRAILLE_LOG_LINES = 3

@@ -26,14 +26,11 @@ from PIL import Image
 from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
 from baccarat_core.cheatsheet import cheat_sheet
-from baccarat_core.rounds import AREAS
 
 from ..daemon import Daemon
+from ..devices.wiring import ROLES
 from ..room.commands import GameMaster, hint, state_document
 from ..sound.cues import CuePlanner
-
-#: Inputs of the front panel, as the page and the pin driver name them.
-PANEL_INPUTS: tuple[str, ...] = (*AREAS, "arrow_left", "arrow_right", "deal")
 
 #: A strike's reason in plain words, for the log ("why did that strike?").
 STRIKE_WORDS: dict[str, str] = {
@@ -53,7 +50,7 @@ class PinDriver(Protocol):
     """Presses and releases the front panel's inputs by name (the simulator's mock pins)."""
 
     def press(self, name: str) -> None:
-        """Press input ``name`` (one of :data:`PANEL_INPUTS`) and keep it down."""
+        """Press input ``name`` (one of :data:`~firmware.devices.wiring.INPUT_NAMES`) and keep it down."""
 
     def release(self, name: str) -> None:
         """Release input ``name``."""
@@ -137,7 +134,7 @@ class DaemonBackend:
         self.daemon = daemon
         self.commands = commands
         self.name = name or socket.gethostname()
-        self.roles = tuple(role for role in ("placard", "table", "bets") if role in daemon.screens)
+        self.roles = tuple(role for role in ROLES if role in daemon.screens)
         self._pins = pin_driver
         self._lock = threading.Lock()
         self._listeners: list[ChangeListener] = []

@@ -19,7 +19,9 @@ from typing import Any
 
 from PIL import Image
 
-from baccarat_core.limits import format_dollars
+from baccarat_core import TableLimits
+from baccarat_core.events import AREA_NAMES
+from baccarat_core.numbers import format_dollars
 
 from .backend import ConsoleBackend
 
@@ -36,37 +38,22 @@ def png_data_url(image: Image.Image) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _dimes(tenths: int) -> str:
-    """A side-bet limit (a tenth of a whole-dollar limit): ``$2.50``, ``$100``."""
-    dollars, rest = divmod(tenths, 10)
-    return f"${dollars:,}" if rest == 0 else f"${dollars:,}.{rest}0"
-
-
 def words(doc: dict[str, Any]) -> dict[str, Any]:
     """The state document in words for the console."""
-    limits = doc.get("limits") or {}
-    low, high = limits.get("min", 0), limits.get("max", 0)
+    limits = TableLimits(doc["limits"]["min"], doc["limits"]["max"])
     edgework = doc.get("edgework") or {}
 
     def names(key: str) -> str:
         return ", ".join(edgework.get(key) or []) or "none"
 
     bets = {area: amount for area, amount in (doc.get("bets") or {}).items() if amount}
-    area_names = {
-        "player": "Player",
-        "banker": "Banker",
-        "tie": "Tie",
-        "player_pair": "Player Pair",
-        "banker_pair": "Banker Pair",
-    }
     solved_on_bomb = edgework.get("solved", 0)
     deck = doc.get("deck")
     return {
         "status": "SOLVED" if doc.get("solved") else "ARMED",
         "strikes": doc.get("strikes", 0),
         "enabled": doc.get("enabled", True),
-        "limits": f"{format_dollars(low)} - {format_dollars(high)} on Player and Banker; side bets "
-        f"(Tie and the pairs) {_dimes(low)} - {_dimes(high)}",
+        "limits": f"{limits.placard()} on Player and Banker; side bets (Tie and the pairs) {limits.side_placard()}",
         "edgework": f"serial {edgework.get('serial', '?')}; ports {names('ports')}; lit {names('lit')}; "
         f"unlit {names('unlit')}; {solved_on_bomb} module{'s' if solved_on_bomb != 1 else ''} "
         "solved on the bomb",
@@ -76,7 +63,7 @@ def words(doc: dict[str, Any]) -> dict[str, Any]:
             else "no deck yet"
         ),
         "chip": f"active chip {format_dollars(doc.get('denomination', 1))}",
-        "bets": ", ".join(f"{area_names.get(a, a)} {format_dollars(v)}" for a, v in bets.items()) or "no bets",
+        "bets": ", ".join(f"{AREA_NAMES.get(a, a)} {format_dollars(v)}" for a, v in bets.items()) or "no bets",
     }
 
 
