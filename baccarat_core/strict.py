@@ -168,15 +168,6 @@ def check_bool(value: object, what: str) -> bool:
     return value
 
 
-def check_text(value: object, what: str, *, max_length: int) -> str:
-    """``value`` if it is a string of at most ``max_length`` characters."""
-    if not isinstance(value, str):
-        raise InputError(f"{what} {show_value(value)} is not a string")
-    if len(value) > max_length:
-        raise InputError(f"{what} {show_value(value)} is longer than {max_length} characters")
-    return value
-
-
 def check_limits(minimum: object, maximum: object) -> TableLimits:
     """Table limits from outside: whole dollars, a manual minimum, a maximum up to :data:`MAX_TABLE_MAXIMUM`."""
     for name, value in (("minimum", minimum), ("maximum", maximum)):
