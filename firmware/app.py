@@ -185,7 +185,7 @@ def _start_sound(
     from .sound import SoundListener, make_player
 
     player = make_player(config.sound, pin_factory=pin_factory, simulate=simulate)
-    sound = SoundListener(player, card_seconds=daemon.card_seconds, result_seconds=daemon.result_seconds)
+    sound = SoundListener(player, card_seconds=daemon.card_seconds)
     daemon.shown_listeners.append(sound.on_shown)
     closers.append(sound.close)  # after the daemon stopped: no cue on a dark prop
     log.info("sound: %s", config.sound.output)
