@@ -95,8 +95,10 @@ class BaccaratModule:
     def handle(self, action: Input) -> list[ev.Event]:
         """Take one input object and return the events it caused.
 
-        A player's input after a round whose chips are still on the table
-        (``deal(finish=False)``) finishes that round first.
+        :class:`~baccarat_core.inputs.Deal` is the gesture alone, whoever sends it: the
+        round up to its result, its chips left on the table until :meth:`finish_round`
+        (the daemon calls it after the result's pause, ``baccarat play`` at once). A
+        player's input while a round's chips are still on the table finishes it first.
         """
         if self.round_pending and not isinstance(action, SetSolved):
             return self.finish_round() + self.handle(action)
@@ -107,7 +109,7 @@ class BaccaratModule:
         if isinstance(action, Arrow):
             return self.arrow(action.direction)
         if isinstance(action, Deal):
-            return self.deal()
+            return self.deal(finish=False)
         if isinstance(action, SetSolved):
             return self.set_solved(action.solved)
         raise BaccaratError(f"unknown input {show_value(action)}")
@@ -146,10 +148,11 @@ class BaccaratModule:
     def deal(self, *, finish: bool = True) -> list[ev.Event]:
         """The gesture at the deck: the three checks in order, then the round and its payouts.
 
-        With ``finish=False`` the round stops at its result (and the solve or the
-        loss strike): the chips stay on the table and the deck is not replaced
-        until :meth:`finish_round`, as on the original, where that happens 1.5 s
-        later and the new deck reads the solved count of that moment.
+        With ``finish=False`` (the :class:`~baccarat_core.inputs.Deal` input) the round
+        stops at its result (and the solve or the loss strike): the chips stay on the
+        table and the deck is not replaced until :meth:`finish_round`, as on the
+        original, where that happens 1.5 s later and the new deck reads the solved
+        count of that moment. The default plays the whole round at once.
         """
         if self.round_pending:
             return self.finish_round() + self.deal(finish=finish)

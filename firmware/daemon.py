@@ -30,7 +30,7 @@ from PIL import Image
 
 from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
-from baccarat_core.inputs import Deal, Input, SetSolved, describe_input
+from baccarat_core.inputs import Input, SetSolved, describe_input
 from baccarat_core.records import field, record
 
 from .devices.board import PropBoard
@@ -278,8 +278,7 @@ class Daemon:
         else:
             self._on_table = None  # the next input takes the last hands off the table
             action: Input = item  # type: ignore[assignment]
-            events = self.module.deal(finish=False) if isinstance(action, Deal) else self.module.handle(action)
-            self._handle(events)
+            self._handle(self.module.handle(action))  # a deal stops at its result: _finish_round ends it
 
     def _run_call(self, call: _Call) -> None:
         if not call.future.set_running_or_notify_cancel():

@@ -322,7 +322,7 @@ class Replay:
             else:
                 stacks = {a: list(s) for a, s in m.stacks.items()}
                 was_solved, strikes = m.solved, m.strikes
-                produced = m.handle(item)
+                produced = m.handle(item) + m.finish_round()  # as the daemon, after the result's pause
                 self._check(item, stacks, was_solved, strikes, produced)
             self.events += produced
 
