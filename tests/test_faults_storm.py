@@ -59,7 +59,7 @@ class Recorder:
         self.events: list[ev.Event] = []
         self._events_lock = threading.Lock()
         daemon.submit = self.submit  # type: ignore[method-assign]  # the board connects to this
-        daemon.listeners.append(self._listen)
+        daemon.on_handled.append(self._listen)
 
     def submit(self, action: Input) -> None:
         with self._lock:

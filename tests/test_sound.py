@@ -677,7 +677,7 @@ def test_a_failing_sound_device_does_not_stop_a_deal(rig_factory, tmp_path, monk
     caplog.set_level(logging.INFO)
     rig = rig_factory()
     listener = SoundListener(AlsaPlayer("nosuchcard", 1.0), card_seconds=0.0)
-    rig.daemon.shown_listeners.append(listener.on_shown)
+    rig.daemon.on_shown.append(listener.on_shown)
     try:
         rig.chips("player", 25)
         _wait_for(lambda: _warnings(caplog))  # the arrow's and the chip's sounds failed

@@ -168,6 +168,22 @@ class GameMaster:
     def __init__(self, daemon: Daemon, *, default_limits: TableLimits | None = None) -> None:
         self.daemon = daemon
         self.default_limits = default_limits
+        self._document: dict[str, Any] | None = None
+        self._hooked = False  # _forget_document is one of the daemon's on_handled hooks
+
+    def document(self) -> dict[str, Any]:
+        """The state document now (:func:`state_document`), built at most once a batch: MQTT,
+        Room 2.0 and the console share it (call on the game thread: an ``on_settled`` hook, or
+        before the daemon starts)."""
+        if not self._hooked:
+            self._hooked = True
+            self.daemon.on_handled.append(self._forget_document)
+        if self._document is None:
+            self._document = state_document(self.daemon.module)
+        return self._document
+
+    def _forget_document(self, events: list[ev.Event], module: BaccaratModule) -> None:
+        self._document = None  # a batch was handled: the module may have changed
 
     def submit(self, command: Command) -> Future:
         """Run ``command`` on the game thread; the future holds a JSON-ready result."""

@@ -162,14 +162,14 @@ _BETS_ONLY = (ev.ChipAdded, ev.AreaCleared, ev.InputIgnored)
 
 
 class StateKeeper:
-    """A daemon listener that saves the snapshot whenever it changes.
+    """A daemon ``on_handled`` hook that saves the snapshot whenever it changes.
 
     With ``background=True`` (the daemon's), a change of the active chip alone
     (an arrow, the only frequent change that is saved) is compared and written
-    after its frame: :meth:`settled` (the daemon's settled hook) hands it to a
+    after its frame: :meth:`settled` (the daemon's ``on_settled`` hook) hands it to a
     thread of its own, newest first, so the arrow's frame waits neither for the
     JSON nor for an fsync; every other change (a deal, a strike, a new deck, a
-    reset) is written before the listener returns, so before it is shown: a
+    reset) is written before the hook returns, so before it is shown: a
     deal counts from its start. Without ``background`` every change is written
     at once.
     """
@@ -191,7 +191,7 @@ class StateKeeper:
         self._later: BaccaratModule | None = None  # an arrow's change, until :meth:`settled`
 
     def __call__(self, events: list[ev.Event], module: BaccaratModule) -> None:
-        """Daemon listener: save the snapshot if it changed (before the events are shown)."""
+        """Daemon ``on_handled`` hook: save the snapshot if it changed (before the events are shown)."""
         if module.deck is None or (events and all(isinstance(event, _BETS_ONLY) for event in events)):
             return
         if self._background and events and all(isinstance(e, ev.DenominationChanged) for e in events):
@@ -201,7 +201,7 @@ class StateKeeper:
         self._save(module, urgent=True)
 
     def settled(self, events: list[ev.Event] | None = None, module: BaccaratModule | None = None) -> None:
-        """Daemon settled hook (game thread, after the frame): hand an arrow's change to the writer."""
+        """Daemon ``on_settled`` hook (game thread, after the frame): hand an arrow's change to the writer."""
         module, self._later = self._later, None
         if module is not None:
             self._save(module, urgent=False)

@@ -126,7 +126,7 @@ class _Screen:
         self.mode = ""
 
     def mark(self, *_: object) -> None:
-        """A daemon listener and frame listener: the game changed, draw again."""
+        """A daemon ``on_handled`` and ``on_frame`` hook: the game changed, draw again."""
         self.changed.set()
 
     def choose(self, size: tuple[int, int]) -> str:
@@ -207,8 +207,8 @@ def run_terminal(
     saved = termios.tcgetattr(fd)
     out = sys.stdout
     screen = _Screen(daemon, recent, view=view, gm=gm, unicode=terminal_is_utf8(out))
-    daemon.listeners.append(screen.mark)
-    daemon.frame_listeners.append(screen.mark)
+    daemon.on_handled.append(screen.mark)
+    daemon.on_frame.append(screen.mark)
     block_device = None
     try:
         tty.setcbreak(fd)
@@ -255,7 +255,7 @@ def run_terminal(
         root.removeHandler(recent)
         for handler in saved_handlers:
             root.addHandler(handler)
-        for listeners in (daemon.listeners, daemon.frame_listeners):
-            if screen.mark in listeners:
-                listeners.remove(screen.mark)
+        for hooks in (daemon.on_handled, daemon.on_frame):
+            if screen.mark in hooks:
+                hooks.remove(screen.mark)
         daemon.board.close()
