@@ -36,7 +36,34 @@ _DECK_OPTIONAL = frozenset({"first_index", "multiplier"})
 
 
 class BaccaratModule:
-    """One Baccarat module: limits, deck, chips, strikes and the solved flag."""
+    """One Baccarat module: limits, deck, chips, strikes and the solved flag.
+
+    Each input returns the events it caused. A losing round, then the one the manual
+    finds (the hint the game master's cheat sheet gives):
+
+    >>> import random
+    >>> from baccarat_core import BaccaratModule, Edgework, TableLimits
+    >>> from baccarat_core.inputs import Arrow, Deal, Press
+    >>> bomb = Edgework("AB3DE4", ports=("Parallel",), lit=("FRK",), unlit=())
+    >>> module = BaccaratModule(bomb, TableLimits(5, 200), rng=random.Random(1), first_color="red")
+    >>> [event.kind for event in module.start()]
+    ['limits', 'deck']
+    >>> module.handle(Arrow("right"))  # the $5 chip, the table's minimum
+    [DenominationChanged(value=5)]
+    >>> module.handle(Press("player"))[0].describe()
+    'chip $5 on player: stack bottom to top $5 = $5'
+    >>> events = module.handle(Deal())  # the gesture: the round, up to its result
+    >>> [event.describe() for event in events[-2:]]
+    ['round: player KD QS 10C = 0, banker 10S QD 4C = 4, banker wins; ...', 'STRIKE 1 (loss): the round lost $5.00']
+    >>> module.stacks["player"], [event.kind for event in module.finish_round()]  # the chips go when it ends
+    ([5], ['chips_cleared'])
+    >>> module.next_round().winner
+    'banker'
+    >>> module.handle(Press("banker"))[0].total
+    5
+    >>> module.handle(Deal())[-1].describe()
+    'SOLVED: the round made money'
+    """
 
     def __init__(
         self,

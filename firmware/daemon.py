@@ -113,7 +113,37 @@ def notify(hooks: list[Callable[..., None]], *args: Any) -> None:
 
 
 class Daemon:
-    """The prop: a module, a board and screens, run from one thread."""
+    """The prop: a module, a board and screens, run from one thread.
+
+    The reference build on gpiozero's mock pins and luma's ``dummy`` displays (as the
+    simulator and the tests run it), a tap on the Player area, and what was shown:
+
+    >>> import random
+    >>> from firmware.app import build_daemon, close_daemon, mock_pin_factory
+    >>> from firmware.config import load_config
+    >>> from firmware.devices.displays import open_dummy_device
+    >>> from firmware.simulator.pins import ManualClock, PinDriver
+    >>> clock = ManualClock()  # what the debounce filters read: a tap takes no real time
+    >>> daemon = build_daemon(
+    ...     load_config(), pin_factory=mock_pin_factory(), device_factory=open_dummy_device,
+    ...     rng=random.Random(1), clock=clock,
+    ... )
+    >>> shown = []
+    >>> daemon.on_shown.append(lambda event: shown.append(event.describe()))
+    >>> daemon.start()
+    >>> daemon.ready.wait(5)
+    True
+    >>> shown[0]
+    'limits $10 - $10,000 (drawn at random)'
+    >>> PinDriver(daemon.board, clock=clock).tap("player")  # pin edges, debounce, the game's queue
+    >>> daemon.wait_idle()
+    >>> shown[-1], daemon.module.bets()["player"]
+    ('chip $1 on player: stack bottom to top $1 = $1', 1)
+    >>> daemon.screens["bets"].frames_sent  # at the start, and with the chip
+    2
+    >>> daemon.stop()  # lights off, displays blank
+    >>> close_daemon(daemon)
+    """
 
     def __init__(
         self,

@@ -162,7 +162,26 @@ class GameMaster:
     """The one command path: MQTT, Room 2.0 and the control socket all run commands here.
 
     ``default_limits`` are what ``reset`` without limits uses: the config's
-    fixed limits, or None for a fresh random placard.
+    fixed limits, or None for a fresh random placard. Every request gets a reply
+    document, as MQTT, the socket and the console send it back:
+
+    >>> from firmware.app import build_daemon, close_daemon, mock_pin_factory
+    >>> from firmware.config import load_config
+    >>> from firmware.devices.displays import open_dummy_device
+    >>> from firmware.room.commands import GameMaster
+    >>> prop = build_daemon(load_config(), pin_factory=mock_pin_factory(), device_factory=open_dummy_device)
+    >>> prop.start()
+    >>> master = GameMaster(prop)
+    >>> master.handle({"command": "set_solved", "solved": 2, "id": 7}).result(5)
+    {'id': 7, 'ok': True, 'command': 'set_solved', 'result': {'events': [{'event': 'solved_count', 'solved': 2}]}}
+    >>> master.handle("Set-Solved 3", words=True).result(5)["ok"]  # the shell's and Room 2.0's words
+    True
+    >>> master.handle({"command": "explode"}).result(5)["error"]
+    'unknown command "explode" (known: reset, force_solve, set_limits, set_edgework, set_solved, hint, ...)'
+    >>> master.handle({"command": "hint"}).result(5)["result"]["winner"] in ("player", "banker", "tie")
+    True
+    >>> prop.stop()
+    >>> close_daemon(prop)
     """
 
     def __init__(self, daemon: Daemon, *, default_limits: TableLimits | None = None) -> None:
