@@ -42,7 +42,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any
 
@@ -103,7 +103,7 @@ class _Round:
 _STOP = object()
 
 
-def notify(hooks: list[Callable[..., None]], *args: Any) -> None:
+def notify(hooks: Sequence[Callable[..., None]], *args: Any) -> None:
     """Call each hook with ``args``; one that raises is logged, and the rest still run."""
     for hook in hooks:
         try:
