@@ -48,7 +48,7 @@ from baccarat_core.numbers import show_value
 from ..config import MqttConfig
 from ..daemon import Daemon
 from ..errors import PropError
-from .commands import GameMaster, set_edgework, state_document
+from .commands import GameMaster, set_edgework
 
 if TYPE_CHECKING:
     import paho.mqtt.client as mqtt
@@ -515,7 +515,7 @@ class MqttService:
         """Listen to the daemon now; connect in the background once it is ready (after its first frame)."""
         self._out_thread = threading.Thread(target=self._send_out, name="baccarat-mqtt-out", daemon=True)
         self._out_thread.start()
-        self.daemon.settled_listeners.append(self.on_events)
+        self.daemon.on_settled.append(self.on_events)
         self.link.start(after=self.daemon.ready)
 
     def stop(self) -> None:
@@ -528,9 +528,11 @@ class MqttService:
 
     # -- out ------------------------------------------------------------------------
     def on_events(self, events: list[ev.Event], module: BaccaratModule) -> None:
-        """Daemon settled hook (game thread, after the frame): hand the events and the state as it
-        is now to the out thread."""
-        self._out.put((events, state_document(module) if module.deck is not None else None))
+        """Daemon ``on_settled`` hook (game thread, after the frame): hand the events and the state as it
+        is now (the document shared with the console) to the out thread."""
+        if not events:  # only frames changed (a card turned): the state did not
+            return
+        self._out.put((events, self.commands.document() if module.deck is not None else None))
 
     def _send_out(self) -> None:
         while (item := self._out.get()) is not None:

@@ -24,7 +24,7 @@ from baccarat_core import events as ev
 
 from ..config import MqttConfig
 from ..daemon import Daemon
-from .commands import GameMaster, state_document
+from .commands import GameMaster
 from .mqtt import Link
 
 log = logging.getLogger("baccarat.room")
@@ -72,7 +72,7 @@ class RoomService:
 
     def start(self) -> None:
         """Listen to the daemon now; connect in the background once it is ready (after its first frame)."""
-        self.daemon.settled_listeners.append(self.on_events)
+        self.daemon.on_settled.append(self.on_events)
         self.link.start(after=self.daemon.ready)
 
     def stop(self) -> None:
@@ -85,10 +85,12 @@ class RoomService:
 
     # -- out ----------------------------------------------------------------------------
     def on_events(self, events: list[ev.Event], module: BaccaratModule) -> None:
-        """Daemon settled hook (game thread, after the frame): ``DATA`` when the state changed,
+        """Daemon ``on_settled`` hook (game thread, after the frame): ``DATA`` when the state changed,
         ``OVER`` on a solve."""
+        if not events:  # only frames changed (a card turned): the state did not
+            return
         if module.deck is not None:
-            line = data_line(state_document(module))
+            line = data_line(self.commands.document())
             with self._lock:
                 changed = line != self._data
                 self._data = line

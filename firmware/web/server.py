@@ -34,11 +34,15 @@ from urllib.parse import urlsplit
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
+from baccarat_core.events import AREA_NAMES
+
+from ..devices.wiring import INPUT_NAMES
 from ..errors import PropError
+from ..room.commands import COMMAND_TIMEOUT
 from ..sound.cues import CUES
 from ..sound.players import WAV_DIR
 from .auth import COOKIE, CSRF_HEADER, LoginThrottle, Session, Sessions, same_secret
-from .backend import PANEL_INPUTS, ConsoleBackend
+from .backend import ConsoleBackend
 from .live import LiveHub, PageClient
 from .settings import WebSettings, is_loopback
 from .webhooks import WebhookSender
@@ -49,8 +53,6 @@ STATIC = Path(__file__).with_name("static")
 
 #: Longest request body read (a command is a few hundred bytes).
 MAX_BODY = 16 * 1024
-#: How long a command may wait for the game thread (a deal in progress takes a few seconds).
-COMMAND_TIMEOUT = 30.0
 #: A comment line on each open event stream this often, so a vanished page is noticed.
 HEARTBEAT_SECONDS = 20.0
 
@@ -333,7 +335,8 @@ class WebService:
                 "roles": list(self.backend.roles),
                 "front_panel": self.front_panel,
                 "password": bool(self.settings.password),
-                "inputs": list(PANEL_INPUTS),
+                "inputs": list(INPUT_NAMES),
+                "areas": AREA_NAMES,
             }
         )
         if new:
@@ -411,9 +414,9 @@ class WebService:
         if problem:
             return _json({"ok": False, "error": problem}, 400)
         name, action = payload.get("input"), payload.get("action")
-        if name not in PANEL_INPUTS:
+        if name not in INPUT_NAMES:
             return _json(
-                {"ok": False, "error": f"unknown input {str(name)[:40]!r} (known: {', '.join(PANEL_INPUTS)})"}, 400
+                {"ok": False, "error": f"unknown input {str(name)[:40]!r} (known: {', '.join(INPUT_NAMES)})"}, 400
             )
         if action not in ("press", "release"):
             return _json({"ok": False, "error": f"action {str(action)[:40]!r} must be press or release"}, 400)
