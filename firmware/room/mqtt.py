@@ -19,6 +19,10 @@ only appends to paho's outgoing queue.
   ignored with one log line.
 - **Failures** are logged with their reason: refused (not authorised),
   certificate verify failed, TLS handshake failed, connection refused.
+- **Ticks**: paho's network thread wakes at least once a second while
+  connected (its ``select`` timeout, for the keepalive); :attr:`Link.tick_hooks`
+  run at each of those wakeups, so a periodic job (Room 2.0's ``DATA`` every
+  30 s) needs no timer and no thread, and wakes nothing that was not awake.
 - **After the first frame**: a service's link connects once the daemon is
   ready. paho-mqtt (with ``ssl``, ``hashlib`` and ``urllib``) takes 15-25 ms to
   import here, ten times that on a Pi Zero 2 W; it is imported on the link's
@@ -102,6 +106,15 @@ def _new_client(client_id: str) -> Any:
 
             class Client(paho.Client):
                 last_error: BaseException | None = None
+                #: Called at each pass of paho's network loop (see :attr:`Link.tick_hooks`).
+                tick: Callable[[], None] | None = None
+
+                def loop_misc(self) -> MQTTErrorCode:
+                    """As paho's (the keepalive, at each pass of its loop), then :attr:`tick`."""
+                    result = super().loop_misc()
+                    if self.tick is not None and result == MQTTErrorCode.MQTT_ERR_SUCCESS:
+                        self.tick()
+                    return result
 
                 def reconnect(self) -> MQTTErrorCode:
                     """As paho's, remembering the error of a failed attempt in :attr:`last_error`."""
@@ -138,6 +151,10 @@ class Link:
         #: Called on paho's thread once the broker acknowledged every subscription after a connect
         #: (the service's presence, Home Assistant's discovery).
         self.connect_hooks: list[Callable[[], None]] = [on_connect] if on_connect is not None else []
+        #: Called on paho's thread at each pass of its network loop while connected: at least once a
+        #: second (paho's ``select`` timeout) and after each packet. Each must be quick and check
+        #: for itself whether it is due (``time.monotonic()``); none may block.
+        self.tick_hooks: list[Callable[[], None]] = []
         #: The broker accepted the connection.
         self.connected = threading.Event()
         #: ... and acknowledged every subscription: a command published now is heard.
@@ -226,7 +243,15 @@ class Link:
         client.on_subscribe = self._on_subscribe
         client.on_publish = self._on_publish
         client.on_message = self._on_message
+        client.tick = self._tick
         return client
+
+    def _tick(self) -> None:
+        for hook in self.tick_hooks:
+            try:
+                hook()
+            except Exception:  # paho's thread must go on: its loop would end with the exception
+                log.exception("%s: a periodic job failed", self.name)
 
     def on_topic(self, topic: str, handler: Callable[[Any, Any, Any], None] | None) -> None:
         """paho's ``handler(client, userdata, message)`` for messages on ``topic`` (``None``: none)."""
