@@ -53,6 +53,7 @@ from ..config import MqttConfig
 from ..daemon import Daemon
 from ..errors import PropError
 from .commands import GameMaster, set_edgework, state_document
+from .diagnostics import Diagnostics
 
 if TYPE_CHECKING:
     import paho.mqtt.client as mqtt
@@ -62,6 +63,9 @@ log = logging.getLogger("baccarat.mqtt")
 
 #: ``handler(topic, payload, retained)``, on paho's network thread.
 Handler = Callable[[str, bytes, bool], None]
+
+#: What the game or a log line hands the out thread to publish the diagnostics document again.
+DIAGNOSTICS = "diagnostics"
 
 #: Kinds of message with a limit of their own; anything else (presence) is never dropped.
 LIMITED = ("event", "reply")
@@ -508,6 +512,7 @@ class MqttService:
             "events": f"{p}/events",
             "state": f"{p}/state",
             "status": f"{p}/status",
+            "diagnostics": f"{p}/diagnostics",
             "command": f"{p}/command",
             "reply": f"{p}/reply",
             "edgework": f"{b}/edgework",
@@ -529,21 +534,25 @@ class MqttService:
         # What the game thread hands over once its frame is sent (``settled``); the out thread
         # formats and sends it, so that a press's frame never waits for JSON or a socket, nor
         # shares the interpreter with them (benchmarks/README.md).
-        # Items: (events, state document or None), or a reply document; None ends the thread.
-        self._out: queue.SimpleQueue[tuple[list[ev.Event], dict[str, Any] | None] | dict[str, Any] | None] = (
+        # Items: (events, state document or None), a reply document, or DIAGNOSTICS; None ends the thread.
+        self._out: queue.SimpleQueue[tuple[list[ev.Event], dict[str, Any] | None] | dict[str, Any] | str | None] = (
             queue.SimpleQueue()
         )
         self._out_thread: threading.Thread | None = None
+        #: The version, start time and last warning or error, retained on ``P/diagnostics``.
+        self.diagnostics = Diagnostics(lambda: self._out.put(DIAGNOSTICS))
 
     def start(self) -> None:
         """Listen to the daemon now; connect in the background once it is ready (after its first frame)."""
         self._out_thread = threading.Thread(target=self._send_out, name="baccarat-mqtt-out", daemon=True)
         self._out_thread.start()
+        self.diagnostics.attach()
         self.daemon.settled_listeners.append(self.on_events)
         self.link.start(after=self.daemon.ready)
 
     def stop(self) -> None:
         """Send what the game handed over, say ``offline`` and close."""
+        self.diagnostics.detach()
         if self._out_thread is not None:
             self._out.put(None)
             self._out_thread.join(5.0)
@@ -558,10 +567,17 @@ class MqttService:
 
     def _send_out(self) -> None:
         while (item := self._out.get()) is not None:
+            if item == DIAGNOSTICS:
+                with self.diagnostics.quiet():  # a failure here is no new last problem: no loop
+                    try:
+                        self.publish_diagnostics()
+                    except Exception:
+                        log.exception("mqtt: publishing the diagnostics failed; the game goes on")
+                continue
             try:
                 if isinstance(item, dict):
                     self._send_reply(item)
-                else:
+                elif isinstance(item, tuple):
                     self._publish(*item)
             except Exception:
                 log.exception("mqtt: publishing failed; the game goes on")
@@ -588,6 +604,12 @@ class MqttService:
             text = self._state_text
         if text is not None:
             self.link.publish_latest(self.topics["state"], text)
+        self.publish_diagnostics()
+
+    def publish_diagnostics(self) -> None:
+        """The diagnostics document, retained, if the broker is listening (every connect sends it)."""
+        if self.link.listening.is_set():
+            self.link.publish_latest(self.topics["diagnostics"], strict.dumps(self.diagnostics.document()))
 
     def reply(self, reply: dict[str, Any]) -> None:
         """Publish a reply document: after the events of its command, which the out thread sends
