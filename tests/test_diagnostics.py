@@ -81,5 +81,23 @@ def test_a_diagnostics_document_that_cannot_be_sent_does_not_feed_itself(rig):
         time.sleep(0.3)
         assert len(calls) == 1, f"the failure fed itself: {len(calls)} sends"
         assert service.diagnostics.document()["last_error"] == "WARNING baccarat.inputs: deal input stuck"
+        logging.getLogger("baccarat.inputs").warning("deal input free again")  # a new problem asks again
+        while len(calls) < 2:
+            assert time.monotonic() < deadline + 5, "a later warning never asked for the document"
+            time.sleep(0.01)
     finally:
         service.stop()
+
+
+def test_a_flood_of_warnings_asks_for_one_document(rig):
+    """A warning per bad message, thousands of them: the out thread is asked once until it publishes."""
+    config = make_config(mqtt={"host": "127.0.0.1", "port": free_port()}, state={"file": ""}, control={"socket": ""})
+    service = MqttService(rig.daemon, GameMaster(rig.daemon), config.mqtt)  # not started: nothing takes the queue
+    service.diagnostics.attach()
+    try:
+        for n in range(1000):
+            logging.getLogger("baccarat.mqtt").warning("ignored the message on bomb/solved: %d", n)
+        assert service._out.qsize() == 1
+        assert service.diagnostics.document()["last_error"].endswith(": 999")
+    finally:
+        service.diagnostics.detach()

@@ -540,7 +540,8 @@ class MqttService:
         )
         self._out_thread: threading.Thread | None = None
         #: The version, start time and last warning or error, retained on ``P/diagnostics``.
-        self.diagnostics = Diagnostics(lambda: self._out.put(DIAGNOSTICS))
+        self.diagnostics = Diagnostics(self._diagnostics_changed)
+        self._diagnostics_queued = threading.Event()  # one request in the queue at most, whatever floods the log
 
     def start(self) -> None:
         """Listen to the daemon now; connect in the background once it is ready (after its first frame)."""
@@ -568,6 +569,7 @@ class MqttService:
     def _send_out(self) -> None:
         while (item := self._out.get()) is not None:
             if item == DIAGNOSTICS:
+                self._diagnostics_queued.clear()  # a warning from now on asks again
                 with self.diagnostics.quiet():  # a failure here is no new last problem: no loop
                     try:
                         self.publish_diagnostics()
@@ -605,6 +607,12 @@ class MqttService:
         if text is not None:
             self.link.publish_latest(self.topics["state"], text)
         self.publish_diagnostics()
+
+    def _diagnostics_changed(self) -> None:
+        """A new warning or error (any thread): the out thread publishes the document, once for a burst."""
+        if not self._diagnostics_queued.is_set():
+            self._diagnostics_queued.set()
+            self._out.put(DIAGNOSTICS)
 
     def publish_diagnostics(self) -> None:
         """The diagnostics document, retained, if the broker is listening (every connect sends it)."""
