@@ -62,7 +62,7 @@ def check_area(area: object) -> str:
     """``area`` if it names a betting area, else a :class:`BaccaratError`."""
     if not isinstance(area, str) or area not in AREAS:
         raise BaccaratError(f"betting area {show_value(area)} is not one of {', '.join(AREAS)}")
-    return area  # type: ignore[return-value]
+    return area
 
 
 def parse_input(data: Any) -> Input:

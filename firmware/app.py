@@ -107,7 +107,9 @@ def build_daemon(
             screen.close()
         raise
     if module is None:
-        module = BaccaratModule(config.edgework, config.limits, rng=rng, first_color=config.first_color)
+        module = BaccaratModule(
+            config.edgework, config.limits, rng=rng, first_color=config.first_color, bombs=config.bombs
+        )
     return Daemon(
         module,
         board,

@@ -13,15 +13,16 @@ import re
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from baccarat_core import BaccaratError, Edgework, TableLimits, strict
 from baccarat_core import events as ev
+from baccarat_core.bomb import RandomBombs
 from baccarat_core.deck import COLORS
 from baccarat_core.limits import MINIMUMS
 from baccarat_core.numbers import format_dollars, show_value
 from baccarat_core.records import record
-from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
+from baccarat_core.strict import MAX_SEED, MAX_SOLVED, MAX_TABLE_MAXIMUM
 
 from .devices.header import BCM_TO_PHYSICAL, I2C1_PINS, I2S_PINS, RESERVED_PINS, SPI_BUS_PINS
 from .devices.wiring import DRIVERS, INPUT_NAMES, DeckLightWiring, DisplaySpec, InputWiring, StatusLightWiring
@@ -99,9 +100,13 @@ class MqttConfig:
 
 @record
 class Config:
-    """A whole, validated config file."""
+    """A whole, validated config file.
 
-    edgework: Edgework
+    ``edgework`` is the fixed edgework, or None with ``[edgework] mode = "random"``, where
+    ``bombs`` draws each game's bomb instead.
+    """
+
+    edgework: Edgework | None
     limits: TableLimits | None
     first_color: str | None
     inputs: InputWiring
@@ -117,6 +122,7 @@ class Config:
     web_table: dict[str, Any] | None = None
     sound: SoundSettings = SoundSettings()
     source: str = "<defaults>"
+    bombs: RandomBombs | None = None
 
 
 # -- reading -------------------------------------------------------------------
@@ -182,9 +188,15 @@ class _Section:
                 raise self.fail(key, problem)
         return value
 
-    def gpio(self, key: str, default: Any = ...) -> int:
-        """A BCM GPIO number on the 40-pin header."""
-        return self.get(key, int, default, check=_gpio_problem)
+    @overload
+    def gpio(self, key: str, default: int = ...) -> int: ...
+    @overload
+    def gpio(self, key: str, default: None) -> int | None: ...
+
+    def gpio(self, key: str, default: Any = ...) -> int | None:
+        """A BCM GPIO number on the 40-pin header (``default`` when absent, None included)."""
+        pin: int | None = self.get(key, int, default, check=_gpio_problem)
+        return pin
 
     def finish(self) -> None:
         """Refuse any key nobody asked for."""
@@ -284,7 +296,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         if key not in known:
             raise ConfigError(f"[{key}]: unknown section")
 
-    edgework = _edgework(_Section("edgework", data.get("edgework", {})))
+    edgework, bombs = _edgework(_Section("edgework", data.get("edgework", {})))
     limits = _limits(_Section("limits", data.get("limits", {})))
 
     deck = _Section("deck", data.get("deck", {}))
@@ -383,6 +395,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         web_table,
         sound,
         source,
+        bombs=bombs,
     )
     problems = pin_problems(config) if check_pins else []
     if problems:
@@ -390,20 +403,51 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
     return config
 
 
-def _edgework(section: _Section) -> Edgework:
+#: ``[edgework]`` keys that describe a fixed bomb (a random one draws its own).
+_FIXED_EDGEWORK_KEYS = ("serial", "ports", "lit", "unlit", "batteries", "plates")
+
+
+def _edgework(section: _Section) -> tuple[Edgework | None, RandomBombs | None]:
+    """The fixed edgework (and None), or None and the random bombs (``mode = "random"``)."""
+    mode = section.get(
+        "mode", str, "fixed", check=lambda v: None if v in ("fixed", "random") else "must be fixed or random"
+    )
+    solved = section.get("solved", int, 0, check=_within(0, MAX_SOLVED))
+    if mode == "random":
+        for key in _FIXED_EDGEWORK_KEYS:
+            if key in section.data:
+                raise section.fail(key, 'is only read with mode = "fixed" (a random bomb draws its own)')
+        seed = section.get(
+            "seed", int, None, check=lambda v: None if 0 <= v <= MAX_SEED else f"must be from 0 to {MAX_SEED}"
+        )
+        section.finish()
+        return None, RandomBombs(seed, solved)
+    if "seed" in section.data:
+        raise section.fail("seed", 'is only read with mode = "random"')
     serial = section.get("serial", str)
     lists = {}
-    for key in ("ports", "lit", "unlit"):
+    for key in ("ports", "lit", "unlit", "batteries"):
         value = section.get(key, list, [])
         if not all(isinstance(v, str) for v in value):
             raise section.fail(key, "must be a list of names in quotes")
         lists[key] = tuple(value)
-    solved = section.get("solved", int, 0, check=_within(0, MAX_SOLVED))
+    plates = section.get("plates", list, None)
+    if plates is not None and not all(isinstance(p, list) and all(isinstance(v, str) for v in p) for p in plates):
+        raise section.fail("plates", 'must be a list of port plates, each a list of names: [["Parallel"], []]')
     section.finish()
     try:
-        return Edgework(serial, lists["ports"], lists["lit"], lists["unlit"], solved)
+        edgework = Edgework(
+            serial,
+            lists["ports"],
+            lists["lit"],
+            lists["unlit"],
+            solved,
+            lists["batteries"],
+            None if plates is None else tuple(tuple(p) for p in plates),
+        )
     except BaccaratError as error:
         raise ConfigError(f"[edgework] {error}") from None
+    return edgework, None
 
 
 def _limits(section: _Section) -> TableLimits | None:
@@ -623,7 +667,8 @@ def pin_uses(config: Config) -> list[PinUse]:
     uses += [PinUse(pin, f"[sound] {key}", "sound") for key, pin in config.sound.pins.items()]
     for d in config.displays:
         if d.interface == "spi":
-            uses.append(PinUse(d.dc, f"[{d.role} display] dc", "display"))
+            if d.dc is not None:  # always, from the loader
+                uses.append(PinUse(d.dc, f"[{d.role} display] dc", "display"))
             if d.reset is not None:
                 uses.append(PinUse(d.reset, f"[{d.role} display] reset", "display"))
     return uses
@@ -646,14 +691,31 @@ def _part_uses(config: Config) -> list[PinUse]:
     return [use for use in pin_uses(config) if use.kind not in ("bus", "reserved")]
 
 
+def describe_edgework(config: Config) -> str:
+    """The ``Edgework:`` line of ``check-config``: the fixed bomb, or how the random ones are drawn."""
+    e = config.edgework
+    if e is None:
+        bombs = config.bombs or RandomBombs()
+        solved = f"; {bombs.solved} solved at the first start" if bombs.solved else ""
+        if bombs.seed is None:
+            return f"Edgework: a new bomb drawn at random for each game (no seed){solved}"
+        return (
+            f"Edgework: a bomb drawn at random for each game, seed {bombs.seed} (game 1 has serial "
+            f"{bombs.bomb(1).serial}; baccarat deck --seed {bombs.seed} prints its deck){solved}"
+        )
+    batteries = f", battery holders {', '.join(e.batteries)}" if e.batteries else ""
+    return (
+        f"Edgework: serial {e.serial}, ports {', '.join(e.ports) or 'none'}, lit {', '.join(e.lit) or 'none'}, "
+        f"unlit {', '.join(e.unlit) or 'none'}{batteries}, {e.solved} solved"
+    )
+
+
 def describe_wiring(config: Config) -> str:
     """The wiring a config describes, as ``check-config`` prints it."""
     lines = [
         f"Config {config.source} is valid.",
         "",
-        f"Edgework: serial {config.edgework.serial}, ports {', '.join(config.edgework.ports) or 'none'}, "
-        f"lit {', '.join(config.edgework.lit) or 'none'}, unlit {', '.join(config.edgework.unlit) or 'none'}, "
-        f"{config.edgework.solved} solved",
+        describe_edgework(config),
         f"Limits: {config.limits.placard() if config.limits else 'random at start'}; "
         f"first deck: {config.first_color or 'random colour'}",
         "",

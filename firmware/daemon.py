@@ -24,7 +24,8 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 from PIL import Image
 
@@ -48,18 +49,20 @@ FrameListener = Callable[[str, Image.Image], None]
 #: How often a display that stopped answering is tried again.
 RETRY_SECONDS = 1.0
 
+T = TypeVar("T")
+
 
 @record(frozen=False)
 class _Call:
     fn: Callable[[], Any]
-    future: Future
+    future: Future[Any]
     during_round: bool = False  # runs at once even while a round is shown (reads only)
 
 
 @record(frozen=False)
 class _SolvedCount:
     count: int
-    future: Future
+    future: Future[list[ev.Event]]
     only_if_changed: bool = False
 
 
@@ -78,7 +81,11 @@ class _Round:
     solved_counts: list[_SolvedCount] = field(default_factory=list)
 
 
-_STOP = object()
+class _Stop:
+    """What :meth:`Daemon.stop` queues."""
+
+
+_STOP = _Stop()
 
 
 class Daemon:
@@ -112,7 +119,7 @@ class Daemon:
         self.settled_listeners: list[Listener] = []
         self._unsettled: list[ev.Event] | None = None  # events since the last settled call
         self.ready = threading.Event()
-        self._queue: queue.Queue = queue.Queue()
+        self._queue: queue.Queue[Input | _Call | _SolvedCount | _Stop] = queue.Queue()
         self._on_table: RoundOnTable | None = None
         self._round: _Round | None = None
         self._drawn: dict[str, object] = {}
@@ -128,17 +135,17 @@ class Daemon:
             return
         self._queue.put(action)
 
-    def call(self, fn: Callable[[], Any], *, during_round: bool = False) -> Future:
+    def call(self, fn: Callable[[], T], *, during_round: bool = False) -> Future[T]:
         """Run ``fn`` on the game thread; the future holds its result.
 
         While a round is being shown the call waits for its end, unless
         ``during_round`` (for calls that only read).
         """
-        future: Future = Future()
+        future: Future[T] = Future()
         self._queue.put(_Call(fn, future, during_round))
         return future
 
-    def apply(self, produce: Callable[[BaccaratModule], list[ev.Event]]) -> Future:
+    def apply(self, produce: Callable[[BaccaratModule], list[ev.Event]]) -> Future[list[ev.Event]]:
         """Run a command on the module (on the game thread) and show its events."""
 
         def run() -> list[ev.Event]:
@@ -148,14 +155,14 @@ class Daemon:
 
         return self.call(run)
 
-    def set_solved(self, count: int, *, only_if_changed: bool = False) -> Future:
+    def set_solved(self, count: int, *, only_if_changed: bool = False) -> Future[list[ev.Event]]:
         """The bomb's solved count: applied at once, or during a round just before the round
         is finished (so a replacement deck uses it). The future holds the events.
 
         ``only_if_changed`` skips a count equal to the module's (a retained message
         arriving again after a reconnect).
         """
-        future: Future = Future()
+        future: Future[list[ev.Event]] = Future()
         self._queue.put(_SolvedCount(count, future, only_if_changed))
         return future
 
@@ -183,7 +190,7 @@ class Daemon:
                 item = self._queue.get(timeout=self._timeout())
             except queue.Empty:
                 item = None
-            if item is _STOP:
+            if isinstance(item, _Stop):
                 break
             if item is not None:
                 try:
@@ -215,7 +222,7 @@ class Daemon:
         """Block until everything queued so far has been handled and shown (tests, tools)."""
         self.call(lambda: None).result(timeout)
 
-    def identify(self, seconds: float = 3.0) -> Future:
+    def identify(self, seconds: float = 3.0) -> Future[dict[str, float]]:
         """Blink both lights and invert every display for ``seconds``, so the game master sees
         which prop this is (runs at once, even during a round)."""
 
@@ -262,7 +269,7 @@ class Daemon:
             self._retry_at = float("inf")
         return None if due == float("inf") else max(0.0, due - time.monotonic())
 
-    def _dispatch(self, item: object) -> None:
+    def _dispatch(self, item: Input | _Call | _SolvedCount) -> None:
         if isinstance(item, _Call):
             if self._round is not None and not item.during_round:
                 self._round.deferred.append(item)
@@ -277,8 +284,7 @@ class Daemon:
             log.debug("ignored %s: it came during the deal", describe_input(item))
         else:
             self._on_table = None  # the next input takes the last hands off the table
-            action: Input = item  # type: ignore[assignment]
-            events = self.module.deal(finish=False) if isinstance(action, Deal) else self.module.handle(action)
+            events = self.module.deal(finish=False) if isinstance(item, Deal) else self.module.handle(item)
             self._handle(events)
 
     def _run_call(self, call: _Call) -> None:
@@ -326,7 +332,7 @@ class Daemon:
             self._present(event)
         self._on_table = RoundOnTable(tuple(cards))
         now = time.monotonic()
-        steps = [_Step(now + i * self.card_seconds, lambda card=card: self._turn(card)) for i, card in enumerate(cards)]
+        steps = [_Step(now + i * self.card_seconds, partial(self._turn, card)) for i, card in enumerate(cards)]
         result_at = now + len(cards) * self.card_seconds
         steps.append(_Step(result_at, lambda: self._show_result(events[last + 1 :])))
         steps.append(_Step(result_at + self.result_seconds, self._finish_round))
@@ -427,7 +433,8 @@ class Daemon:
         waiting = self._round
         self._round = None
         if waiting is not None:  # the round's result is saved; the next start finishes it
-            for item in [*waiting.deferred, *waiting.solved_counts]:
+            pending: list[_Call | _SolvedCount] = [*waiting.deferred, *waiting.solved_counts]
+            for item in pending:
                 if not item.future.done():
                     item.future.set_exception(PropError("the prop stopped before the command ran"))
         try:

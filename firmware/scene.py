@@ -57,7 +57,8 @@ class Scene:
         """The view of ``role`` (``placard``, ``table`` or ``bets``)."""
         if role not in ROLES:
             raise KeyError(f"no display role {role!r}")
-        return getattr(self, role)
+        view: TableLimits | TableView | BetsView = getattr(self, role)
+        return view
 
 
 def result_text(result: ev.RoundPlayed) -> str:

@@ -16,7 +16,7 @@ from baccarat_core.records import replace
 from ..config import DEFAULT_CONFIG, Config, describe_wiring, load_config
 from ..config_perms import warn_if_readable
 from ..errors import ConfigError, PropError
-from . import arg_type
+from . import Parser, arg_type
 
 #: Where the service looks for its config when --config is not given.
 SYSTEM_CONFIG = Path("/etc/baccarat/config.toml")
@@ -175,15 +175,15 @@ def _scale(text: str) -> int:
     return scale
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     """Register ``run`` and ``check-config``."""
     run = sub.add_parser(
         "run",
         help="run the prop (on a Pi), or the simulator with --simulate",
         description="Run the prop until SIGTERM, or with --simulate the simulator until you quit it.",
-        epilog=_run_epilog,  # made when the help is shown (cli.Parser)
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    run.make_epilog = _run_epilog  # made when the help is shown
     run.add_argument("--config", help=f"config file (default {SYSTEM_CONFIG} if present, else the reference build's)")
     run.add_argument(
         "--simulate", action="store_true", help="run on a PC: mock pins, emulated displays, keyboard input"

@@ -95,7 +95,7 @@ class PropBoard:
         def device(pin: int, *, sensor: bool = False) -> DigitalInputDevice:
             # Plain inputs: holds are timed by one HoldTimer, not a Button's HoldThread each.
             if sensor:  # a sensor that drives its output high: no pull
-                kwargs: dict = {"pull_up": None, "active_state": True}
+                kwargs: dict[str, object] = {"pull_up": None, "active_state": True}
             else:
                 kwargs = {"pull_up": inputs.pull_up}
             made = DigitalInputDevice(pin, pin_factory=pin_factory, **kwargs)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, TypeVar
 
 from baccarat_core import AREAS, BaccaratError, BaccaratModule, Edgework, TableLimits, strict
 from baccarat_core import events as ev
@@ -25,6 +25,8 @@ from ..errors import PropError
 
 log = logging.getLogger("baccarat.commands")
 
+T = TypeVar("T")
+
 #: Longest error text in a reply or a log line (the offending values in it are cut shorter still).
 MAX_ERROR = 240
 
@@ -33,7 +35,7 @@ COMMANDS: dict[str, frozenset[str]] = {
     "reset": frozenset({"min", "max"}),
     "force_solve": frozenset(),
     "set_limits": frozenset({"min", "max"}),
-    "set_edgework": frozenset({"serial", "ports", "lit", "unlit", "solved"}),
+    "set_edgework": frozenset({"serial", "ports", "lit", "unlit", "solved", "batteries", "plates"}),
     "set_solved": frozenset({"solved"}),
     "hint": frozenset(),
     "status": frozenset(),
@@ -113,7 +115,7 @@ def parse_words(text: str) -> Command:
 
 
 def _word_value(key: str, value: str) -> Any:
-    if key in ("ports", "lit", "unlit"):
+    if key in ("ports", "lit", "unlit", "batteries"):
         return [v for v in value.split(",") if v]
     if key in ("min", "max", "solved"):
         try:
@@ -161,7 +163,7 @@ class GameMaster:
         self.daemon = daemon
         self.default_limits = default_limits
 
-    def submit(self, command: Command) -> Future:
+    def submit(self, command: Command) -> Future[Any]:
         """Run ``command`` on the game thread; the future holds a JSON-ready result."""
         daemon = self.daemon
         if command.name == "hint":
@@ -171,6 +173,7 @@ class GameMaster:
         if command.name == "identify":
             return daemon.identify()
         if command.name == "set_solved":
+            assert command.solved is not None  # parse_command gives set_solved its count
             running = daemon.set_solved(command.solved)
         else:
             running = daemon.apply(self._producer(command))
@@ -184,12 +187,16 @@ class GameMaster:
         if command.name in ("enable", "disable"):
             return lambda m: m.set_enabled(command.name == "enable")
         if command.name == "set_limits":
-            return lambda m: m.set_limits(command.limits)
+            limits = command.limits
+            assert limits is not None  # parse_command gives set_limits its limits
+            return lambda m: m.set_limits(limits)
         if command.name == "set_edgework":
-            return lambda m: set_edgework(m, command.edgework, keep_solved=command.keep_solved)
+            edgework = command.edgework
+            assert edgework is not None  # and set_edgework its edgework
+            return lambda m: set_edgework(m, edgework, keep_solved=command.keep_solved)
         raise CommandError(f"unknown command {command.name!r}")
 
-    def handle(self, payload: Any, *, words: bool = False) -> Future:
+    def handle(self, payload: Any, *, words: bool = False) -> Future[dict[str, Any]]:
         """Parse and run one request; the future always holds a reply document.
 
         The reply is ``{"id", "ok": true, "command", "result"}`` or
@@ -197,7 +204,7 @@ class GameMaster:
         and is one warning line in the log. Text and bytes go through the strict
         reader (:mod:`baccarat_core.strict`): size, UTF-8, depth, strict JSON.
         """
-        done: Future = Future()
+        done: Future[dict[str, Any]] = Future()
         request_id = None
         name = None
         try:
@@ -217,7 +224,7 @@ class GameMaster:
             done.set_result(_reply(request_id, name, error=message))
             return done
 
-        def finish(future: Future) -> None:
+        def finish(future: Future[Any]) -> None:
             try:
                 done.set_result(_reply(request_id, name, result=future.result()))
             except Exception as error:  # noqa: BLE001 - reported to the sender, logged once
@@ -243,10 +250,10 @@ def _reply(request_id: Any, name: Any, *, result: Any = None, error: str | None 
     return reply
 
 
-def _then(future: Future, fn: Callable[[Any], Any]) -> Future:
-    out: Future = Future()
+def _then(future: Future[Any], fn: Callable[[Any], T]) -> Future[T]:
+    out: Future[T] = Future()
 
-    def done(f: Future) -> None:
+    def done(f: Future[Any]) -> None:
         try:
             out.set_result(fn(f.result()))
         except Exception as error:  # noqa: BLE001 - passed on to the waiter
@@ -274,6 +281,8 @@ def state_document(module: BaccaratModule) -> dict[str, Any]:
         "bets": module.bets(),
         "stacks": {area: list(module.stacks[area]) for area in AREAS},
         "edgework": module.edgework.to_dict(),
+        "edgework_drawn": module.edgework_drawn,
+        "game": module.game,
         "deck_solved": deck.solved if deck else None,
     }
 

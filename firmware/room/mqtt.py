@@ -166,7 +166,7 @@ class Link:
         self.limits = {kind: cfg.queue_limit for kind in LIMITED}
         self._said: set[str] = set()  # reasons already logged in this outage
         self._lock = threading.Lock()
-        self._awaiting: dict[int, str] = {}  # SUBSCRIBE mid -> topic, until its SUBACK
+        self._awaiting: dict[int | None, str] = {}  # SUBSCRIBE mid -> topic, until its SUBACK (None: not sent)
         self._pending: dict[int, str] = {}  # PUBLISH mid -> kind, until its PUBACK
         self._early: set[int] = set()  # PUBACKs that came before publish() returned the mid
         self._waiting: Counter[str] = Counter()
@@ -495,7 +495,8 @@ class Link:
         if self._handler is None:
             return
         try:
-            self._handler(message.topic, message.payload, bool(message.retain))
+            # paho types a payload bytes | bytearray; a received one is bytes, which bytes() returns as it is
+            self._handler(message.topic, bytes(message.payload), bool(message.retain))
         except Exception:
             log.exception("%s: message on %s could not be handled", self.name, show_value(message.topic))
 

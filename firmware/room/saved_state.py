@@ -16,11 +16,13 @@ import random
 import stat
 import tempfile
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from baccarat_core import BaccaratError, BaccaratModule, strict
 from baccarat_core import events as ev
+from baccarat_core.bomb import RandomBombs
 from baccarat_core.numbers import show_value
 
 from ..config import Config
@@ -32,7 +34,7 @@ VERSION = 1
 MAX_STATE_BYTES = strict.MAX_BYTES
 
 
-def state_path(config: Config, env: dict[str, str] | None = None) -> Path | None:
+def state_path(config: Config, env: Mapping[str, str] | None = None) -> Path | None:
     """Where the state lives: ``[state] file``; else systemd's ``$STATE_DIRECTORY``,
     ``/var/lib/baccarat`` when writable, or ``~/.local/state/baccarat``.
     ``file = ""`` turns saving off (None)."""
@@ -49,8 +51,17 @@ def state_path(config: Config, env: dict[str, str] | None = None) -> Path | None
 
 
 def fingerprint(config: Config) -> dict[str, Any]:
-    """The parts of the config a saved game depends on: if they change, start afresh."""
-    return {"edgework": config.edgework.to_dict(), "limits": config.limits.to_dict() if config.limits else None}
+    """The parts of the config a saved game depends on: if they change, start afresh.
+
+    With random edgework that is the mode, the seed and the first solved count, not a bomb:
+    the saved game's bomb is the one in play (a restart keeps it).
+    """
+    if config.edgework is not None:
+        edgework = config.edgework.to_dict()
+    else:
+        bombs = config.bombs or RandomBombs()
+        edgework = {"mode": "random", "seed": bombs.seed, "solved": bombs.solved}
+    return {"edgework": edgework, "limits": config.limits.to_dict() if config.limits else None}
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -126,7 +137,7 @@ def load_module(path: Path, config: Config, rng: random.Random) -> BaccaratModul
         raise BaccaratError(f"not a version {VERSION} state file")
     if data["config"] != fingerprint(config):
         raise BaccaratError("the config's edgework or limits changed since it was saved")
-    return BaccaratModule.restore(data["module"], rng=rng)
+    return BaccaratModule.restore(data["module"], rng=rng, bombs=config.bombs)
 
 
 def restore(config: Config, rng: random.Random) -> BaccaratModule | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
+from typing import TypedDict
 
 from PIL import Image, ImageDraw
 
@@ -17,7 +18,16 @@ GAP = 8
 LOG_LINES = 4
 
 
-def light_states(daemon: Daemon) -> dict[str, object]:
+class LightStates(TypedDict):
+    """What :func:`light_states` reads: each light in words and as the colour to draw."""
+
+    status: str
+    status_rgb: tuple[int, int, int]
+    deck: str
+    deck_rgb: tuple[int, ...]
+
+
+def light_states(daemon: Daemon) -> LightStates:
     """What the status and deck lights show, read back from their gpiozero devices."""
     status = daemon.board.status
     red, green = bool(status.red.value), bool(status.green.value)
@@ -59,8 +69,9 @@ def compose(
     def place(role: str, xy: tuple[int, int]) -> None:
         w, h = sizes[role]
         draw.rectangle((xy[0] - 1, xy[1] - 1, xy[0] + w, xy[1] + h), outline=(90, 90, 90))
-        if frames[role] is not None:
-            image.paste(frames[role], xy)
+        frame = frames[role]
+        if frame is not None:
+            image.paste(frame, xy)
         else:
             draw_text(draw, (xy[0] + 4, xy[1] + 4), f"no {role} display", (200, 80, 80))
 

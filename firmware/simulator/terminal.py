@@ -17,7 +17,7 @@ from typing import TextIO
 
 from ..daemon import Daemon
 from .braille import braille_lines
-from .compose import light_states
+from .compose import LightStates, light_states
 from .keys import KEY_MAP_LINES, action_for, press_length
 from .pins import PinDriver
 from .screenlog import RecentLog
@@ -122,7 +122,7 @@ class _Screen:
         self.last_lines: list[str] | None = None
         self.last_size: tuple[int, int] | None = None
         self.last_count = -1
-        self.last_lights: dict[str, object] | None = None
+        self.last_lights: LightStates | None = None
         self.snapshot: Snapshot | None = None
         self.mode = ""
 

@@ -104,7 +104,7 @@ class ConsoleBackend(Protocol):
     def log_since(self, seq: int) -> list[dict[str, Any]]:
         """Log entries with a sequence number above ``seq``, oldest first."""
 
-    def command(self, payload: dict[str, Any]) -> Future:
+    def command(self, payload: dict[str, Any]) -> Future[dict[str, Any]]:
         """Run a game-master command (the MQTT JSON form); the future holds the reply document."""
 
     def press(self, name: str) -> None:
@@ -137,7 +137,7 @@ class DaemonBackend:
         self.daemon = daemon
         self.commands = commands
         self.name = name or socket.gethostname()
-        self.roles = tuple(role for role in ("placard", "table", "bets") if role in daemon.screens)
+        self.roles: tuple[str, ...] = tuple(role for role in ("placard", "table", "bets") if role in daemon.screens)
         self._pins = pin_driver
         self._lock = threading.Lock()
         self._listeners: list[ChangeListener] = []
@@ -148,7 +148,7 @@ class DaemonBackend:
         self._latest = state_document(daemon.module)
         self._shown = self._latest
         self._answer: dict[str, Any] | None = None
-        self._sheet_key: tuple | None = None
+        self._sheet_key: tuple[object, ...] | None = None
         self._sheet = ""
         self._watching = False
         self._sound_sinks: list[SoundSink] = []
@@ -281,7 +281,7 @@ class DaemonBackend:
             return [entry for entry in self._log if seq < entry["seq"] <= self._shown_seq]
 
     # -- doing ------------------------------------------------------------------------------
-    def command(self, payload: dict[str, Any]) -> Future:
+    def command(self, payload: dict[str, Any]) -> Future[dict[str, Any]]:
         """See :meth:`ConsoleBackend.command`: the one command path of MQTT and the socket."""
         return self.commands.handle(payload)
 

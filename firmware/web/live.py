@@ -19,7 +19,7 @@ from typing import Any
 
 from PIL import Image
 
-from baccarat_core.limits import format_dollars
+from baccarat_core.numbers import format_dollars
 
 from .backend import ConsoleBackend
 
@@ -69,7 +69,7 @@ def words(doc: dict[str, Any]) -> dict[str, Any]:
         f"(Tie and the pairs) {_dimes(low)} - {_dimes(high)}",
         "edgework": f"serial {edgework.get('serial', '?')}; ports {names('ports')}; lit {names('lit')}; "
         f"unlit {names('unlit')}; {solved_on_bomb} module{'s' if solved_on_bomb != 1 else ''} "
-        "solved on the bomb",
+        "solved on the bomb" + (f" (drawn at random for game {doc.get('game')})" if doc.get("edgework_drawn") else ""),
         "deck": (
             f"{deck} deck, {doc.get('cards_left')} cards left (dealt for {doc.get('deck_solved')} solved)"
             if deck
@@ -131,7 +131,7 @@ class LiveHub:
         self._scheduled = False
         self._frames: dict[str, tuple[Image.Image, str]] = {}
         self._lights: dict[str, Any] | None = None
-        self._light_task: asyncio.Task | None = None
+        self._light_task: asyncio.Task[None] | None = None
         self._log_seq = 0
         backend.subscribe(self.changed)
         backend.subscribe_sounds(self.sounds)

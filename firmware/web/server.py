@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from ..errors import PropError
 from ..sound.cues import CUES
@@ -209,7 +210,7 @@ class WebService:
 
     # -- every request ----------------------------------------------------------------------------
     @web.middleware
-    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+    async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         try:
             response = await handler(request)
         except web.HTTPException as exc:
@@ -321,6 +322,7 @@ class WebService:
         session, refused = self._post_session(request)
         if refused is not None:
             return refused
+        assert session is not None  # _post_session gives a session or a refusal
         self.sessions.drop(session.token)
         response = _json({"ok": True, "next": "/login" if self.settings.password else "/"})
         response.del_cookie(COOKIE, path="/")
@@ -386,7 +388,7 @@ class WebService:
         return response
 
     async def _run_command(self, payload: dict[str, Any]) -> dict[str, Any]:
-        future: Future = self.backend.command(payload)
+        future: Future[dict[str, Any]] = self.backend.command(payload)
         try:
             return await asyncio.wait_for(asyncio.wrap_future(future), self.command_timeout)
         except TimeoutError:
