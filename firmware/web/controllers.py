@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 
 #: Added to every answer of a controller endpoint (success, refusal, error).
 CORS_HEADERS = {"Access-Control-Allow-Origin": "*"}
@@ -37,7 +38,7 @@ PREFLIGHT_MAX_AGE = 600
 MAX_REQUEST_HEADERS = 512
 
 
-def cors_middleware(is_controller_path: Callable[[str], bool]) -> Any:
+def cors_middleware(is_controller_path: Callable[[str], bool]) -> Middleware:
     """An aiohttp middleware: ``Access-Control-Allow-Origin: *`` on the paths ``is_controller_path``
     accepts (whatever the answer: 200, 403, 405, 500), and an answer to their ``OPTIONS`` preflight.
 
@@ -45,7 +46,7 @@ def cors_middleware(is_controller_path: Callable[[str], bool]) -> Any:
     """
 
     @web.middleware
-    async def cors(request: web.Request, handler: Any) -> web.StreamResponse:
+    async def cors(request: web.Request, handler: Handler) -> web.StreamResponse:
         if not is_controller_path(request.path):
             return await handler(request)
         if request.method == "OPTIONS":
