@@ -157,12 +157,14 @@ def attach_services(
             from .room.mqtt import MqttService
 
             service = MqttService(daemon, commands, config.mqtt)
-            if config.mqtt.home_assistant:
-                from .room.home_assistant import HomeAssistantService
+            from .room.home_assistant import HomeAssistantService
 
-                home = HomeAssistantService(service, prefix=config.mqtt.home_assistant_prefix)
-                home.start()
-                closers.append(home.stop)
+            # Off, it only clears a discovery message an earlier config left (Home Assistant drops the device).
+            home = HomeAssistantService(
+                service, prefix=config.mqtt.home_assistant_prefix, enabled=config.mqtt.home_assistant
+            )
+            home.start()
+            closers.append(home.stop)
             service.start()
             closers.append(service.stop)
             if config.mqtt.room:

@@ -9,12 +9,14 @@ is a :class:`ConfigError` whose one-line message names the key and the value.
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, overload
 
 from baccarat_core import BaccaratError, Edgework, TableLimits, strict
+from baccarat_core import events as ev
 from baccarat_core.bomb import RandomBombs
 from baccarat_core.deck import COLORS
 from baccarat_core.limits import MINIMUMS
@@ -38,6 +40,15 @@ MAX_SECONDS = 60.0
 
 #: Largest ``[mqtt] queue_limit``.
 MAX_QUEUE_LIMIT = 100_000
+
+#: Game events a config can act on, by their event names: ``[mqtt.room_requests]``.
+TRIGGER_EVENTS: tuple[str, ...] = (ev.Solved.kind, ev.Strike.kind, ev.ModuleReset.kind, ev.DealStarted.kind)
+#: A Room 2.0 request another prop or the room's controller acts on: ``REQU <prop> -> <command>``
+#: (a prop name may hold spaces) or ``PROG <program>``.
+ROOM_REQUEST = re.compile(r"REQU \S(?:.*\S)? -> \S(?:.*\S)?|PROG \S(?:.*\S)?")
+#: Longest Room 2.0 request, and most requests on one event.
+MAX_ROOM_REQUEST = 200
+MAX_ROOM_REQUESTS = 16
 
 #: Keys whose values never appear in a message.
 SECRET_KEYS = frozenset({"password", "controller_token"})
@@ -81,6 +92,8 @@ class MqttConfig:
     reconnect_max_seconds: float = 30.0
     home_assistant: bool = False
     home_assistant_prefix: str = "homeassistant"
+    #: Room 2.0 outbox requests per game event, in config order: ``(("solved", ("REQU ...",)), ...)``.
+    room_requests: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @record
@@ -584,12 +597,15 @@ def _mqtt(section: Section) -> MqttConfig:
         ),
         home_assistant=section.get("home_assistant", bool, False),
         home_assistant_prefix=text("home_assistant_prefix", "homeassistant").rstrip("/"),
+        room_requests=_room_requests(section),
     )
     section.finish()
     if cfg.reconnect_max_seconds < cfg.reconnect_min_seconds:
         raise section.fail(
             "reconnect_max_seconds", f"must not be below reconnect_min_seconds ({cfg.reconnect_min_seconds})"
         )
+    if cfg.room_requests and cfg.room is None:
+        raise ConfigError('[mqtt.room_requests] is only read with room set ([mqtt] room = "...")')
     for key in ("cert_file", "key_file", "ca_file"):
         if getattr(cfg, key) and not cfg.tls:
             raise section.fail(key, "is only read with tls = true")
@@ -603,6 +619,37 @@ def _mqtt(section: Section) -> MqttConfig:
     if cfg.tls:
         _check_tls(section, cfg)
     return cfg
+
+
+def _room_requests(mqtt: Section) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``[mqtt.room_requests]``: per event (:data:`TRIGGER_EVENTS`), Room 2.0 requests to send.
+
+    ``solved = ["REQU Relay -> door:open", "PROG audio-final:start"]``: each a ``REQU`` or
+    ``PROG`` line as the Room 2.0 convention writes it, sent on the outbox after the event.
+    """
+    mqtt.used.add("room_requests")
+    table = mqtt.data.get("room_requests", {})
+    if not isinstance(table, dict):
+        raise mqtt.fail("room_requests", 'must be a table: [mqtt.room_requests] with solved = ["REQU ..."]')
+    section = Section("mqtt.room_requests", table)
+    requests = []
+    for event in table:
+        if event not in TRIGGER_EVENTS:
+            raise ConfigError(f"[mqtt.room_requests] {event}: not an event (use {', '.join(TRIGGER_EVENTS)})")
+        lines = section.get(event, list)
+        if len(lines) > MAX_ROOM_REQUESTS:
+            raise section.fail(event, f"at most {MAX_ROOM_REQUESTS} requests on one event")
+        for line in lines:
+            if not isinstance(line, str):
+                raise ConfigError(f"[mqtt.room_requests] {event} = {show_setting(line)}: must be a string in quotes")
+            if len(line) > MAX_ROOM_REQUEST or not ROOM_REQUEST.fullmatch(line) or not line.isprintable():
+                raise ConfigError(
+                    f"[mqtt.room_requests] {event} = {show_setting(line)}: must be "
+                    f'"REQU <prop> -> <command>" or "PROG <program>" (one line, at most {MAX_ROOM_REQUEST} characters)'
+                )
+        requests.append((event, tuple(lines)))
+    section.finish()
+    return tuple(requests)
 
 
 def _check_tls(section: Section, cfg: MqttConfig) -> None:
