@@ -26,6 +26,7 @@ from gpiozero.pins import Factory
 
 from baccarat_core import BaccaratModule
 
+from . import notify
 from .config import Config
 from .daemon import Daemon
 from .devices.board import PropBoard, named_pin_factory
@@ -259,11 +260,14 @@ def close_daemon(daemon: Daemon) -> None:
 
 def run_forever(daemon: Daemon, closers: list[Callable[[], None]] | None = None) -> int:
     """Run until SIGTERM or SIGINT; lights and displays end off. Returns the exit status."""
+    notifier = notify.attach(daemon)  # READY, the watchdog's pings and STOPPING under systemd
 
     def stop(signum: int, frame: FrameType | None) -> None:
         # The handler runs on this thread, which may be inside the game queue's lock:
         # hand the stop to another thread instead of taking that lock here.
         log.info("signal %s received", signal.Signals(signum).name)
+        if notifier is not None:
+            notifier.stopping()
         threading.Thread(target=daemon.stop, name="baccarat-stop", daemon=True).start()
 
     signal.signal(signal.SIGTERM, stop)
@@ -302,4 +306,6 @@ def run_forever(daemon: Daemon, closers: list[Callable[[], None]] | None = None)
     for close in closers or []:
         close()
     close_daemon(daemon)
+    if notifier is not None:
+        notifier.close()
     return 0
