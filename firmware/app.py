@@ -26,7 +26,7 @@ from gpiozero.pins import Factory
 
 from baccarat_core import BaccaratModule
 
-from . import notify
+from . import notify, storage
 from .config import Config
 from .daemon import Daemon
 from .devices.board import PropBoard, named_pin_factory
@@ -146,9 +146,9 @@ def attach_services(
     if path is not None:
         keeper = saved_state.StateKeeper(path, config, background=True)
         daemon.listeners.append(keeper)
-        daemon.settled_listeners.append(keeper.settled)
         closers.append(keeper.close)
         log.info("game state is saved to %s", path)
+        storage.warn_if_volatile(path)  # tmpfs, or Raspberry Pi OS's overlay file system: lost at a power cut
     try:
         _start_sound(daemon, config, closers, simulate=simulate, pin_factory=pin_factory)
         _start_control(commands, config, closers)
