@@ -43,10 +43,14 @@ if TYPE_CHECKING:
 log = logging.getLogger("baccarat")
 
 
+#: A log line as the journal receives it (the journal adds its own time stamps).
+JOURNAL_FORMAT = "%(levelname)s %(name)s: %(message)s"
+
+
 def setup_logging(level: str = "INFO") -> None:
     """Log lines to stderr; under systemd the journal adds its own time stamps."""
     under_journal = bool(os.environ.get("JOURNAL_STREAM"))
-    fmt = "%(levelname)s %(name)s: %(message)s" if under_journal else "%(asctime)s %(levelname)s %(name)s: %(message)s"
+    fmt = JOURNAL_FORMAT if under_journal else f"%(asctime)s {JOURNAL_FORMAT}"
     logging.basicConfig(level=getattr(logging, level.upper(), logging.INFO), format=fmt, stream=sys.stderr)
 
 
