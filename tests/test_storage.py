@@ -13,41 +13,7 @@ from firmware import storage
 from firmware.app import attach_services, build_daemon, close_daemon
 from firmware.devices.displays import open_dummy_device
 from tests.conftest import make_config
-
-SD_CARD = """\
-22 1 179:2 / / rw,noatime shared:1 - ext4 /dev/mmcblk0p2 rw
-23 22 179:1 / /boot/firmware rw,relatime shared:2 - vfat /dev/mmcblk0p1 rw,fmask=0022
-24 22 0:21 / /run rw,nosuid,nodev shared:5 - tmpfs tmpfs rw,size=89480k,mode=755
-25 22 0:5 / /dev rw,nosuid shared:3 - devtmpfs udev rw
-"""
-
-# Raspberry Pi OS Bookworm with the overlay file system on (overlayroot=tmpfs): the card's root
-# is read-only at /media/root-ro, every change goes to a tmpfs at /media/root-rw.
-OVERLAY = (
-    (
-        "22 1 0:25 / / rw,relatime shared:1 - overlay overlayroot "
-        "rw,lowerdir=/media/root-ro,upperdir=/media/root-rw/overlay,workdir=/media/root-rw/overlay-workdir\n"
-    )
-    + """\
-23 22 179:2 / /media/root-ro ro,relatime shared:2 - ext4 /dev/mmcblk0p2 ro
-24 22 0:24 / /media/root-rw rw,relatime shared:3 - tmpfs tmpfs-root rw
-25 22 179:1 / /boot/firmware rw,relatime shared:4 - vfat /dev/mmcblk0p1 rw
-"""
-)
-
-# The same, with the state directory on a small ext4 partition of its own (recurse=0 leaves it
-# alone), seen from inside the service (StateDirectory= is bind-mounted into its namespace).
-OVERLAY_WITH_STATE_PARTITION = (
-    OVERLAY
-    + "26 22 179:3 / /var/lib/baccarat rw,noatime shared:5 - ext4 /dev/mmcblk0p3 rw\n"
-    + "27 22 179:3 / /var/lib/baccarat rw,nosuid,nodev,noexec - ext4 /dev/mmcblk0p3 rw\n"
-)
-
-# Bullseye's boot=overlay script, or a container: the upper layer's mount is out of sight.
-HIDDEN_UPPER = "22 1 0:25 / / rw - overlay overlay rw,lowerdir=/lower,upperdir=/upper/data,workdir=/upper/work\n"
-
-# A file system with a space in its mount point (mountinfo writes it \\040).
-SPACES = SD_CARD + "30 22 8:1 / /media/my\\040stick rw - ext4 /dev/sda1 rw\n"
+from tests.fakehost import HIDDEN_UPPER, OVERLAY, OVERLAY_WITH_STATE_PARTITION, SD_CARD, SPACES
 
 
 @pytest.mark.parametrize(
