@@ -47,10 +47,10 @@ def test_the_benchmark_reports_bytes_and_times_for_every_input_and_display():
     disk, idle = report["disk"], report["idle"]
     assert idle["disk_write_bytes_per_hour"] == 0 and idle["log_bytes_per_hour"] == 0
     assert disk["chip press"]["log_lines"]["mean"] == 1 and disk["chip press"]["log_bytes"]["mean"] > 20
-    assert disk["deal"]["log_lines"]["mean"] >= 5
-    assert disk["deal"]["wchar"]["mean"] - disk["deal"]["log_bytes"]["mean"] >= 500  # the state file's text
+    assert disk["round"]["rounds"] >= 10 and disk["round"]["log_lines"]["mean"] >= 5
+    assert disk["round"]["wchar"]["mean"] - disk["round"]["log_bytes"]["mean"] >= 500  # the state file's text
     if not disk["in_ram"]:
-        assert disk["deal"]["write_bytes"]["max"] >= 4096
-    # The watchdog's figures come from the unit and the child's pings.
+        assert disk["round"]["write_bytes"]["max"] >= 4096
+    # The watchdog's figures come from the unit (an idle run of 1 s is shorter than a ping period).
     unit = (ROOT / "firmware" / "baccarat.service").read_text()
-    assert f"\nWatchdogSec={idle['watchdog_sec']:g}\n" in unit and idle["game_wakeups_per_watchdog_sec"] >= 0
+    assert f"\nWatchdogSec={idle['watchdog_sec']:g}\n" in unit and idle["game_wakeups_per_watchdog_sec"] is None
