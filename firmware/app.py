@@ -26,7 +26,7 @@ from gpiozero.pins import Factory
 
 from baccarat_core import BaccaratModule
 
-from . import notify, storage
+from . import sdnotify, storage
 from .config import Config
 from .daemon import Daemon
 from .devices.board import PropBoard, named_pin_factory
@@ -264,7 +264,7 @@ def close_daemon(daemon: Daemon) -> None:
 
 def run_forever(daemon: Daemon, closers: list[Callable[[], None]] | None = None) -> int:
     """Run until SIGTERM or SIGINT; lights and displays end off. Returns the exit status."""
-    notifier = notify.attach(daemon)  # READY, the watchdog's pings and STOPPING under systemd
+    notifier = sdnotify.attach(daemon)  # READY, the watchdog's pings and STOPPING under systemd
 
     def stop(signum: int, frame: FrameType | None) -> None:
         # The handler runs on this thread, which may be inside the game queue's lock:

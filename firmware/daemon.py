@@ -212,7 +212,7 @@ class Daemon:
         """Call ``beat()`` on the game thread once the prop is ready (after the first frames and
         the "ready" line), then every ``seconds`` for as long as the game loop comes round: a
         thread stuck in a display write or a deadlock stops its beats (the service manager's
-        watchdog, :mod:`firmware.notify`). The loop wakes for a beat when nothing else wakes it,
+        watchdog, :mod:`firmware.sdnotify`). The loop wakes for a beat when nothing else wakes it,
         once per ``seconds``. Set before :meth:`start`."""
         self._beat = beat
         self._beat_every = seconds

@@ -61,7 +61,7 @@ def test_the_sandbox_still_lets_the_prop_work():
 def test_the_unit_waits_for_ready_and_restarts_a_hung_prop():
     assert _one("Type") == "notify"  # `systemctl start` returns once the first frames are drawn
     assert _one("NotifyAccess") == "main"  # only the daemon itself may say READY or ping
-    assert 0 < float(_one("WatchdogSec")) <= 30  # tests/test_watchdog.py, firmware/notify.py
+    assert 0 < float(_one("WatchdogSec")) <= 30  # tests/test_watchdog.py, firmware/sdnotify.py
     assert _one("Restart") == "on-failure"  # systemd counts a watchdog kill as a failure
 
 

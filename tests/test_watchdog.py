@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware import notify
+from firmware import sdnotify
 from firmware.app import build_daemon, close_daemon
 from firmware.devices.displays import open_luma_device
 from tests import fakeos
@@ -85,7 +85,7 @@ def _prop(monkeypatch, mock_factory, short_dir, env):
             device_factory=open_luma_device,
             rng=random.Random(3),
         )
-        notifier = notify.attach(daemon, {"NOTIFY_SOCKET": listener.address, **env})
+        notifier = sdnotify.attach(daemon, {"NOTIFY_SOCKET": listener.address, **env})
         assert notifier is not None and notifier.watchdog == (0.2 if env else None)
         spy = SendSpy(notifier._socket, ends, ends["table"])
         notifier._socket = spy
@@ -179,14 +179,14 @@ def test_without_a_watchdog_ready_and_the_status_still_come_and_no_pings(prop_wi
 
 
 def test_no_notify_socket_no_notifier_and_the_watchdog_needs_its_own_pid():
-    assert notify.Notifier.from_environment({}) is None
-    assert notify.watchdog_seconds({"WATCHDOG_USEC": "15000000"}, 42) == 7.5
-    assert notify.watchdog_seconds({"WATCHDOG_USEC": "15000000", "WATCHDOG_PID": "42"}, 42) == 7.5
-    assert notify.watchdog_seconds({"WATCHDOG_USEC": "15000000", "WATCHDOG_PID": "41"}, 42) is None
-    assert notify.watchdog_seconds({"WATCHDOG_USEC": "x"}, 42) is None
-    assert notify.watchdog_seconds({"WATCHDOG_USEC": "0"}, 42) is None
-    assert notify.socket_address("@sd-notify") == b"\0sd-notify"
-    assert notify.socket_address("/run/systemd/notify") == "/run/systemd/notify"
+    assert sdnotify.Notifier.from_environment({}) is None
+    assert sdnotify.watchdog_seconds({"WATCHDOG_USEC": "15000000"}, 42) == 7.5
+    assert sdnotify.watchdog_seconds({"WATCHDOG_USEC": "15000000", "WATCHDOG_PID": "42"}, 42) == 7.5
+    assert sdnotify.watchdog_seconds({"WATCHDOG_USEC": "15000000", "WATCHDOG_PID": "41"}, 42) is None
+    assert sdnotify.watchdog_seconds({"WATCHDOG_USEC": "x"}, 42) is None
+    assert sdnotify.watchdog_seconds({"WATCHDOG_USEC": "0"}, 42) is None
+    assert sdnotify.socket_address("@sd-notify") == b"\0sd-notify"
+    assert sdnotify.socket_address("/run/systemd/notify") == "/run/systemd/notify"
 
 
 # -- the whole process, as the service starts it ------------------------------------------------

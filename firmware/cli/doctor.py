@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from . import Parser
 from .run import SYSTEM_CONFIG, config_path
 
 
@@ -16,7 +17,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return code
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     """Register ``doctor``."""
     command = sub.add_parser(
         "doctor",
