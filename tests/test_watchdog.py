@@ -135,7 +135,9 @@ def test_pings_keep_coming_from_a_healthy_daemon_and_stop_when_the_table_write_h
     listener.drain()
     count = len(listener.messages)
     listener.wait_for("WATCHDOG", count=len([m for m in listener.messages if "WATCHDOG" in m.fields]) + 3)
-    assert all("WATCHDOG" in m.fields for m in listener.messages[count:])
+    # Pings again; a status line may come between them (the table failed, then answered again).
+    assert sum("WATCHDOG" in m.fields for m in listener.messages[count:]) >= 3
+    assert all("WATCHDOG" in m.fields or "STATUS" in m.fields for m in listener.messages[count:])
 
 
 def test_the_status_line_names_a_display_that_does_not_answer(prop):
