@@ -17,6 +17,7 @@ Routes:
 ``POST /api/panel``            a front-panel press or release (simulator; CSRF header)
 ``GET /status`` ... ``/reset``  Escape Room Master polling and requests (``?token=``)
 ``GET /static/...``            the page's CSS and JavaScript
+``GET /casing``, ``/play`` ...  the players' pages (:mod:`.players`)
 =============================  ==========================================================
 """
 
@@ -39,6 +40,7 @@ from ..sound.players import WAV_DIR
 from .auth import COOKIE, CSRF_HEADER, LoginThrottle, Session, Sessions, same_secret
 from .backend import PANEL_INPUTS, ConsoleBackend
 from .live import LiveHub, PageClient
+from .players import PlayerPages
 from .settings import WebSettings, is_loopback
 from .webhooks import WebhookSender
 
@@ -106,6 +108,7 @@ class WebService:
             backend.subscribe_events(self.webhooks.on_events)
         self.port = settings.port
         self._pages = {name: (static_dir / name).read_text(encoding="utf-8") for name in ("index.html", "login.html")}
+        self.players = PlayerPages(self)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
         self._thread: threading.Thread | None = None
@@ -198,6 +201,7 @@ class WebService:
             app.router.add_get(f"/{action}", self._controller_request)
         app.router.add_static("/static/", self.static_dir, follow_symlinks=False)
         app.router.add_get("/sound/{cue}.wav", self._sound)
+        self.players.register(app)
         return app
 
     # -- every request ----------------------------------------------------------------------------

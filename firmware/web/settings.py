@@ -32,6 +32,7 @@ _KEYS = (
     "password",
     "controller_token",
     "front_panel",
+    "casing_public",
     "webhooks",
     "webhook_timeout_seconds",
     "webhook_retries",
@@ -65,6 +66,7 @@ class WebSettings:
     password: str | None = field(default=None, repr=False)
     controller_token: str | None = field(default=None, repr=False)
     front_panel: bool = False
+    casing_public: bool = False  # /casing for anyone on the network, read-only (players' pages: players.py)
     webhooks: tuple[Webhook, ...] = ()
     webhook_timeout_seconds: float = 3.0
     webhook_retries: int = 3
@@ -139,6 +141,12 @@ def parse_web_section(data: dict[str, Any] | None, *, simulate: bool) -> WebSett
             "(it goes into the controllers' URLs as typed)"
         )
     front_panel = _get(data, "front_panel", bool, simulate)
+    casing_public = _get(data, "casing_public", bool, False)
+    if casing_public and is_loopback(bind):
+        raise WebConfigError(
+            f'[web] casing_public = true: with bind = "{bind}" only this machine reaches the casing; '
+            'set bind = "0.0.0.0" (and a password, which the console then asks for)'
+        )
     timeout = float(_get(data, "webhook_timeout_seconds", (int, float), 3.0))
     if not 0 < timeout <= 60:
         raise WebConfigError(f"[web] webhook_timeout_seconds = {timeout:g}: must be above 0 and at most 60")
@@ -153,6 +161,7 @@ def parse_web_section(data: dict[str, Any] | None, *, simulate: bool) -> WebSett
         password=password,
         controller_token=token,
         front_panel=front_panel,
+        casing_public=casing_public,
         webhooks=hooks,
         webhook_timeout_seconds=timeout,
         webhook_retries=retries,
