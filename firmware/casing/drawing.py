@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
@@ -101,27 +101,44 @@ class Text:
 Shape = Rect | Circle | Line | Polygon | Text
 
 
+def moved(shape: Shape, dx: float, dy: float) -> Shape:
+    """``shape`` shifted by ``dx``, ``dy`` mm."""
+    if not dx and not dy:
+        return shape
+    if isinstance(shape, Rect | Text):
+        return replace(shape, x=shape.x + dx, y=shape.y + dy)
+    if isinstance(shape, Circle):
+        return replace(shape, cx=shape.cx + dx, cy=shape.cy + dy)
+    if isinstance(shape, Line):
+        return replace(shape, x1=shape.x1 + dx, y1=shape.y1 + dy, x2=shape.x2 + dx, y2=shape.y2 + dy)
+    return replace(shape, points=tuple((x + dx, y + dy) for x, y in shape.points))
+
+
 @dataclass
 class Group:
-    """Shapes that belong together; the SVG keeps the group (``id``, ``class``, ``data-*``) for the page."""
+    """Shapes that belong together, drawn ``dx``, ``dy`` mm further on; the SVG keeps the group
+    (``id``, ``class``, ``data-*``, a translation) for the page."""
 
     items: list[Shape | Group] = field(default_factory=list)
     id: str | None = None
     cls: str | None = None
     data: dict[str, str] = field(default_factory=dict)
     title: str | None = None
+    dx: float = 0.0
+    dy: float = 0.0
 
     def add(self, *items: Shape | Group) -> None:
         """Append shapes or groups."""
         self.items.extend(items)
 
-    def shapes(self) -> Iterator[Shape]:
-        """Every shape inside, in drawing order."""
+    def shapes(self, dx: float = 0.0, dy: float = 0.0) -> Iterator[Shape]:
+        """Every shape inside, in drawing order, where it lands on the drawing."""
+        dx, dy = dx + self.dx, dy + self.dy
         for item in self.items:
             if isinstance(item, Group):
-                yield from item.shapes()
+                yield from item.shapes(dx, dy)
             else:
-                yield item
+                yield moved(item, dx, dy)
 
 
 @dataclass
@@ -184,6 +201,8 @@ def _svg_group(group: Group, out: list[str]) -> None:
         attributes += f" class={quoteattr(group.cls)}"
     for key, value in group.data.items():
         attributes += f" data-{key}={quoteattr(value)}"
+    if group.dx or group.dy:
+        attributes += f' transform="translate({_n(group.dx)} {_n(group.dy)})"'
     out.append(f"<g{attributes}>")
     if group.title:
         out.append(f"<title>{escape(group.title)}</title>")

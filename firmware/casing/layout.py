@@ -34,6 +34,10 @@ SIDE_H = 41.0
 SIDE_GAP = 5.0
 SIDE_PAD = 3.0
 SIDE_LABEL_H = 6.0
+#: The tall sheet: the front as a strip above the four sides.
+FRONT_STRIP_H = 62.0
+TALL_WIDTH = 180.0
+TALL_HEIGHT = FRONT_STRIP_H + SIDES * (SIDE_H + SIDE_GAP)
 WIDGET_GAP = 4.0
 
 CASE = "#d8d2c4"
@@ -284,11 +288,10 @@ def _rows(widgets: list[Widget], width: float, height: float) -> tuple[list[list
     return best
 
 
-def _draw_side(number: int, widgets: list[Widget], y: float) -> Group:
+def _draw_side(number: int, widgets: list[Widget], x0: float, y: float, width: float) -> Group:
     group = Group(id=f"side-{number}", cls="side")
-    width = WIDTH - SIDE_X
-    group.add(Rect(SIDE_X, y, width, SIDE_H, CASE, CASE_EDGE, 0.4, 2.0))
-    group.add(Text(SIDE_X + 2.5, y + 4.6, f"SIDE {number}", 2.8, MUTED, "start", True))
+    group.add(Rect(x0, y, width, SIDE_H, CASE, CASE_EDGE, 0.4, 2.0))
+    group.add(Text(x0 + 2.5, y + 4.6, f"SIDE {number}", 2.8, MUTED, "start", True))
     area_w, area_h = width - 2 * SIDE_PAD, SIDE_H - SIDE_LABEL_H - SIDE_PAD
     rows, scale = _rows(widgets, area_w, area_h)
     row_hs = [max((w.h for w in row), default=0.0) * scale for row in rows]
@@ -296,7 +299,7 @@ def _draw_side(number: int, widgets: list[Widget], y: float) -> Group:
     top = y + SIDE_LABEL_H + (area_h - total_h) / 2
     for row, row_h in zip(rows, row_hs, strict=True):
         row_w = (sum(w.w for w in row) + WIDGET_GAP * (len(row) - 1)) * scale
-        x = SIDE_X + SIDE_PAD + (area_w - row_w) / 2
+        x = x0 + SIDE_PAD + (area_w - row_w) / 2
         for widget in row:
             part = Group(id=widget.id, cls=widget.cls, data=widget.data, title=widget.title)
             widget.draw(Pen(part, x, top + (row_h - widget.h * scale) / 2, scale))
@@ -387,39 +390,83 @@ def qr_group(x: float, y: float, size: float, url: str = MANUAL_URL) -> Group:
     return group
 
 
+def _timer_module(casing: Casing, x: float, y: float) -> Group:
+    """The strikes and the timer in their black box, 62 x 49 mm."""
+    group = Group(dx=x, dy=y - 15)
+    group.add(Rect(3, 15, FRONT_W - 6, 49, "#0f0f0f", "#000000", 0.4, 2.0))
+    group.add(_strikes(casing), _timer(casing))
+    return group
+
+
+def _solved(casing: Casing, x: float, y: float, width: float) -> Group:
+    """The modules solved on the bomb, in a box ``width`` x 16 mm."""
+    count = str(casing.solved)
+    group = Group(id="solved", cls="solved", data={"solved": count}, title=f"{count} solved", dx=x, dy=y)
+    group.add(Rect(0, 0, width, 16, STICKER, CASE_EDGE, 0.3, 1.2))
+    group.add(Text(width / 2, 6, "MODULES SOLVED ON THE BOMB", 2.5, MUTED, "middle", True))
+    group.add(Text(width / 2, 13.5, count, 6, INK, "middle", True))
+    return group
+
+
+def _manual(x: float, y: float, size: float) -> Group:
+    """The QR code to the manual (``size`` mm) with its address under it."""
+    group = Group()
+    group.add(qr_group(x, y, size))
+    group.add(Text(x + size / 2, y + size + 6, "THE MANUAL", 3.4, INK, "middle", True))
+    group.add(Text(x + size / 2, y + size + 10.5, MANUAL_URL.removeprefix("https://"), 2.45, INK, "middle"))
+    return group
+
+
 def _front(casing: Casing) -> Group:
+    """The front of the bomb as a column :data:`FRONT_W` mm wide (the wide sheet)."""
     group = Group(id="front", cls="front")
     group.add(Rect(0, 0, FRONT_W, HEIGHT, CASE, CASE_EDGE, 0.4, 2.0))
     group.add(Text(FRONT_W / 2, 7.5, "THE BOMB", 4, INK, "middle", True))
     group.add(Text(FRONT_W / 2, 12, "front: strikes and timer", 2.6, MUTED, "middle"))
-    group.add(Rect(3, 15, FRONT_W - 6, 49, "#0f0f0f", "#000000", 0.4, 2.0))
-    group.add(_strikes(casing), _timer(casing))
-    solved = Group(id="solved", cls="solved", data={"solved": str(casing.solved)}, title=f"{casing.solved} solved")
-    solved.add(Rect(3, 68, FRONT_W - 6, 16, STICKER, CASE_EDGE, 0.3, 1.2))
-    solved.add(Text(FRONT_W / 2, 74, "MODULES SOLVED ON THE BOMB", 2.5, MUTED, "middle", True))
-    solved.add(Text(FRONT_W / 2, 81.5, str(casing.solved), 6, INK, "middle", True))
-    group.add(solved)
-    size = 50.0
-    group.add(qr_group((FRONT_W - size) / 2, 92, size))
-    group.add(Text(FRONT_W / 2, 148, "THE MANUAL", 3.4, INK, "middle", True))
-    group.add(Text(FRONT_W / 2, 152.5, MANUAL_URL.removeprefix("https://"), 2.45, INK, "middle"))
+    group.add(_timer_module(casing, 0, 15))
+    group.add(_solved(casing, 3, 68, FRONT_W - 6))
+    group.add(_manual((FRONT_W - 50) / 2, 92, 50))
     notes = ("Printed at 100 %, every widget", "is its real size: cut out the four", "sides and stick them on a box.")
     for k, note in enumerate(notes):
         group.add(Text(FRONT_W / 2, 162 + 4 * k, note, 2.5, MUTED, "middle"))
     return group
 
 
-def draw_casing(casing: Casing) -> Drawing:
-    """The casing as a drawing :data:`WIDTH` x :data:`HEIGHT` mm."""
-    drawing = Drawing(WIDTH, HEIGHT, title=f"Bomb casing, serial number {casing.serial}")
-    drawing.root.add(_front(casing))
+def _front_strip(casing: Casing, width: float) -> Group:
+    """The front of the bomb as a strip ``width`` x :data:`FRONT_STRIP_H` mm (the tall sheet)."""
+    group = Group(id="front", cls="front")
+    group.add(Rect(0, 0, width, FRONT_STRIP_H, CASE, CASE_EDGE, 0.4, 2.0))
+    group.add(_timer_module(casing, 0, 3))
+    middle = FRONT_W + (width - FRONT_W - 46) / 2
+    group.add(Text(middle, 10, "THE BOMB", 4, INK, "middle", True))
+    group.add(Text(middle, 14.5, "front: strikes and timer", 2.6, MUTED, "middle"))
+    group.add(_solved(casing, middle - 25, 30, 50))
+    group.add(_manual(width - 47, 3, 41))
+    return group
+
+
+#: The two sheets: wide (the page, print) and tall (beside the panel on /play), in mm.
+SHAPES: dict[str, tuple[float, float]] = {"wide": (WIDTH, HEIGHT), "tall": (TALL_WIDTH, TALL_HEIGHT)}
+
+
+def draw_casing(casing: Casing, shape: str = "wide") -> Drawing:
+    """The casing as a drawing: ``wide`` (:data:`WIDTH` x :data:`HEIGHT` mm: the front as a column
+    beside the four sides; the one that prints) or ``tall`` (the front as a strip above them)."""
+    width, height = SHAPES[shape]
+    drawing = Drawing(width, height, title=f"Bomb casing, serial number {casing.serial}")
+    if shape == "wide":
+        drawing.root.add(_front(casing))
+        x, top, side_w = SIDE_X, 0.0, WIDTH - SIDE_X
+    else:
+        drawing.root.add(_front_strip(casing, width))
+        x, top, side_w = 0.0, FRONT_STRIP_H + SIDE_GAP, width
     for number, widgets in enumerate(_sides(casing), start=1):
-        drawing.root.add(_draw_side(number, widgets, (number - 1) * (SIDE_H + SIDE_GAP)))
+        drawing.root.add(_draw_side(number, widgets, x, top + (number - 1) * (SIDE_H + SIDE_GAP), side_w))
     return drawing
 
 
-def casing_svg(casing: Casing) -> str:
+def casing_svg(casing: Casing, shape: str = "wide") -> str:
     """The casing as SVG: what the pages show and ``baccarat casing --out FILE.svg`` writes."""
     from .drawing import to_svg
 
-    return to_svg(draw_casing(casing))
+    return to_svg(draw_casing(casing, shape))

@@ -60,8 +60,8 @@ class CasingCache:
         self._value: dict[str, Any] | None = None
 
     def get(self, doc: dict[str, Any]) -> dict[str, Any] | None:
-        """``{"doc": <the casing's data>, "svg": <its drawing>}``, or None if the document has no
-        readable edgework (logged)."""
+        """``{"doc": <the casing's data>, "svg": <its wide drawing>, "svg_tall": <its tall one>}``,
+        or None if the document has no readable edgework (logged)."""
         try:
             casing = Casing.from_state(doc)
         except Exception as error:  # noqa: BLE001 - a page shows the last good casing
@@ -70,7 +70,8 @@ class CasingCache:
         data = casing.to_dict()
         key = json.dumps(data, sort_keys=True)
         if key != self._key or self._value is None:
-            self._key, self._value = key, {"doc": data, "svg": casing_svg(casing)}
+            self._key = key
+            self._value = {"doc": data, "svg": casing_svg(casing), "svg_tall": casing_svg(casing, "tall")}
         return self._value
 
 
@@ -101,18 +102,19 @@ class PlayerPages:
         app.router.add_post("/play/panel", self._play_panel)
 
     # -- the views: what a player's page may see of an update -----------------------------------
-    def casing_view(self, update: dict[str, Any]) -> dict[str, Any]:
-        """The casing, from an update's state document; nothing else."""
+    def _casing(self, update: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
         state = update.get("state")
-        if not state:
-            return {}
-        casing = self.cache.get(state["doc"])
-        return {"casing": casing} if casing is not None else {}
+        casing = self.cache.get(state["doc"]) if state else None
+        return {"casing": {key: casing[key] for key in keys}} if casing is not None else {}
+
+    def casing_view(self, update: dict[str, Any]) -> dict[str, Any]:
+        """The casing (its data and wide drawing), from an update's state document; nothing else."""
+        return self._casing(update, ("doc", "svg"))
 
     def play_view(self, update: dict[str, Any]) -> dict[str, Any]:
-        """The displays' frames, the lights and the casing; nothing else."""
+        """The displays' frames, the lights and the casing (both drawings); nothing else."""
         out = {key: update[key] for key in ("frames", "lights") if key in update}
-        out.update(self.casing_view(update))
+        out.update(self._casing(update, ("doc", "svg", "svg_tall")))
         return out
 
     # -- who may see what ----------------------------------------------------------------------------

@@ -27,6 +27,14 @@
     return label;
   }
 
+  // A frame shown at its own size or larger keeps square pixels; shrunk into a small window
+  // (the panel's real proportions) it is smoothed instead, so no row of pixels drops out.
+  function crisp(img) {
+    if (!img.naturalWidth) return;
+    const scale = Math.min(img.clientWidth / img.naturalWidth, img.clientHeight / img.naturalHeight);
+    img.classList.toggle("crisp", scale >= 1);
+  }
+
   // options: canPress (bool), send(input, action, keepalive) -> Promise<reply>, onError(text)
   function build(face, layout, options) {
     const size = layout.size_mm;
@@ -49,6 +57,7 @@
         const img = document.createElement("img");
         img.id = `panel-display-${item.role}`;
         img.alt = `${item.role} display`;
+        img.addEventListener("load", () => crisp(img));
         win.append(img);
         images[item.role] = img;
         face.append(win);
@@ -85,6 +94,7 @@
       }
     }
     if (options.canPress) wire(buttons, options);
+    window.addEventListener("resize", () => Object.values(images).forEach(crisp));
     return {
       showFrames(frames) {
         for (const [role, url] of Object.entries(frames)) {

@@ -39,9 +39,14 @@
 
   // The casing comes drawn by the prop (the same SVG as `baccarat casing --out`); the page only
   // puts it in place, so what the page shows is what prints.
+  // On /play a landscape screen puts the tall drawing beside the panel, a portrait one the wide
+  // drawing under it.
+  const portrait = window.matchMedia("(orientation: portrait)");
+  let lastCasing = null;
   function showCasing(casing) {
+    lastCasing = casing;
     const box = $("#casing");
-    box.innerHTML = casing.svg;
+    box.innerHTML = casing.svg_tall && !portrait.matches ? casing.svg_tall : casing.svg;
     box.dataset.strikes = String(casing.doc.strikes);
     box.dataset.serial = casing.doc.serial;
   }
@@ -103,6 +108,7 @@
       if (document.visibilityState === "visible") keepAwake();
     });
     keepAwake();
+    portrait.addEventListener("change", () => { if (lastCasing) showCasing(lastCasing); });
     listen(body.dataset.stream);
   }
 
