@@ -241,6 +241,9 @@ def test_play_page_pressed_by_mouse_and_by_touch(web_factory, chromium):
             shot.save("/tmp/shot-play.png")
         led = box(page, ".panel-led[data-key='status_light.red']")
         assert share(shot, led, bright_red) > 0.3, "the red status light is not lit on the page"
+        shots = os.environ.get("BACCARAT_SCREENSHOT_DIR")
+        if shots:
+            page.screenshot(path=str(Path(shots) / "play.png"))
     finally:
         context.close()
 
