@@ -56,21 +56,21 @@ class Pen:
     def __init__(self, group: Group, x: float = 0.0, y: float = 0.0, scale: float = 1.0) -> None:
         self.group, self.x, self.y, self.s = group, x, y, scale
 
-    def rect(self, x: float, y: float, w: float, h: float, fill: str | None, **kw: object) -> None:
-        """A rectangle (``stroke``, ``width``, ``radius`` in the widget's mm)."""
+    def rect(
+        self,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        fill: str | None,
+        *,
+        stroke: str | None = None,
+        width: float = 0.3,
+        radius: float = 0.0,
+    ) -> None:
+        """A rectangle."""
         s = self.s
-        self.group.add(
-            Rect(
-                self.x + x * s,
-                self.y + y * s,
-                w * s,
-                h * s,
-                fill,
-                kw.get("stroke"),  # type: ignore[arg-type]
-                float(kw.get("width", 0.3)) * s,  # type: ignore[arg-type]
-                float(kw.get("radius", 0.0)) * s,  # type: ignore[arg-type]
-            )
-        )
+        self.group.add(Rect(self.x + x * s, self.y + y * s, w * s, h * s, fill, stroke, width * s, radius * s))
 
     def circle(
         self, cx: float, cy: float, r: float, fill: str | None, stroke: str | None = None, width: float = 0.3
