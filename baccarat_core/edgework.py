@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import cast
 
 from .errors import BaccaratError, EdgeworkError
 from .numbers import check_count, show_value
@@ -251,12 +252,14 @@ class Edgework:
         plates = data.get("plates")
         if plates is not None and not isinstance(plates, list | tuple):
             raise EdgeworkError(f"edgework plates {show_value(plates)} is not a list of port plates")
+        # The solved count is checked by __post_init__ (check_solved), after the serial, as for every caller.
+        solved = cast(int, data.get("solved", 0))
         return cls(
             serial,
             lists["ports"],
             lists["lit"],
             lists["unlit"],
-            data.get("solved", 0),
+            solved,
             lists["batteries"],
             None if plates is None else tuple(plates),
         )

@@ -171,13 +171,13 @@ def test_play_on_a_prop_without_a_pressable_panel(web_factory):
 
 def test_panel_layout_is_the_drilling_templates(web_factory):
     from firmware.devices.panel import CUTOUTS, PANEL_MM
-    from firmware.web.backend import PANEL_INPUTS
+    from firmware.devices.wiring import INPUT_NAMES
 
     web = web_factory(front_panel=False)
     layout = json.loads(web.request("GET", "/panel.json")[2])
     assert layout["size_mm"] == PANEL_MM
     assert [(c["key"], c["x"], c["y"], c["w"]) for c in layout["cutouts"]] == [(c.key, c.x, c.y, c.w) for c in CUTOUTS]
-    assert sorted(c["input"] for c in layout["cutouts"] if c["kind"] == "button") == sorted(PANEL_INPUTS)
+    assert sorted(c["input"] for c in layout["cutouts"] if c["kind"] == "button") == sorted(INPUT_NAMES)
     assert {c["role"] for c in layout["cutouts"] if c["kind"] == "display"} == {"placard", "table", "bets"}
 
 

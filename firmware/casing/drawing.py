@@ -12,9 +12,13 @@ import io
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape, quoteattr
 
 from ..errors import PropError
+
+if TYPE_CHECKING:
+    from PIL import ImageFont
 
 #: The fonts the page asks for, in order (the PNG uses DejaVu Sans, the PDF Helvetica).
 FONT_FAMILY = "DejaVu Sans, Helvetica, Arial, sans-serif"
@@ -240,7 +244,7 @@ def _rgb(colour: str) -> tuple[int, int, int]:
     return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
 
 
-def _truetype(bold: bool, size: float):  # noqa: ANN202 - a Pillow font
+def _truetype(bold: bool, size: float) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     from PIL import ImageFont
 
     for regular, heavy in TRUETYPE_FONTS:
@@ -262,7 +266,7 @@ def to_png(drawing: Drawing, dpi: int = 300) -> bytes:
     scale = dpi / MM_PER_INCH
     image = Image.new("RGB", (round(drawing.width * scale), round(drawing.height * scale)), "white")
     draw = ImageDraw.Draw(image)
-    fonts: dict[tuple[bool, int], object] = {}
+    fonts: dict[tuple[bool, int], ImageFont.FreeTypeFont | ImageFont.ImageFont] = {}
 
     def px(value: float) -> float:
         return value * scale

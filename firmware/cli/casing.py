@@ -9,7 +9,7 @@ from baccarat_core import BaccaratError
 from baccarat_core.bomb import RandomBombs
 from baccarat_core.numbers import parse_count
 
-from . import arg_type
+from . import Parser, arg_type
 from .deck_play import _given, add_edgework_arguments, config_edgework, edgework_from, game_number, seed_number
 
 
@@ -46,7 +46,7 @@ def _dpi(text: str) -> int:
     return dpi
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     """Register ``casing``."""
     casing = sub.add_parser("casing", help="draw the bomb casing (serial number, widgets) as SVG, PNG or PDF")
     casing.add_argument("--out", required=True, metavar="FILE", help="FILE.svg, FILE.png or FILE.pdf")

@@ -13,11 +13,12 @@ from baccarat_core import BaccaratError, BaccaratModule, Edgework, TableLimits, 
 from baccarat_core.bomb import RandomBombs, check_game, check_seed
 from baccarat_core.deck import COLORS, check_color
 from baccarat_core.edgework import split_list
-from baccarat_core.inputs import parse_input
+from baccarat_core.events import Event
+from baccarat_core.inputs import Input, parse_input
 from baccarat_core.numbers import parse_count, parse_dollars
 from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 
-from . import arg_type
+from . import Parser, arg_type
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -158,9 +159,10 @@ def bounded_lines(stream: BinaryIO, limit: int = strict.MAX_BYTES) -> Iterator[b
         yield line
 
 
-def parse_line(line: str | bytes) -> object:
+def parse_line(line: str | bytes) -> Input:
     """One ``baccarat play`` line: strict JSON (size, UTF-8, depth, no NaN), then :func:`parse_input`."""
-    return parse_input(strict.loads(line.rstrip(b"\r\n" if isinstance(line, bytes) else "\r\n"), "line"))
+    text = line.rstrip(b"\r\n") if isinstance(line, bytes) else line.rstrip("\r\n")
+    return parse_input(strict.loads(text, "line"))
 
 
 def run_session(
@@ -177,7 +179,7 @@ def run_session(
     the first bomb of ``bombs``, announced by the first event)."""
     module = BaccaratModule(edgework, limits, rng=random.Random(seed), first_color=color, bombs=bombs)
 
-    def emit(events: list) -> None:
+    def emit(events: list[Event]) -> None:
         for event in events:
             out.write(json.dumps(event.to_dict()) + "\n")
         out.flush()
@@ -192,7 +194,8 @@ def run_session(
             err.write(f"baccarat play: line {number}: {strict.one_line(str(error), 200)}\n")
             err.flush()
             continue
-        emit(module.handle(action))  # type: ignore[arg-type]
+        emit(module.handle(action))
+        emit(module.finish_round())  # a deal's chips leave the table at once: no pause to show its result
     return 0
 
 
@@ -200,7 +203,7 @@ seed_number = arg_type(lambda t: check_seed(parse_count(t, "seed")))
 game_number = arg_type(lambda t: check_game(parse_count(t, "game number")))
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     """Register ``deck`` and ``play``."""
     color = arg_type(check_color)
     deck = sub.add_parser("deck", help="print the deck that would appear now")

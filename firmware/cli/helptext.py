@@ -13,6 +13,8 @@ from baccarat_core.limits import MINIMUMS, RATIO_BOUNDS
 from baccarat_core.numbers import format_dollars
 from baccarat_core.rounds import AREAS
 
+from . import Parser
+
 EXAMPLE_EDGEWORK = "--serial AB3DE4 --ports Parallel,Serial,RJ-45 --lit FRK --unlit CAR"
 
 #: The players' manual, at its public address (the project cannot ship its text).
@@ -156,7 +158,7 @@ DESCRIPTIONS: dict[str, str] = {
 }
 
 
-def apply(parser: argparse.ArgumentParser, sub: argparse._SubParsersAction) -> None:
+def apply(parser: argparse.ArgumentParser, sub: argparse._SubParsersAction[Parser]) -> None:
     """Give the top-level parser and each command's parser their epilogs (kept as written)."""
     parser.epilog = MAIN_EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter

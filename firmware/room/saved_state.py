@@ -16,6 +16,7 @@ import random
 import stat
 import tempfile
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +34,18 @@ VERSION = 1
 MAX_STATE_BYTES = strict.MAX_BYTES
 
 
-def state_path(config: Config, env: dict[str, str] | None = None) -> Path | None:
+def private_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The user's own directory for the prop, when no system directory serves:
+    ``$XDG_STATE_HOME/baccarat``, else ``~/.local/state/baccarat`` (the state file, and the
+    control socket where no runtime directory exists)."""
+    env = os.environ if env is None else env
+    base = Path(env.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    return base / "baccarat"
+
+
+def state_path(config: Config, env: Mapping[str, str] | None = None) -> Path | None:
     """Where the state lives: ``[state] file``; else systemd's ``$STATE_DIRECTORY``,
-    ``/var/lib/baccarat`` when writable, or ``~/.local/state/baccarat``.
+    ``/var/lib/baccarat`` when writable, or ``state.json`` in :func:`private_dir`.
     ``file = ""`` turns saving off (None)."""
     env = os.environ if env is None else env
     if config.state_file is not None:
@@ -45,8 +55,7 @@ def state_path(config: Config, env: dict[str, str] | None = None) -> Path | None
     system = Path("/var/lib/baccarat")
     if system.is_dir() and os.access(system, os.W_OK):
         return system / "state.json"
-    base = Path(env.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-    return base / "baccarat" / "state.json"
+    return private_dir(env) / "state.json"
 
 
 def fingerprint(config: Config) -> dict[str, Any]:
@@ -164,14 +173,14 @@ _BETS_ONLY = (ev.ChipAdded, ev.AreaCleared, ev.InputIgnored)
 
 
 class StateKeeper:
-    """A daemon listener that saves the snapshot whenever it changes.
+    """A daemon ``on_handled`` hook that saves the snapshot whenever it changes.
 
     With ``background=True`` (the daemon's), a change of the active chip alone
     (an arrow, the only frequent change that is saved) is compared and written
-    after its frame: :meth:`settled` (the daemon's settled hook) hands it to a
+    after its frame: :meth:`settled` (the daemon's ``on_settled`` hook) hands it to a
     thread of its own, newest first, so the arrow's frame waits neither for the
     JSON nor for an fsync; every other change (a deal, a strike, a new deck, a
-    reset) is written before the listener returns, so before it is shown: a
+    reset) is written before the hook returns, so before it is shown: a
     deal counts from its start. Without ``background`` every change is written
     at once.
     """
@@ -193,7 +202,7 @@ class StateKeeper:
         self._later: BaccaratModule | None = None  # an arrow's change, until :meth:`settled`
 
     def __call__(self, events: list[ev.Event], module: BaccaratModule) -> None:
-        """Daemon listener: save the snapshot if it changed (before the events are shown)."""
+        """Daemon ``on_handled`` hook: save the snapshot if it changed (before the events are shown)."""
         if module.deck is None or (events and all(isinstance(event, _BETS_ONLY) for event in events)):
             return
         if self._background and events and all(isinstance(e, ev.DenominationChanged) for e in events):
@@ -203,7 +212,7 @@ class StateKeeper:
         self._save(module, urgent=True)
 
     def settled(self, events: list[ev.Event] | None = None, module: BaccaratModule | None = None) -> None:
-        """Daemon settled hook (game thread, after the frame): hand an arrow's change to the writer."""
+        """Daemon ``on_settled`` hook (game thread, after the frame): hand an arrow's change to the writer."""
         module, self._later = self._later, None
         if module is not None:
             self._save(module, urgent=False)

@@ -24,7 +24,7 @@ from baccarat_core.rounds import AREAS
 from ..daemon import Daemon
 from ..render.bets import runs
 from ..scene import Scene
-from .compose import light_states
+from .compose import LightStates, light_states
 from .keys import AREA_KEYS, HOLD_KEYS, KEY_MAP_LINES
 
 SUIT_SYMBOLS: dict[str, str] = {"H": "\u2665", "D": "\u2666", "C": "\u2663", "S": "\u2660"}
@@ -40,7 +40,7 @@ class Snapshot:
 
     scene: Scene
     strikes: int
-    lights: dict[str, object]
+    lights: LightStates
     hint: str | None = None
 
 

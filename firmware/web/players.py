@@ -35,8 +35,8 @@ from aiohttp import web
 from ..casing import Casing
 from ..casing.layout import casing_svg
 from ..devices.panel import layout as panel_layout
+from ..devices.wiring import INPUT_NAMES
 from .auth import CSRF_HEADER, Sessions, same_secret
-from .backend import PANEL_INPUTS
 from .live import PageClient
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ class PlayerPages:
 
     def play_view(self, update: dict[str, Any]) -> dict[str, Any]:
         """The displays' frames, the lights and the casing (both drawings); nothing else."""
-        out = {key: update[key] for key in ("frames", "lights") if key in update}
+        out: dict[str, Any] = {key: update[key] for key in ("frames", "lights") if key in update}
         out.update(self._casing(update, ("doc", "svg", "svg_tall")))
         return out
 
@@ -153,7 +153,7 @@ class PlayerPages:
 
     # -- the casing --------------------------------------------------------------------------------------
     def _casing_now(self) -> dict[str, Any] | None:
-        return self.cache.get(self.service.backend.state())
+        return self.cache.get(self.service.backend.page().state)
 
     async def _casing_page(self, request: web.Request) -> web.StreamResponse:
         if not self._may_view(request):
@@ -264,7 +264,7 @@ class PlayerPages:
         if not isinstance(payload, dict):
             return _json({"ok": False, "error": "the request must be a JSON object"}, 400)
         name, action = payload.get("input"), payload.get("action")
-        if name not in PANEL_INPUTS:
+        if not isinstance(name, str) or name not in INPUT_NAMES:
             return _json({"ok": False, "error": f"unknown input {str(name)[:40]!r}"}, 400)
         if action not in ("press", "release"):
             return _json({"ok": False, "error": f"action {str(action)[:40]!r} must be press or release"}, 400)

@@ -126,15 +126,16 @@
     let queue = Promise.resolve();
     const held = new Set();
     const pressedAt = new Map();
+    // The press counts from its answer (the pin is down then), not from its sending: on a busy
+    // machine a slow press request must not leave its release within the debounce time.
     const send = (input, action) => {
       queue = queue.then(async () => {
-        if (action === "press") {
-          pressedAt.set(input, performance.now());
-        } else if (pressedAt.has(input)) {
+        if (action === "release" && pressedAt.has(input)) {
           await pause(MIN_PRESS_MS - (performance.now() - pressedAt.get(input)));
           pressedAt.delete(input);
         }
         const reply = await options.send(input, action, action === "release");
+        if (action === "press") pressedAt.set(input, performance.now());
         if (!reply.ok && options.onError) options.onError(`${input}: ${reply.error}`);
       });
       return queue;
