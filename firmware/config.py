@@ -390,7 +390,23 @@ def _edgework(section: _Section) -> Edgework:
     try:
         return Edgework(serial, lists["ports"], lists["lit"], lists["unlit"], solved)
     except BaccaratError as error:
-        raise ConfigError(f"[edgework] {error}") from None
+        # The rules name the value at fault; the message names the key that holds it too:
+        # the first that makes the edgework fail when the keys are added one by one.
+        keys = ("serial", "ports", "lit", "unlit")
+        key = next(k for n, k in enumerate(keys, 1) if n == len(keys) or _fails(serial, *(lists[k] for k in keys[1:n])))
+        message = str(error)
+        raise ConfigError(
+            f"[edgework] {message}" if message.startswith(key) else f"[edgework] {key}: {message}"
+        ) from None
+
+
+def _fails(serial: str, *lists: tuple[str, ...]) -> bool:
+    """Whether edgework with this serial and these of ports, lit and unlit (in order) is refused."""
+    try:
+        Edgework(serial, *lists)
+    except BaccaratError:
+        return True
+    return False
 
 
 def _limits(section: _Section) -> TableLimits | None:
