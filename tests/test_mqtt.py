@@ -385,9 +385,8 @@ def test_hint_command_names_the_winning_bet(prop_factory, watcher_factory):
     reply = w.command({"command": "hint"})
     assert reply["ok"]
     hint = reply["result"]
-    assert hint["winner"] in ("player", "banker", "tie")
-    if hint["winner"] == "tie":
-        pytest.skip("seed gives a tie")
+    # The prop's seed (1) is fixed: its first round is no tie (a bet on the winner solves).
+    assert hint["winner"] in ("player", "banker"), hint
     rig.chips(hint["winner"], 25)
     rig.deal()
     rig.wait_for("round")
