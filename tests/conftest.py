@@ -72,7 +72,7 @@ class RigPin(MockPWMPin):
     def _refuse_if_locked(self) -> None:
         if self.locked:
             raise AssertionError(
-                f"GPIO{self.info.name}: drive a rig's inputs with rig.driver (press, release, tap, hold, "
+                f"{self.info.name}: drive a rig's inputs with rig.driver (press, release, tap, hold, "
                 "bounce, wait), whose edges move the rig's clock, never with the pin's drive_high/drive_low"
             )
 
