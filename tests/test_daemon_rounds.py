@@ -222,15 +222,33 @@ def test_the_replacement_deck_reads_the_solved_count_of_the_moment_it_appears(ri
     game = rig.daemon.module.next_round()
     rig.chips("player" if game.winner == "tie" else _bet_side(rig, win=False), 25)
     rig.events.clear()
+    shown: list[str] = []
+    first_card, go_on = threading.Event(), threading.Event()
+
+    def watch(event) -> None:  # holds the game thread at the first card, so the count comes mid-deal
+        shown.append(event.kind)
+        if event.kind == "card" and not first_card.is_set():
+            first_card.set()
+            assert go_on.wait(5)
+
+    rig.daemon.shown_listeners.append(watch)
     rig.driver.press("deal")
-    time.sleep(0.25)  # mid-deal: the bomb reports 7 solved modules
-    rig.daemon.set_solved(7)
+    assert first_card.wait(5)
+    count = rig.daemon.set_solved(7)  # mid-deal: the bomb reports 7 solved modules
+    during = rig.daemon.call(lambda: (rig.daemon.dealing, rig.daemon.module.edgework.solved), during_round=True)
+    go_on.set()
+    assert during.result(5) == (True, 0), "the count was applied before the deal was over"
     rig.driver.release("deal")
     deck = rig.wait_for("deck", timeout=5)
+    assert count.result(5)[0].kind == "solved_count"
     assert deck.replaces == "red"
     assert (deck.solved, deck.first_index) == (7, 37)
     kinds = rig.kinds()
     assert kinds.index("round") < kinds.index("solved_count") < kinds.index("chips_cleared") < kinds.index("deck")
+    # As shown: every card and the result, then the count, then the clearing and the new deck.
+    last_card = len(shown) - 1 - shown[::-1].index("card")
+    assert last_card < shown.index("round") < shown.index("solved_count") < shown.index("chips_cleared"), shown
+    assert shown.index("chips_cleared") < shown.index("deck"), shown
 
 
 def test_the_result_shows_for_result_seconds_with_the_chips_then_they_leave(rig_factory):

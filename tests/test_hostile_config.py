@@ -57,6 +57,8 @@ def test_a_device_as_the_config_file(capsys):
         ("edgework", "ports", '["Paralel", "Serial"]', "did you mean Parallel?"),
         ("edgework", "ports", "[" + ", ".join(['"USB"'] * 65) + "]", "at most 64"),
         ("edgework", "lit", '["FRK", "frk"]', "FRK is given twice"),
+        ("inputs", "player", "1", "GPIO0/1 carry the HAT EEPROM bus"),
+        ("inputs", "banker", "0", "GPIO0/1 carry the HAT EEPROM bus"),
         ("timing", "hold_seconds", "nan", "[timing] hold_seconds"),
         ("timing", "card_seconds", "inf", "[timing] card_seconds"),
         ("timing", "result_seconds", "1e9", "[timing] result_seconds"),
