@@ -54,3 +54,22 @@ def test_card_seconds_takes_exactly_what_the_config_takes(text, capsys):
     assert on_flag == in_file, capsys.readouterr().err
     if on_flag:
         assert args.card_seconds == float(text)
+
+
+@pytest.mark.parametrize(
+    "argv, named",
+    [
+        (["--output", "none", "--volume", "nan"], "[sound] volume"),
+        (["--output", "none", "--volume", "1e9"], "[sound] volume"),
+        (["--output", "none", "--volume=-inf"], "[sound] volume"),
+        (["--output", "buzzer", "--pin", "1" + "0" * 30], "[sound] pin"),
+        (["--output", "buzzer", "--pin=-1"], "[sound] pin"),
+    ],
+)
+def test_the_sound_check_takes_its_numbers_through_the_sound_sections_checks(argv, named, capsys):
+    """``python -m firmware.sound`` (the bring-up check) too: one line naming the key, exit 2."""
+    from firmware.sound.__main__ import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and named in err, err
