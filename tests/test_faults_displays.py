@@ -295,7 +295,7 @@ def test_a_display_that_does_not_answer_is_tried_every_second_while_nothing_happ
             time.sleep(0.05)
         idle = [b - a for a, b in zip(tries[1:], tries[2:], strict=False)]  # after the start's own two
         assert all(gap >= 0.99 for gap in idle), idle
-        assert sum(idle) / len(idle) < 1.5, idle
+        assert sum(idle) / len(idle) < 2.5, idle  # a retry every 3 s fails; a loaded machine does not
         assert len(_messages(caplog, "placard")) == 1  # each try is silent
         chips["placard"].plug()
         deadline = time.monotonic() + 3
