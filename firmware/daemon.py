@@ -184,6 +184,8 @@ class Daemon:
         self._to_settle = False  # a batch was handled or a frame sent since the last settled call
         self.ready = threading.Event()
         self._queue: queue.Queue[Input | _Call | _SolvedCount | _Stop] = queue.Queue()
+        self._ended = False  # the game thread has stopped: calls fail at once (under _end_lock)
+        self._end_lock = threading.Lock()
         self._on_table: RoundOnTable | None = None
         self._round: _Round | None = None
         self._drawn: dict[str, object] = {}
@@ -209,7 +211,7 @@ class Daemon:
         ``during_round`` (for calls that only read).
         """
         future: Future[T] = Future()
-        self._queue.put(_Call(fn, future, during_round))
+        self._enqueue(_Call(fn, future, during_round))
         return future
 
     def apply(self, produce: Callable[[BaccaratModule], list[ev.Event]]) -> Future[list[ev.Event]]:
@@ -230,8 +232,17 @@ class Daemon:
         arriving again after a reconnect).
         """
         future: Future[list[ev.Event]] = Future()
-        self._queue.put(_SolvedCount(count, future, only_if_changed))
+        self._enqueue(_SolvedCount(count, future, only_if_changed))
         return future
+
+    def _enqueue(self, item: _Call | _SolvedCount) -> None:
+        """Queue a call for the game thread, or fail it at once if that thread has stopped
+        (its caller must not wait for an answer that cannot come)."""
+        with self._end_lock:
+            if not self._ended:
+                self._queue.put(item)
+                return
+        _fail_stopped(item.future)
 
     # -- running -------------------------------------------------------------------------
     def start(self) -> None:
@@ -504,17 +515,30 @@ class Daemon:
         log.info("stopping: lights off, displays blank")
         waiting = self._round
         self._round = None
-        if waiting is not None:  # the round's result is saved; the next start finishes it
-            pending: list[_Call | _SolvedCount] = [*waiting.deferred, *waiting.solved_counts]
-            for item in pending:
-                if not item.future.done():
-                    item.future.set_exception(PropError("the prop stopped before the command ran"))
+        with self._end_lock:
+            self._ended = True
+        left: list[object] = [] if waiting is None else [*waiting.deferred, *waiting.solved_counts]
+        while True:  # and what was queued behind the stop
+            try:
+                left.append(self._queue.get_nowait())
+            except queue.Empty:
+                break
+        # The round's result is saved (the next start finishes it); the calls that waited for
+        # its end, or came after the stop, fail now rather than leave their callers waiting.
+        for item in left:
+            if isinstance(item, _Call | _SolvedCount):
+                _fail_stopped(item.future)
         try:
             self.board.lights_off()
         except Exception:
             log.exception("lights did not turn off")
         for screen in self.screens.values():
             screen.off()
+
+
+def _fail_stopped(future: Future[Any]) -> None:
+    if not future.done() and future.set_running_or_notify_cancel():
+        future.set_exception(PropError("the prop stopped before the command ran"))
 
 
 def _summary(module: BaccaratModule) -> str:
