@@ -127,7 +127,11 @@ def test_a_bet_gives_the_events_and_frames_of_the_same_presses(rig_factory, remo
 def test_a_bet_while_a_round_is_dealt_is_refused_and_changes_nothing(rig_factory):
     rig = rig_factory(make_config(timing={"card_seconds": 5.0, "result_seconds": 5.0}))
     gm = GameMaster(rig.daemon)
-    first = gm.handle({"command": "bet", "bets": "1000 on banker, 100 on tie"})
+    winner = gm.handle({"command": "hint"}).result(5)["result"]["winner"]
+    loser = "banker" if winner == "player" else "player"  # a round that does not solve: its chips are cleared
+    first = gm.handle(
+        {"command": "bet", "bets": f"1000 on {loser}, 100 on tie" if winner != "tie" else "1000 on banker"}
+    )
     second = gm.handle({"command": "bet", "bets": "25 on player"})  # queued behind the first: during its deal
     assert first.result(10)["ok"]
     reply = second.result(10)
@@ -138,8 +142,10 @@ def test_a_bet_while_a_round_is_dealt_is_refused_and_changes_nothing(rig_factory
         "error": "a round is being dealt: bet again once the table is cleared",
     }
     stacks = rig.daemon.call(lambda: dict(rig.daemon.module.stacks), during_round=True).result(5)
-    assert stacks["player"] == [] and stacks["banker"] == [1000] and stacks["tie"] == [100]
-    assert rig.daemon.dealing
+    # The chips stay on the table until the round is cleared, as after a pressed deal.
+    placed = {loser: [1000], "tie": [100]} if winner != "tie" else {"banker": [1000]}
+    assert {area: chips for area, chips in stacks.items() if chips} == placed
+    assert rig.daemon.dealing and not rig.daemon.module.solved
     assert [e.kind for e in rig.events].count("deal") == 1
 
 
