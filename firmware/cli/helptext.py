@@ -138,7 +138,7 @@ GM_EPILOGS: dict[str, str] = {
         "the last one placed). While a round is being dealt the bet is refused; on a closed or solved\n"
         "table its presses are ignored, as the buttons' are.\n\n"
         "example:\n  baccarat bet 25 on banker, 5 on tie\n"
-        "  bet $25 on Banker, $5 on Tie: Banker wins (Player 4, Banker 7), profit +$18.75: SOLVED\n\n"
+        "  bet $25 on Banker, $5 on Tie: Banker wins (Player 6, Banker 9), profit +$18.75: SOLVED\n\n"
         f"{SOCKET_TEXT}"
     ),
 }
