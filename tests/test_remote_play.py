@@ -20,6 +20,7 @@ from firmware.app import build_daemon, close_daemon
 from firmware.cli import main
 from firmware.devices.displays import open_dummy_device
 from firmware.room.commands import GameMaster
+from tests import test_hostile_mqtt as hostile_mqtt_tests
 from tests import test_mqtt as mqtt_tests
 from tests.conftest import Rig, make_config
 from tests.hostile import Hostile
@@ -29,6 +30,8 @@ from tests.test_bets import presses_for
 broker = mqtt_tests.broker
 watcher_factory = mqtt_tests.watcher_factory
 prop_factory = mqtt_tests.prop_factory
+# A prop whose MQTT and Room 2.0 services are built but never connected, every publish recorded.
+unplugged = hostile_mqtt_tests.unplugged
 
 
 def bet(rig, bets, **extra) -> dict:
@@ -277,3 +280,21 @@ def test_mqtt_json_and_room_2_0_words(prop_factory, watcher_factory):
     reply = w.command({"command": "bet", "bets": "bet $1,000 on banker, 5 on tie"})
     assert reply["ok"] and reply["result"]["bets"] == {"banker": 1000, "tie": 5}
     assert "round" in [e["event"] for e in reply["result"]["events"]]
+
+
+def test_1000_hostile_bets_in_the_room_inbox_get_one_omit_each_and_change_nothing(unplugged, caplog):
+    rig, _, room, sent = unplugged
+    rig.chips("tie", 5)
+    hostile = Hostile(2526)
+    payloads = [hostile.bet_words().encode() for _ in range(1000)]
+    payloads = [p if p.lower().startswith(b"bet") else b"bet " + p for p in payloads]  # the inbox needs its name
+    before, count = rig.daemon.module.snapshot(), len(rig.events)
+    with caplog.at_level(logging.INFO, logger="baccarat"):
+        for payload in payloads:
+            room._on_message(hostile_mqtt_tests.INBOX, payload)
+        hostile_mqtt_tests.check_refused(rig, before, count, caplog, len(payloads))
+    said = [text for topic, text in sent if topic == hostile_mqtt_tests.OUTBOX]
+    assert len([t for t in said if t.lower().startswith("omit bet")]) == len(payloads)
+    assert len([t for t in said if t.startswith("MESG bet: ")]) == len(payloads)
+    assert not [t for t in said if t.startswith("DONE ")]
+    assert rig.daemon.module.stacks["tie"] == [5]
