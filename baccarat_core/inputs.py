@@ -34,7 +34,8 @@ class Arrow:
 
 @record
 class Deal:
-    """A gesture at the deck: start the deal."""
+    """A gesture at the deck: the round is dealt up to its result; its chips stay on the table
+    until the round is finished (:meth:`~baccarat_core.module.BaccaratModule.finish_round`)."""
 
 
 @record

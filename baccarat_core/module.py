@@ -44,6 +44,32 @@ class BaccaratModule:
     With ``bombs`` (random edgework) each reset draws the next game's bomb from it, and an
     ``edgework`` of None draws the first game's; without, the edgework stays until the game
     master sets another.
+
+    Each input returns the events it caused. A losing round, then the one the manual
+    finds (the hint the game master's cheat sheet gives):
+
+    >>> import random
+    >>> from baccarat_core import BaccaratModule, Edgework, TableLimits
+    >>> from baccarat_core.inputs import Arrow, Deal, Press
+    >>> bomb = Edgework("AB3DE4", ports=("Parallel",), lit=("FRK",), unlit=())
+    >>> module = BaccaratModule(bomb, TableLimits(5, 200), rng=random.Random(1), first_color="red")
+    >>> [event.kind for event in module.start()]
+    ['limits', 'deck']
+    >>> module.handle(Arrow("right"))  # the $5 chip, the table's minimum
+    [DenominationChanged(value=5)]
+    >>> module.handle(Press("player"))[0].describe()
+    'chip $5 on player: stack bottom to top $5 = $5'
+    >>> events = module.handle(Deal())  # the gesture: the round, up to its result
+    >>> [event.describe() for event in events[-2:]]
+    ['round: player KD QS 10C = 0, banker 10S QD 4C = 4, banker wins; ...', 'STRIKE 1 (loss): the round lost $5.00']
+    >>> module.stacks["player"], [event.kind for event in module.finish_round()]  # the chips go when it ends
+    ([5], ['chips_cleared'])
+    >>> module.next_round().winner
+    'banker'
+    >>> module.handle(Press("banker"))[0].total
+    5
+    >>> module.handle(Deal())[-1].describe()
+    'SOLVED: the round made money'
     """
 
     def __init__(
@@ -119,8 +145,10 @@ class BaccaratModule:
     def handle(self, action: Input) -> list[ev.Event]:
         """Take one input object and return the events it caused.
 
-        A player's input after a round whose chips are still on the table
-        (``deal(finish=False)``) finishes that round first.
+        :class:`~baccarat_core.inputs.Deal` is the gesture alone, whoever sends it: the
+        round up to its result, its chips left on the table until :meth:`finish_round`
+        (the daemon calls it after the result's pause, ``baccarat play`` at once). A
+        player's input while a round's chips are still on the table finishes it first.
         """
         if self.round_pending and not isinstance(action, SetSolved):
             return self.finish_round() + self.handle(action)
@@ -131,7 +159,7 @@ class BaccaratModule:
         if isinstance(action, Arrow):
             return self.arrow(action.direction)
         if isinstance(action, Deal):
-            return self.deal()
+            return self.deal(finish=False)
         if isinstance(action, SetSolved):
             return self.set_solved(action.solved)
         raise BaccaratError(f"unknown input {show_value(action)}")
@@ -170,10 +198,11 @@ class BaccaratModule:
     def deal(self, *, finish: bool = True) -> list[ev.Event]:
         """The gesture at the deck: the three checks in order, then the round and its payouts.
 
-        With ``finish=False`` the round stops at its result (and the solve or the
-        loss strike): the chips stay on the table and the deck is not replaced
-        until :meth:`finish_round`, as on the original, where that happens 1.5 s
-        later and the new deck reads the solved count of that moment.
+        With ``finish=False`` (the :class:`~baccarat_core.inputs.Deal` input) the round
+        stops at its result (and the solve or the loss strike): the chips stay on the
+        table and the deck is not replaced until :meth:`finish_round`, as on the
+        original, where that happens 1.5 s later and the new deck reads the solved
+        count of that moment. The default plays the whole round at once.
         """
         if self.round_pending:
             return self.finish_round() + self.deal(finish=finish)
@@ -406,18 +435,17 @@ class BaccaratModule:
         return "no bet on Player or Banker"
 
     def _limits_problem(self, bets: dict[str, int]) -> str | None:
-        lo, hi = self.limits.minimum, self.limits.maximum
         for area in MAIN_AREAS:
             if bets[area] and not self.limits.allows(bets[area]):
                 return (
                     f"{_AREA_NAMES[area]} bet {format_dollars(bets[area])} is outside the limits "
-                    f"{format_dollars(lo)} - {format_dollars(hi)}"
+                    f"{self.limits.placard()}"
                 )
         for area in SIDE_AREAS:
             if bets[area] and not self.limits.allows_side(bets[area]):
                 return (
                     f"{_AREA_NAMES[area]} bet {format_dollars(bets[area])} is outside the side-bet "
-                    f"limits {format_cents(lo * 10)} - {format_cents(hi * 10)}"
+                    f"limits {self.limits.side_placard()}"
                 )
         return None
 

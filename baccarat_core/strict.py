@@ -176,15 +176,6 @@ def check_bool(value: object, what: str) -> bool:
     return value
 
 
-def check_text(value: object, what: str, *, max_length: int) -> str:
-    """``value`` if it is a string of at most ``max_length`` characters."""
-    if not isinstance(value, str):
-        raise InputError(f"{what} {show_value(value)} is not a string")
-    if len(value) > max_length:
-        raise InputError(f"{what} {show_value(value)} is longer than {max_length} characters")
-    return value
-
-
 def _whole_dollars(value: object, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(f"{name} {show_value(value)} is not a whole number of dollars")

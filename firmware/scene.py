@@ -18,9 +18,8 @@ from baccarat_core.numbers import format_cents
 from baccarat_core.records import record, replace
 from baccarat_core.rounds import AREAS
 
+from .devices.wiring import ROLES
 from .render import BetsView, TableView, render_bets, render_placard, render_table
-
-ROLES: tuple[str, ...] = ("placard", "table", "bets")
 
 _WINNERS = {"player": "PLAYER WINS", "banker": "BANKER WINS", "tie": "TIE"}
 

@@ -76,7 +76,7 @@ def test_a_bet_gives_the_events_and_frames_of_the_same_presses(rig_factory, remo
     remote, pressed = remote_rig, rig_factory(seed=7)
     tables: dict[str, list[bytes]] = {"remote": [], "pressed": []}
     for rig, name in ((remote, "remote"), (pressed, "pressed")):
-        rig.daemon.frame_listeners.append(
+        rig.daemon.on_frame.append(
             lambda role, image, seen=tables[name]: seen.append(image.tobytes()) if role == "table" else None
         )
     pressed.chips("tie", 5)

@@ -183,6 +183,7 @@ def run_session(
             err.flush()
             continue
         emit(module.handle(action))
+        emit(module.finish_round())  # a deal's chips leave the table at once: no pause to show its result
     return 0
 
 

@@ -21,7 +21,8 @@ from baccarat_core.numbers import format_dollars, parse_count, parse_dollars
 from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 
 from ..errors import PropError
-from ..room.control_socket import COMMAND_TIMEOUT, read_reply, socket_path
+from ..room.commands import COMMAND_TIMEOUT
+from ..room.control_socket import read_reply, socket_path
 from . import Parser, arg_type
 
 

@@ -84,7 +84,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the prop until SIGTERM (or the simulator until it is closed)."""
     # Start-up makes long-lived objects only (modules, classes, devices): Python's cyclic
-    # collector is off until the prop is ready (app.resume_collection, a settled listener).
+    # collector is off until the prop is ready (app.resume_collection, an on_settled hook).
     gc.disable()
     try:
         return _run(args)
@@ -133,7 +133,7 @@ def _run(args: argparse.Namespace) -> int:
         daemon = build_daemon(
             config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=rng, restore=restore
         )
-        daemon.settled_listeners.append(resume_collection)
+        daemon.on_settled.append(resume_collection)
         from ..simulator.pins import PinDriver
 
         closers = attach_services(daemon, config, simulate=True, pin_driver=PinDriver(daemon.board))
@@ -163,7 +163,7 @@ def _run(args: argparse.Namespace) -> int:
             raise PropError(f"GPIO: {error}") from None
     for warning in caught:
         logging.getLogger("baccarat").info("gpiozero: %s", warning.message)
-    daemon.settled_listeners.append(resume_collection)
+    daemon.on_settled.append(resume_collection)
     return run_forever(daemon, attach_services(daemon, config))
 
 

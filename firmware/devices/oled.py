@@ -416,7 +416,7 @@ class Screen:
             return False
         if self.greyscale and image.mode == "RGB":
             image = image.convert("L").convert("RGB")
-        if not self.failing and self.last_frame is not None and _same(self.last_frame, image):
+        if self.last_frame is not None and _same(self.last_frame, image):  # never while failing: no last frame
             return False
         try:
             if self.failing:

@@ -30,6 +30,8 @@ T = TypeVar("T")
 
 #: Longest error text in a reply or a log line (the offending values in it are cut shorter still).
 MAX_ERROR = 240
+#: How long a front end waits for a command's reply (a deal in progress holds a command a few seconds).
+COMMAND_TIMEOUT = 30.0
 
 #: Every command, with the argument keys it accepts.
 COMMANDS: dict[str, frozenset[str]] = {
@@ -63,10 +65,16 @@ class Command:
     bets: dict[str, int] | None = None
 
 
-def command_name(text: object) -> str:
-    """``force-solve``, ``Force_Solve`` -> ``force_solve``; unknown names are errors."""
+def known_command(text: object) -> str | None:
+    """``force-solve``, ``Force_Solve`` -> ``force_solve``; None when ``text`` names no command."""
     name = text.strip().lower().replace("-", "_") if isinstance(text, str) else None
-    if name not in COMMANDS:
+    return name if name in COMMANDS else None
+
+
+def command_name(text: object) -> str:
+    """The command ``text`` names (:func:`known_command`); unknown names are errors."""
+    name = known_command(text)
+    if name is None:
         raise CommandError(f"unknown command {show_value(text)} (known: {', '.join(COMMANDS)})")
     return name
 
@@ -167,12 +175,47 @@ class GameMaster:
     """The one command path: MQTT, Room 2.0 and the control socket all run commands here.
 
     ``default_limits`` are what ``reset`` without limits uses: the config's
-    fixed limits, or None for a fresh random placard.
+    fixed limits, or None for a fresh random placard. Every request gets a reply
+    document, as MQTT, the socket and the console send it back:
+
+    >>> from firmware.app import build_daemon, close_daemon, mock_pin_factory
+    >>> from firmware.config import load_config
+    >>> from firmware.devices.displays import open_dummy_device
+    >>> from firmware.room.commands import GameMaster
+    >>> prop = build_daemon(load_config(), pin_factory=mock_pin_factory(), device_factory=open_dummy_device)
+    >>> prop.start()
+    >>> master = GameMaster(prop)
+    >>> master.handle({"command": "set_solved", "solved": 2, "id": 7}).result(5)
+    {'id': 7, 'ok': True, 'command': 'set_solved', 'result': {'events': [{'event': 'solved_count', 'solved': 2}]}}
+    >>> master.handle("Set-Solved 3", words=True).result(5)["ok"]  # the shell's and Room 2.0's words
+    True
+    >>> master.handle({"command": "explode"}).result(5)["error"]
+    'unknown command "explode" (known: reset, force_solve, set_limits, set_edgework, set_solved, hint, ...)'
+    >>> master.handle({"command": "hint"}).result(5)["result"]["winner"] in ("player", "banker", "tie")
+    True
+    >>> prop.stop()
+    >>> close_daemon(prop)
     """
 
     def __init__(self, daemon: Daemon, *, default_limits: TableLimits | None = None) -> None:
         self.daemon = daemon
         self.default_limits = default_limits
+        self._document: dict[str, Any] | None = None
+        self._hooked = False  # _forget_document is one of the daemon's on_handled hooks
+
+    def document(self) -> dict[str, Any]:
+        """The state document now (:func:`state_document`), built at most once a batch: MQTT,
+        Room 2.0 and the console share it (call on the game thread: an ``on_settled`` hook, or
+        before the daemon starts)."""
+        if not self._hooked:
+            self._hooked = True
+            self.daemon.on_handled.append(self._forget_document)
+        if self._document is None:
+            self._document = state_document(self.daemon.module)
+        return self._document
+
+    def _forget_document(self, events: list[ev.Event], module: BaccaratModule) -> None:
+        self._document = None  # a batch was handled: the module may have changed
 
     def submit(self, command: Command) -> Future[Any]:
         """Run ``command`` on the game thread; the future holds a JSON-ready result."""
@@ -267,12 +310,7 @@ def bet_result(bets: dict[str, int], events: list[ev.Event]) -> dict[str, Any]:
 
 
 def _reply(request_id: Any, name: Any, *, result: Any = None, error: str | None = None) -> dict[str, Any]:
-    known = isinstance(name, str) and name.strip().lower().replace("-", "_") in COMMANDS
-    reply: dict[str, Any] = {
-        "id": request_id,
-        "ok": error is None,
-        "command": name.strip().lower().replace("-", "_") if known else None,
-    }
+    reply: dict[str, Any] = {"id": request_id, "ok": error is None, "command": known_command(name)}
     if error is None:
         reply["result"] = result
     else:

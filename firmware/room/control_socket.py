@@ -33,14 +33,13 @@ from typing import Any
 from baccarat_core import strict
 
 from ..errors import PropError
-from .commands import GameMaster
+from .commands import COMMAND_TIMEOUT, GameMaster
+from .saved_state import private_dir
 
 log = logging.getLogger("baccarat.control")
 
 #: Longest request line the server reads (without its newline); a longer one is refused whole.
 MAX_LINE = strict.MAX_BYTES
-#: How long a command may wait for the game thread (a deal in progress).
-COMMAND_TIMEOUT = 30.0
 #: A connection that sends nothing for this long is closed.
 IDLE_SECONDS = 60.0
 #: Connections served at once; more are answered with an error and closed.
@@ -49,13 +48,6 @@ MAX_CONNECTIONS = 16
 BACKLOG = 128
 #: The service's runtime directory (systemd's ``RuntimeDirectory=baccarat``): only root makes it.
 SERVICE_RUNTIME = Path("/run/baccarat")
-
-
-def private_dir(env: Mapping[str, str] | None = None) -> Path:
-    """The user's own fallback directory: ``$XDG_STATE_HOME/baccarat``, else ``~/.local/state/baccarat``."""
-    env = os.environ if env is None else env
-    base = Path(env.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-    return base / "baccarat"
 
 
 def socket_path(configured: str | None, env: Mapping[str, str] | None = None) -> Path | None:

@@ -9,6 +9,7 @@ from typing import TypedDict
 from PIL import Image, ImageDraw
 
 from ..daemon import Daemon
+from ..devices.wiring import ROLES
 from ..render.canvas import draw_text
 from .keys import KEY_MAP_LINES
 
@@ -52,7 +53,7 @@ def compose(
 ) -> Image.Image:
     """The whole prop as one picture: the three displays' last frames, the lights (and ``strikes``),
     the key map and, given a ``log``, its last lines (wrapped; the picture's size does not depend on them)."""
-    frames = {role: _frame(daemon, role) for role in ("placard", "table", "bets")}
+    frames = {role: _frame(daemon, role) for role in ROLES}
     sizes = {role: (f.size if f else (128, 64)) for role, f in frames.items()}
     width = GAP + sizes["table"][0] + GAP + sizes["bets"][0] + GAP
     top = GAP + sizes["placard"][1] + GAP

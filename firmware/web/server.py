@@ -16,6 +16,7 @@ Routes:
 ``POST /api/command``          a game-master command as JSON (CSRF header)
 ``POST /api/panel``            a front-panel press or release (simulator; CSRF header)
 ``GET /status`` ... ``/reset``  Escape Room Master polling and requests (``?token=``)
+``GET /json``                  the same state as JSON (``?token=``)
 ``GET /static/...``            the page's CSS and JavaScript
 =============================  ==========================================================
 """
@@ -34,11 +35,16 @@ from urllib.parse import urlsplit
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
+from baccarat_core.events import AREA_NAMES
+
+from ..devices.wiring import INPUT_NAMES
 from ..errors import PropError
+from ..room.commands import COMMAND_TIMEOUT
 from ..sound.cues import CUES
 from ..sound.players import WAV_DIR
 from .auth import COOKIE, CSRF_HEADER, LoginThrottle, Session, Sessions, same_secret
-from .backend import PANEL_INPUTS, ConsoleBackend
+from .backend import ConsoleBackend
+from .controllers import controller_json, cors_middleware
 from .live import LiveHub, PageClient
 from .settings import WebSettings, is_loopback
 from .webhooks import WebhookSender
@@ -49,8 +55,6 @@ STATIC = Path(__file__).with_name("static")
 
 #: Longest request body read (a command is a few hundred bytes).
 MAX_BODY = 16 * 1024
-#: How long a command may wait for the game thread (a deal in progress takes a few seconds).
-COMMAND_TIMEOUT = 30.0
 #: A comment line on each open event stream this often, so a vanished page is noticed.
 HEARTBEAT_SECONDS = 20.0
 
@@ -71,6 +75,9 @@ CONTROLLER_ACTIONS: dict[str, tuple[str, ...]] = {
     "reset_enable": ("reset", "enable"),
     "reset_disable": ("reset", "disable"),
 }
+#: The controllers' endpoints (token-gated): the only paths a page of another origin may read
+#: (``Access-Control-Allow-Origin: *``, see :mod:`.controllers`).
+CONTROLLER_PATHS = frozenset({"/status", "/enable_status", "/json", *(f"/{action}" for action in CONTROLLER_ACTIONS)})
 
 
 class WebError(PropError):
@@ -184,7 +191,8 @@ class WebService:
             self._runner = None
 
     def _app(self) -> web.Application:
-        app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard])
+        cors = cors_middleware(CONTROLLER_PATHS.__contains__)
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[cors, self._guard])
         app.router.add_get("/", self._index)
         app.router.add_get("/login", self._login_page)
         app.router.add_post("/login", self._login)
@@ -195,6 +203,7 @@ class WebService:
         app.router.add_post("/api/panel", self._panel)
         app.router.add_get("/status", self._controller_status)
         app.router.add_get("/enable_status", self._controller_enable_status)
+        app.router.add_get("/json", self._controller_json)
         for action in CONTROLLER_ACTIONS:
             app.router.add_get(f"/{action}", self._controller_request)
         app.router.add_static("/static/", self.static_dir, follow_symlinks=False)
@@ -333,7 +342,8 @@ class WebService:
                 "roles": list(self.backend.roles),
                 "front_panel": self.front_panel,
                 "password": bool(self.settings.password),
-                "inputs": list(PANEL_INPUTS),
+                "inputs": list(INPUT_NAMES),
+                "areas": AREA_NAMES,
             }
         )
         if new:
@@ -411,9 +421,9 @@ class WebService:
         if problem:
             return _json({"ok": False, "error": problem}, 400)
         name, action = payload.get("input"), payload.get("action")
-        if name not in PANEL_INPUTS:
+        if name not in INPUT_NAMES:
             return _json(
-                {"ok": False, "error": f"unknown input {str(name)[:40]!r} (known: {', '.join(PANEL_INPUTS)})"}, 400
+                {"ok": False, "error": f"unknown input {str(name)[:40]!r} (known: {', '.join(INPUT_NAMES)})"}, 400
             )
         if action not in ("press", "release"):
             return _json({"ok": False, "error": f"action {str(action)[:40]!r} must be press or release"}, 400)
@@ -446,6 +456,12 @@ class WebService:
             return refused
         enabled = self.backend.controller_state().get("enabled", True)
         return _text("enabled" if enabled else "disabled")
+
+    async def _controller_json(self, request: web.Request) -> web.StreamResponse:
+        refused = self._token_refused(request)
+        if refused is not None:
+            return refused
+        return _json(controller_json(self.backend.controller_state()))
 
     async def _controller_request(self, request: web.Request) -> web.StreamResponse:
         refused = self._token_refused(request)
