@@ -77,6 +77,14 @@ def parse_bet_words(text: str) -> dict[str, int]:
     The leading ``bet`` may be left out; amounts may carry ``$`` and thousands separators
     (``$1,000``); areas are named as :func:`area_of` reads them. Empty parts between
     commas are skipped. Every bet names a different area, and there is at least one.
+
+    >>> parse_bet_words("bet 25 on banker, 5 on tie")
+    {'banker': 25, 'tie': 5}
+    >>> parse_bet_words("$1,000 on Player Pair")
+    {'player_pair': 1000}
+    >>> parse_bet_words("bet 0 on tie")
+    Traceback (most recent call last):
+    baccarat_core.errors.BaccaratError: the amount on Tie 0 is below the smallest chip ($1)
     """
     leading = _LEADING_BET.match(text)
     words = text[leading.end() :] if leading else text
@@ -137,6 +145,18 @@ def bet_inputs(bets: Mapping[str, int], denomination: int, stacks: Mapping[str, 
     the order given and each of its chips from the largest down: the arrows to that
     chip from the active one (``denomination``), and a press on the area; then the deal.
     The active chip is left where the last press left it.
+
+    $30 on Banker with the $5 chip showing and $5 on Tie:
+
+    >>> from baccarat_core.inputs import describe_input
+    >>> for step in bet_inputs({"banker": 30}, 5, {"tie": [5]}):
+    ...     print(describe_input(step))
+    hold tie
+    arrow right
+    press banker
+    arrow left
+    press banker
+    deal
     """
     inputs: list[Input] = [Hold(area) for area in AREAS if stacks.get(area)]
     index = DENOMINATIONS.index(denomination)
