@@ -78,7 +78,7 @@ T = TypeVar("T")
 class _Call:
     fn: Callable[[], Any]
     future: Future[Any]
-    during_round: bool = False  # runs at once even while a round is shown (reads only)
+    during_round: bool = False  # runs at once even while a round is shown (reads, or refuses then)
 
 
 @record(frozen=False)
@@ -223,6 +223,26 @@ class Daemon:
             return events
 
         return self.call(run)
+
+    def play(self, produce: Callable[[BaccaratModule], list[ev.Event]]) -> Future[list[ev.Event]]:
+        """Run a batch of player inputs on the module (remote play: the ``bet`` command) on the
+        game thread, shown as the same inputs pressed one after the other are: the last hands
+        leave the table, and a deal in the batch is shown card by card on the same schedule.
+
+        While a round is being shown the future fails at once (:class:`PropError`), as pressed
+        inputs are ignored then: a bet is the players' move on the table they see, and played
+        after the round it would land on a table they have not seen.
+        """
+
+        def run() -> list[ev.Event]:
+            if self._round is not None:
+                raise PropError("a round is being dealt: bet again once the table is cleared")
+            self._on_table = None  # as a pressed input: the next input takes the last hands off the table
+            events = produce(self.module)
+            self._handle(events)
+            return events
+
+        return self.call(run, during_round=True)
 
     def set_solved(self, count: int, *, only_if_changed: bool = False) -> Future[list[ev.Event]]:
         """The bomb's solved count: applied at once, or during a round just before the round
