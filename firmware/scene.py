@@ -9,6 +9,8 @@ the bets display needs nothing but the module.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from PIL import Image
 
 from baccarat_core import BaccaratModule, TableLimits
@@ -69,8 +71,15 @@ def table_view(module: BaccaratModule, on_table: RoundOnTable | None) -> TableVi
     """The table display: the deck, and the round on the table as far as it is shown."""
     color = module.deck.color if module.deck is not None else "red"
     idle = "SOLVED" if module.solved else "PLACE YOUR BETS" if module.enabled else "TABLE CLOSED"
+    return deck_view(color, module.cards_left, on_table, idle)
+
+
+def deck_view(color: str, cards_left: int, on_table: RoundOnTable | None, idle: str = "PLACE YOUR BETS") -> TableView:
+    """The table display from plain values (:func:`table_view`'s, and a recorded game's replay):
+    ``cards_left`` is what the deck holds with every card of ``on_table`` dealt, ``idle`` the
+    footer while no round is on the table."""
     if on_table is None:
-        return TableView(color, module.cards_left, status=idle)
+        return TableView(color, cards_left, status=idle)
     face_up = on_table.cards[: on_table.shown]
     hands: dict[str, list[str]] = {"player": [], "banker": []}
     scores: dict[str, int | None] = {"player": None, "banker": None}
@@ -78,7 +87,7 @@ def table_view(module: BaccaratModule, on_table: RoundOnTable | None) -> TableVi
         hands[card.hand].append(card.card)
         scores[card.hand] = card.score
     # The module has moved past the round already; the cards still face down are not dealt yet.
-    cards_left = module.cards_left + len(on_table.cards) - on_table.shown
+    cards_left = cards_left + len(on_table.cards) - on_table.shown
     result = result_text(on_table.result) if on_table.result is not None else None
     return TableView(
         color,
@@ -94,10 +103,16 @@ def table_view(module: BaccaratModule, on_table: RoundOnTable | None) -> TableVi
 
 def bets_view(module: BaccaratModule) -> BetsView:
     """The bets display: the five stacks bottom to top and the active chip."""
-    index = module.denomination_index
+    return stacks_view(module.stacks, module.denomination)
+
+
+def stacks_view(stacks: Mapping[str, Sequence[int]], denomination: int) -> BetsView:
+    """The bets display from plain values (:func:`bets_view`'s, and a recorded game's replay):
+    each area's stack bottom to top (a missing area is empty) and the active chip's value."""
+    index = DENOMINATIONS.index(denomination)
     return BetsView(
-        {area: tuple(module.stacks[area]) for area in AREAS},
-        module.denomination,
+        {area: tuple(stacks.get(area, ())) for area in AREAS},
+        denomination,
         index > 0,
         index < len(DENOMINATIONS) - 1,
     )
