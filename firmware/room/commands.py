@@ -202,6 +202,13 @@ class GameMaster:
         self.default_limits = default_limits
         self._document: dict[str, Any] | None = None
         self._hooked = False  # _forget_document is one of the daemon's on_handled hooks
+        #: ``hook(command, module)``, on the game thread once a command whose events do not say it
+        #: was the game master's has run, before its events are handled: ``hint`` (it makes none)
+        #: and ``bet`` (its presses look like the players'). The history records them.
+        self.on_command: list[Callable[[Command, BaccaratModule], None]] = []
+        #: ``extra() -> dict``: more keys for the state document, called on the game thread as it
+        #: is built (the history's stuck indicator, :mod:`firmware.history`).
+        self.document_extras: list[Callable[[], dict[str, Any]]] = []
 
     def document(self) -> dict[str, Any]:
         """The state document now (:func:`state_document`), built at most once a batch: MQTT,
@@ -211,8 +218,28 @@ class GameMaster:
             self._hooked = True
             self.daemon.on_handled.append(self._forget_document)
         if self._document is None:
-            self._document = state_document(self.daemon.module)
+            self._document = self._state()
         return self._document
+
+    def _state(self) -> dict[str, Any]:
+        """:func:`state_document` with the :attr:`document_extras` (game thread)."""
+        document = state_document(self.daemon.module)
+        for extra in self.document_extras:
+            try:
+                document.update(extra())
+            except Exception:
+                log.exception("state document extra %r failed", extra)
+        return document
+
+    def _noted(self, command: Command, run: Callable[[], T]) -> T:
+        """Run ``command`` (game thread), then tell the :attr:`on_command` hooks it ran."""
+        result = run()
+        for hook in self.on_command:
+            try:
+                hook(command, self.daemon.module)
+            except Exception:
+                log.exception("command hook %r failed", hook)
+        return result
 
     def _forget_document(self, events: list[ev.Event], module: BaccaratModule) -> None:
         self._document = None  # a batch was handled: the module may have changed
@@ -221,15 +248,18 @@ class GameMaster:
         """Run ``command`` on the game thread; the future holds a JSON-ready result."""
         daemon = self.daemon
         if command.name == "hint":
-            return daemon.call(lambda: hint(daemon.module), during_round=True)
+            return daemon.call(lambda: self._noted(command, lambda: hint(daemon.module)), during_round=True)
         if command.name == "status":
-            return daemon.call(lambda: state_document(daemon.module), during_round=True)
+            return daemon.call(self._state, during_round=True)
         if command.name == "identify":
             return daemon.identify()
         if command.name == "bet":
             bets = command.bets
             assert bets is not None  # parse_command gives bet its bets
-            return _then(daemon.play(lambda m: _bet(m, bets)), lambda events: bet_result(bets, events))
+            return _then(
+                daemon.play(lambda m: self._noted(command, lambda: _bet(m, bets))),
+                lambda events: bet_result(bets, events),
+            )
         if command.name == "set_solved":
             assert command.solved is not None  # parse_command gives set_solved its count
             running = daemon.set_solved(command.solved)
