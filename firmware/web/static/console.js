@@ -273,6 +273,7 @@
     if ("answer" in update) showAnswer(update.answer);
     if (update.log) showLog(update.log);
     if (update.lights) showLights(update.lights);
+    document.dispatchEvent(new CustomEvent("baccarat:update", { detail: update })); // other blocks (stuck.js)
   }
 
   function listen() {
