@@ -55,8 +55,6 @@ def round_line(**changes) -> bytes:
         "stacks": {"player": [25]},
         "cards": [["player", "KD", 0], ["banker", "2H", 2], ["player", "QS", 0], ["banker", "3C", 5]],
         "result": {
-            "player": ["KD", "QS"],
-            "banker": ["2H", "3C"],
             "player_score": 0,
             "banker_score": 5,
             "winner": "banker",
@@ -64,7 +62,6 @@ def round_line(**changes) -> bytes:
             "results": {"player": -2500},
         },
         "strikes": [{"reason": "loss", "detail": "the round lost $25.00", "strikes": 1}],
-        "remote": False,
     }
     entry.update(changes)
     return json.dumps(entry).encode()
@@ -195,6 +192,7 @@ def test_a_history_file_that_is_no_file_is_refused_in_one_line_and_the_prop_play
     assert code == 2 and len(out.err.splitlines()) == 1 and "Traceback" not in out.err, out.err
     assert out.err.startswith(f"baccarat history: {path}: the file cannot be read: ")
     # The prop: it never blocks on it nor writes through it; the game goes on.
+    reader = os.open(path, os.O_RDONLY | os.O_NONBLOCK) if make is fifo else None  # a FIFO someone reads
     store = FileStore(path)
     with caplog.at_level(logging.ERROR, logger="baccarat.history"):
         table = Table(store).start()
@@ -202,6 +200,11 @@ def test_a_history_file_that_is_no_file_is_refused_in_one_line_and_the_prop_play
         table.command("force_solve")
         store.close()
     assert table.module.solved
+    if reader is not None:
+        try:
+            assert os.read(reader, 65536) == b"", "the history went into the FIFO"
+        finally:
+            os.close(reader)
     if make in (fifo, directory, to_dev_zero, out_of_the_directory):
         assert [r for r in caplog.records if "cannot write the history" in r.getMessage()]
         assert len([r for r in caplog.records if "cannot write" in r.getMessage()]) == 1  # once, not per write

@@ -10,9 +10,11 @@ Each game is a run of JSON lines sharing an ``id`` (``t`` says what a line is):
                after a restart that found no record of the game
 ``round``      one gesture at the deck: the bets as stacked (``stacks``, bottom to top), the active
                ``chip``, the ``deck`` and ``cards_left`` before the deal, the ``limits``, the
-               ``cards`` dealt (hand, card, the hand's score), the ``result`` (null when a check
-               refused the deal), its ``strikes`` with their reasons, stacks the dealer
-               ``reordered``, and ``remote`` for a ``bet`` command
+               ``cards`` dealt in order (hand, card, the hand's score then), the ``result``
+               (scores, winner, profit and each bet's result in cents; null when a check refused
+               the deal), its ``strikes`` with their reasons, stacks the dealer ``reordered``,
+               and ``remote`` (true) for a ``bet`` command; a round is the players' progress
+               at its ``at``
 ``strike``     a strike outside a deal (a timer's)
 ``hint``       the game master asked which bet wins (the ``hint`` command) and was told ``winner``
 ``command``    the game master changed the game: ``set_limits``, ``set_edgework``, ``set_solved``,
@@ -30,10 +32,7 @@ line that fails is skipped and reported (:class:`Problem`), never trusted.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
-import statistics
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -232,10 +231,9 @@ def _dealt(value: object, what: str) -> list[Any]:
 def _result(value: object, what: str) -> dict[str, Any] | None:
     if value is None:
         return None
-    keys = frozenset({"player", "banker", "player_score", "banker_score", "winner", "profit_cents", "results"})
+    keys = frozenset({"player_score", "banker_score", "winner", "profit_cents", "results"})
     data = strict.check_keys(value, what, required=keys)
     for hand in ("player", "banker"):
-        _list(_card, 3, 2)(data[hand], f"{what} {hand}")
         _count(9)(data[f"{hand}_score"], f"{what} {hand} score")
     _one_of("player", "banker", "tie")(data["winner"], f"{what} winner")
     _cents(data["profit_cents"], f"{what} profit")
@@ -279,9 +277,8 @@ SCHEMAS: dict[str, tuple[dict[str, Check], dict[str, Check]]] = {
             "cards": _list(_dealt, 6),
             "result": _result,
             "strikes": _list(_strike, 10),
-            "remote": _bool,
         },
-        {"reordered": _stacks, **_MARKS},
+        {"reordered": _stacks, "remote": _bool, **_MARKS},
     ),
     "strike": ({"reason": _text(40), "detail": _text(240), "strikes": _count(strict.MAX_STRIKES)}, dict(_MARKS)),
     "hint": ({"winner": _one_of("player", "banker", "tie")}, dict(_MARKS)),
@@ -369,8 +366,10 @@ class Game:
 
     @property
     def last_progress(self) -> float | None:
-        """When the players last made progress, as far as the lines say (None: never)."""
-        return self._mark("progress", max)
+        """When the players last made progress, as far as the lines say (None: never): a round
+        is progress at its time, other lines say when the last progress before them was."""
+        marks = [m for m in (self._mark("progress", max), *(float(r["at"]) for r in self.rounds)) if m is not None]
+        return max(marks) if marks else None
 
     def offline_seconds(self) -> float:
         """Time the prop was stopped cleanly during the game (a ``stop`` line, then a ``resume``)."""
@@ -436,7 +435,7 @@ class Game:
             "hints": self._total("hints", len(self.of_kind("hint"))),
             "commands": self._total("commands", len(self.of_kind("command"))),
             "restarts": len(self.of_kind("resume")),
-            "remote_rounds": sum(1 for r in dealt if r["remote"]),
+            "remote_rounds": sum(1 for r in dealt if r.get("remote")),
             "profit_cents": sum(r["result"]["profit_cents"] for r in dealt),
             "serial": start["edgework"]["serial"],
             "edgework_drawn": start["drawn"],
@@ -475,6 +474,7 @@ def build_games(entries: Iterable[tuple[dict[str, Any], str, int]]) -> tuple[lis
 def averages(games: Iterable[Game]) -> dict[str, Any]:
     """Over the games that ended after the players made a move: how many, how they ended, the
     time to solve (solved games), and the rounds, strikes and hints per game."""
+    import statistics  # here: the prop's start never needs it
     played = [g for g in games if g.end is not None and g.first_move is not None]
     solved = [g for g in played if g.outcome == "solved"]
     times = [s for g in solved if (s := g.seconds()) is not None]
@@ -519,6 +519,8 @@ CSV_COLUMNS = (
 
 def to_csv(summaries: Iterable[dict[str, Any]]) -> str:
     """The games' summaries as CSV, one row each, with a header."""
+    import csv
+    import io
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
@@ -537,6 +539,11 @@ def duration(seconds: float | None) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
+def hand(entry: dict[str, Any], name: str) -> list[str]:
+    """A round's ``player`` or ``banker`` hand, from its cards in dealing order."""
+    return [card for who, card, _ in entry["cards"] if who == name]
+
+
 def round_words(entry: dict[str, Any]) -> str:
     """A round in one line: the bets, the hands and what came of it."""
     bets = ", ".join(
@@ -546,8 +553,8 @@ def round_words(entry: dict[str, Any]) -> str:
     result = entry["result"]
     if result is not None:
         text += (
-            f"; player {' '.join(result['player'])} = {result['player_score']}, banker "
-            f"{' '.join(result['banker'])} = {result['banker_score']}, {result['winner']} "
+            f"; player {' '.join(hand(entry, 'player'))} = {result['player_score']}, banker "
+            f"{' '.join(hand(entry, 'banker'))} = {result['banker_score']}, {result['winner']} "
             f"{'wins' if result['winner'] != 'tie' else ''}".rstrip()
             + f"; {format_cents(result['profit_cents'], signed=True)}"
         )

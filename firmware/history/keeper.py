@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import logging
-import secrets
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -86,7 +86,7 @@ class _Game:
 
 def new_id(at: float) -> str:
     """``20250501-120000-3fa9c1``: the time the game began (UTC) and six random hex digits."""
-    return f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime(at))}-{secrets.token_hex(3)}"
+    return f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime(at))}-{os.urandom(3).hex()}"
 
 
 class HistoryKeeper:
@@ -317,8 +317,9 @@ class HistoryKeeper:
                 "cards": [],
                 "result": None,
                 "strikes": [],
-                "remote": self._remote,
             }
+            if self._remote:
+                game.round["remote"] = True
         elif isinstance(event, ev.ChipsReordered):
             reordered = {area: list(stack) for area, stack in event.stacks.items()}
             game.stacks.update(reordered)
@@ -331,8 +332,6 @@ class HistoryKeeper:
         elif isinstance(event, ev.RoundPlayed):
             if game.round is not None:
                 game.round["result"] = {
-                    "player": list(event.player),
-                    "banker": list(event.banker),
                     "player_score": event.player_score,
                     "banker_score": event.banker_score,
                     "winner": event.winner,
@@ -410,7 +409,7 @@ class HistoryKeeper:
         if game.first_move is not None and not game.first_move_written:
             line["first_move"] = round(game.first_move, 3)
             game.first_move_written = True
-        if game.progress is not None:
+        if game.progress is not None and line["t"] != "round":  # a round is progress at its own time
             line["progress"] = round(game.progress, 3)
         return line
 

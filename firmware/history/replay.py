@@ -22,7 +22,7 @@ from baccarat_core import events as ev
 from baccarat_core.records import record
 
 from ..scene import RoundOnTable, Scene, deck_view, render_view, stacks_view
-from .games import Game, round_words
+from .games import Game, hand, round_words
 
 #: ``{role: ((width, height), mode)}``: the displays a replay is drawn for.
 Displays = dict[str, tuple[tuple[int, int], str]]
@@ -85,8 +85,8 @@ def _round_steps(entry: dict[str, Any]) -> list[Step]:
             Step(f"Round {n}: {card.describe()}", Scene(limits, deck_view(entry["deck"], left, on_table), after))
         )
     played = ev.RoundPlayed(
-        tuple(result["player"]),
-        tuple(result["banker"]),
+        tuple(hand(entry, "player")),
+        tuple(hand(entry, "banker")),
         result["player_score"],
         result["banker_score"],
         result["winner"],
