@@ -150,6 +150,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"{', '.join(e['lit']) or 'none'}, unlit {', '.join(e['unlit']) or 'none'}{batteries}, "
         f"{e['solved']} solved{drawn}"
     )
+    if doc.get("stuck_minutes") is not None:  # the stuck indicator (firmware/history): the status is made now
+        print(f"players' last progress: {doc['stuck_minutes']} minute(s) ago, at {doc['progress_at']}")
     return 0
 
 
