@@ -165,12 +165,17 @@
     }
   }
 
-  // Whole-pixel scaling (crisp OLED pixels), as the console draws its displays.
+  // Whole-pixel scaling (crisp OLED pixels), as the console draws its displays: side by side when
+  // they fit at 2x or more, else each as large as the width allows.
+  const GAP = 16;
   function fitDisplays() {
     const images = [...document.querySelectorAll("#replay-displays img")].filter((img) => img.naturalWidth);
+    if (!images.length) return;
     const room = $("#replay-displays").clientWidth;
+    const gaps = GAP * (images.length - 1);
+    const row = Math.floor((room - gaps) / images.reduce((sum, img) => sum + img.naturalWidth, 0));
     for (const img of images) {
-      const scale = Math.max(1, Math.min(3, Math.floor(room / img.naturalWidth)));
+      const scale = Math.min(4, row >= 2 ? row : Math.max(1, Math.floor(room / img.naturalWidth)));
       img.style.width = `${img.naturalWidth * scale}px`;
       img.style.height = `${img.naturalHeight * scale}px`;
       img.dataset.scale = String(scale);
