@@ -25,9 +25,10 @@ from baccarat_core.chips import DENOMINATIONS
 from baccarat_core.inputs import Arrow, Deal, Press
 from baccarat_core.records import record
 from firmware.app import attach_services, build_daemon, close_daemon
+from firmware.cli import main
 from firmware.cli.gm import request
 from firmware.devices.displays import open_dummy_device
-from firmware.history import HistoryKeeper, history_path
+from firmware.history import HistoryKeeper, history_path, replay
 from firmware.history.games import averages, build_games, to_csv
 from firmware.history.store import FileStore, MemoryStore, older_path, read_files
 from firmware.room.commands import parse_command
@@ -204,10 +205,16 @@ def test_reordered_stacks_keep_what_the_players_stacked_and_what_the_dealer_made
     table.chips("player", 25)  # $25 on top of $5: out of order
     table.deal()
     store.flush()
-    (entry,) = table.games()[0].rounds
+    (game,) = table.games()
+    (entry,) = game.rounds
     assert entry["stacks"] == {"player": [5, 25]}
     assert entry["reordered"] == {"player": [25, 5]}
     assert entry["strikes"][0]["reason"] == "stack_order"
+    # The replay shows the stack as the players left it, then as the dealer put it for the cards.
+    steps = replay.steps(game, 1)
+    assert steps[0].scene.bets.stacks["player"] == (5, 25)
+    assert [step.scene.bets.stacks["player"] for step in steps[1:]] == [(25, 5)] * (len(steps) - 1)
+    assert steps[0].scene.table.status == "PLACE YOUR BETS" and steps[-1].scene.table.result
 
 
 def test_game_master_commands_are_recorded_whatever_asked_for_them(store):
@@ -319,7 +326,9 @@ def test_an_ignored_input_is_no_progress(store):
     assert table.keeper.document()["stuck_minutes"] == 5
 
 
-def test_the_state_document_carries_the_stuck_indicator(tmp_path, mock_factory, short_dir, broker, watcher_factory):
+def test_the_state_document_carries_the_stuck_indicator(
+    tmp_path, mock_factory, short_dir, broker, watcher_factory, capsys
+):
     """The one document MQTT publishes (retained) and ``baccarat status`` reads has it: when, and
     the minutes as of the document (it is rebuilt when the state changes, never on a timer)."""
     sock = short_dir / "control.sock"
@@ -340,6 +349,8 @@ def test_the_state_document_carries_the_stuck_indicator(tmp_path, mock_factory, 
         assert first["stuck_minutes"] == 0 and first["progress_at"].endswith("Z")
         status = request(sock, {"command": "status"})["result"]
         assert status["progress_at"] == first["progress_at"]
+        assert main(["status", "--socket", str(sock)]) == 0
+        assert f"players' last progress: 0 minute(s) ago, at {first['progress_at']}" in capsys.readouterr().out
         time.sleep(1.1)  # the document's time has whole seconds
         seen = len(watcher.on("bomb/baccarat/state"))
         rig.tap("player")
@@ -514,6 +525,25 @@ def test_rotation_moves_a_full_file_aside_when_a_game_starts(tmp_path):
     store.close()
 
 
+def test_lines_of_the_last_game_handed_with_the_next_start_stay_in_the_older_file(tmp_path):
+    """A start that closes an unfinished record (its end line and the new start in one batch):
+    the rotation comes between them, so each game stays whole in its file."""
+    path = tmp_path / "history.jsonl"
+    store = FileStore(path, rotate_bytes=2_000)
+    table = Table(store).start()
+    for _ in range(4):
+        table.lose()
+    table.keeper.close()  # stopped mid-game, the file past 2,000 bytes
+    assert path.stat().st_size > 2_000
+    store = FileStore(path, rotate_bytes=2_000)
+    fresh = Table(store, seed=2).start()  # the saved game is gone: interrupted, and a new game
+    fresh.keeper.close()
+    older, newer = lines_of(older_path(path)), lines_of(path)
+    assert older[0]["t"] == "start" and older[-1]["t"] == "end" and older[-1]["outcome"] == "interrupted"
+    assert newer[0]["t"] == "start" and newer[0]["id"] != older[0]["id"]
+    assert {line["id"] for line in older} == {older[0]["id"]} and {line["id"] for line in newer} == {newer[0]["id"]}
+
+
 def test_the_history_is_beside_the_state_file():
     assert history_path(Path("/var/lib/baccarat/state.json")) == Path("/var/lib/baccarat/history.jsonl")
     assert history_path(Path("/srv/props/left.json")) == Path("/srv/props/left.history.jsonl")
@@ -610,6 +640,7 @@ def test_the_daemon_records_a_game_through_its_hooks_and_commands(tmp_path, mock
     )
     rig = Rig(daemon, mock_factory, clock)
     closers = attach_services(daemon, config)
+    umask = os.umask(0o077)  # the service's UMask=: its files are its own, but this one the group may read
     daemon.start()
     try:
         assert daemon.ready.wait(5)
@@ -624,6 +655,7 @@ def test_the_daemon_records_a_game_through_its_hooks_and_commands(tmp_path, mock
         for close in closers:
             close()
         close_daemon(daemon)
+        os.umask(umask)
     lines = lines_of(tmp_path / "history.jsonl")
     assert [line["t"] for line in lines] == ["start", "round", "stop"]
     assert lines[1]["stacks"] == {"player": [25]} and len(lines[1]["cards"]) >= 4

@@ -8,13 +8,15 @@ import io
 import json
 import os
 import random
+import socket
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from PIL import Image
 
 from baccarat_core.records import replace
-from firmware.app import build_daemon, close_daemon
+from firmware.app import attach_services, build_daemon, close_daemon
 from firmware.devices.displays import open_dummy_device
 from firmware.history import HistoryKeeper
 from firmware.history.store import FileStore
@@ -24,7 +26,7 @@ from firmware.web.backend import DaemonBackend
 from firmware.web.history import HistoryPages
 from firmware.web.server import WebService
 from firmware.web.settings import WebSettings
-from tests.browser import CHROMIUM_ARGS, WebRig, chromium_path, lit_mask, png_image
+from tests.browser import CHROMIUM_ARGS, WebRig, chromium_path, lit_mask, png_image, wait_count
 from tests.conftest import Rig, make_config
 
 PASSWORD = "correct horse battery"
@@ -126,6 +128,10 @@ def test_the_list_the_averages_and_the_downloads(history_web):
     web.login()
     lose_a_round(web)
     web.command({"command": "hint"})
+    winner = web.daemon.call(lambda: web.daemon.module.next_round().winner).result(5)
+    loser = "banker" if winner == "player" else "player"
+    assert web.command({"command": "bet", "bets": f"25 on {loser}"})[0] == 200  # remote play, lost
+    wait_count(web.rig, "chips_cleared", 2)
     web.command({"command": "force_solve"})
     web.command({"command": "reset"})
     web.daemon.wait_idle()
@@ -133,8 +139,9 @@ def test_the_list_the_averages_and_the_downloads(history_web):
     assert status == 200 and listing["ok"] and listing["total"] == 2
     playing, solved = listing["games"]
     assert playing["outcome"] == "playing" and playing["id"] == listing["current"]
-    assert solved["outcome"] == "solved" and solved["forced"] and solved["rounds"] == 1
-    assert (solved["strikes"], solved["hints"], solved["commands"]) == (1, 1, 1)
+    assert solved["outcome"] == "solved" and solved["forced"] and solved["rounds"] == 2
+    assert solved["remote_rounds"] == 1 and solved["hints"] == 1 and solved["commands"] == 1
+    assert solved["strikes"] == (2 if winner != "tie" else 1)
     assert listing["averages"]["games"] == 1 and listing["averages"]["solve_rate"] == 1.0
     assert listing["stuck"]["stuck_minutes"] == 0 and listing["stuck"]["progress_at"].endswith("Z")
     status, headers, body = web.request("GET", "/history/games.csv", headers={"Cookie": web.cookie})
@@ -146,7 +153,7 @@ def test_the_list_the_averages_and_the_downloads(history_web):
     data = json.loads(body)
     assert [g["summary"]["outcome"] for g in data["games"]] == ["solved", "playing"]
     kinds = [line["t"] for line in data["games"][0]["lines"]]
-    assert kinds == ["start", "round", "hint", "command", "end"]
+    assert kinds == ["start", "round", "hint", "round", "command", "end"]
 
 
 def test_a_replayed_round_is_what_the_displays_showed_pixel_for_pixel(history_web):
@@ -187,13 +194,43 @@ def test_replay_chapters_out_of_range_and_unknown_games(history_web):
     assert status == 404 and "no game 'nope'" in answer["error"]
 
 
-# -- in a real browser ------------------------------------------------------------------------------------
+def test_with_saving_off_the_history_view_keeps_this_runs_games(mock_factory):
+    """The simulator's default (``bash scripts/start.sh`` on a PC): no state file, so no history
+    file; the console's History view still has the games of this run, as the app wires it."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = make_config(state={"file": ""}, control={"socket": ""}, web={"port": port})
+    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
+    rig = Rig(daemon, mock_factory)
+    rig.frames = []
+    closers = attach_services(daemon, config)
+    web = WebRig(rig, None, SimpleNamespace(port=port))
+    daemon.start()
+    try:
+        assert daemon.ready.wait(5)
+        web.login()
+        lose_a_round(web)
+        assert web.command({"command": "force_solve"})[0] == 200
+        status, listing = get_json(web, "/history/api/games")
+        assert status == 200 and listing["where"] == "memory (saving is off)"
+        (game,) = listing["games"]
+        assert game["outcome"] == "solved" and game["rounds"] == 1 and game["strikes"] == 1
+        status, answer = get_json(web, f"/history/api/replay/{game['id']}/1")
+        assert status == 200 and len(answer["steps"]) >= 6
+    finally:
+        daemon.stop()
+        for close in closers:
+            close()
+        close_daemon(daemon)
 
-playwright = pytest.importorskip("playwright.sync_api", reason="pip install playwright (scripts/test.sh does)")
+
+# -- in a real browser ------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def browser():
+    playwright = pytest.importorskip("playwright.sync_api", reason="pip install playwright (scripts/test.sh does)")
     path = chromium_path()
     if path is None:
         pytest.skip("Debian's chromium is not installed (apt-get install chromium; scripts/test.sh does)")
