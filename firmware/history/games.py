@@ -475,6 +475,7 @@ def averages(games: Iterable[Game]) -> dict[str, Any]:
     """Over the games that ended after the players made a move: how many, how they ended, the
     time to solve (solved games), and the rounds, strikes and hints per game."""
     import statistics  # here: the prop's start never needs it
+
     played = [g for g in games if g.end is not None and g.first_move is not None]
     solved = [g for g in played if g.outcome == "solved"]
     times = [s for g in solved if (s := g.seconds()) is not None]
@@ -521,6 +522,7 @@ def to_csv(summaries: Iterable[dict[str, Any]]) -> str:
     """The games' summaries as CSV, one row each, with a header."""
     import csv
     import io
+
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
