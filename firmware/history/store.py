@@ -173,6 +173,12 @@ class FileStore:
         with self._cond:
             return self._cond.wait_for(lambda: self._written >= target, timeout)
 
+    def settle(self, timeout: float = 5.0) -> bool:
+        """Wait until every write asked for so far is done; lines waiting for a later write stay
+        waiting (tests, tools). False if ``timeout`` ran out."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._written >= self._due, timeout)
+
     def close(self) -> None:
         """Write what is queued and stop the writer thread."""
         self._request()
