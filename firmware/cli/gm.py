@@ -143,6 +143,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"{doc['cards_left']} cards left (appeared with {doc['deck_solved']} solved)"
     )
     print(f"bets: {bets}; active chip {format_dollars(doc['denomination'])}")
+    if doc.get("stuck_minutes") is not None:  # the stuck indicator (firmware/history): the status is made now
+        print(f"players' last progress: {doc['stuck_minutes']} minute(s) ago, at {doc['progress_at']}")
     batteries = f", battery holders {', '.join(e['batteries'])}" if e.get("batteries") else ""
     drawn = f" (drawn at random for game {doc.get('game')})" if doc.get("edgework_drawn") else ""
     print(
@@ -150,8 +152,6 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"{', '.join(e['lit']) or 'none'}, unlit {', '.join(e['unlit']) or 'none'}{batteries}, "
         f"{e['solved']} solved{drawn}"
     )
-    if doc.get("stuck_minutes") is not None:  # the stuck indicator (firmware/history): the status is made now
-        print(f"players' last progress: {doc['stuck_minutes']} minute(s) ago, at {doc['progress_at']}")
     return 0
 
 
