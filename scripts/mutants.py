@@ -728,6 +728,14 @@ MUTANTS: list[Mutant] = [
         "the history file is written at every round (the SD card's budget)",
     ),
     m(
+        "hist-write-before-the-frame",
+        "firmware/history/keeper.py",
+        "        if write and self._handling:  # written once the frames are out (on_settled)\n",
+        "        if False:\n",
+        "tests/test_history.py::test_the_writer_is_woken_only_once_the_frames_are_out",
+        "the history's writer thread is woken before the batch's frames are sent",
+    ),
+    m(
         "hist-end-strikes-after-reset",
         "firmware/history/keeper.py",
         '            "strikes": game.strikes,\n',

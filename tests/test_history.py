@@ -69,12 +69,12 @@ class Table:
 
     def start(self) -> Table:
         self.keeper._take_over(self.module, self.store.last_game())
-        events = self.module.start() if self.fresh else self.module.resume()
-        self.keeper.on_handled(events, self.module)
+        self.batch(self.module.start() if self.fresh else self.module.resume())
         return self
 
     def batch(self, events: list[ev.Event]) -> list[ev.Event]:
         self.keeper.on_handled(events, self.module)
+        self.keeper.on_settled(events, self.module)  # the daemon's next hook, once the frames are out
         return events
 
     def press(self, action) -> list[ev.Event]:
@@ -400,6 +400,19 @@ def test_lines_are_written_at_the_start_every_fourth_round_and_at_the_end(tmp_pa
     store.flush()
     assert store.appends == written[-1] + 1
     assert lines_of(store.path)[-1]["t"] == "end"
+    store.close()
+
+
+def test_the_writer_is_woken_only_once_the_frames_are_out(tmp_path):
+    """A batch asks for a write in ``on_handled`` (before its frames); the writer thread starts
+    only at ``on_settled``, so it never competes with a frame (the daemon's rule for services)."""
+    store = CountingStore(tmp_path / "history.jsonl")
+    table = Table(store)
+    table.keeper._take_over(table.module, [])
+    table.keeper.on_handled(table.module.start(), table.module)  # the game's start: a write is due
+    assert store.settle() and store.appends == 0 and not store.path.exists()
+    table.keeper.on_settled([], table.module)
+    assert store.settle() and store.appends == 1
     store.close()
 
 

@@ -13,7 +13,8 @@ A game runs from the prop's first start or a reset to its solve, its explosion (
 ``exploded``) or the next reset. Its lines reach the store (:mod:`.store`) at once, and the file
 at most once per round: at the game's start and end, and in between every
 :data:`ROUNDS_PER_WRITE` rounds (the SD card's budget: a write dirties a 4 KiB page, see the
-README). A clean stop (SIGTERM) writes what waits, with a ``stop`` line.
+README). The writer thread is woken from ``on_settled``, once the batch's frames are out, as the
+daemon's other services are. A clean stop (SIGTERM) writes what waits, with a ``stop`` line.
 
 **A restart mid-game** goes on with the same record: the saved game (the state file) is the one
 the file's last game left unfinished (same game number), so a ``resume`` line follows and the
@@ -113,6 +114,8 @@ class HistoryKeeper:
         self._begin_at_first_batch = True  # a fresh module: its first batch is the game's start
         self._interrupted: list[dict[str, Any]] = []  # an unfinished record to close with the next start
         self._remote = False  # the next batch is a bet command's (remote play)
+        self._handling = False  # inside on_handled: a write waits for on_settled (after the frames)
+        self._write_due = False
 
     # -- attaching ---------------------------------------------------------------------------
     def attach(self, daemon: Daemon, commands: GameMaster | None = None) -> HistoryKeeper:
@@ -120,6 +123,7 @@ class HistoryKeeper:
         (and the game master's commands and state document)."""
         self._take_over(daemon.module, self.store.last_game())
         daemon.on_handled.append(self.on_handled)
+        daemon.on_settled.append(self.on_settled)
         if commands is not None:
             commands.on_command.append(self.on_command)
             commands.document_extras.append(self.document)
@@ -176,6 +180,7 @@ class HistoryKeeper:
         """Daemon ``on_handled`` hook: record the batch (a round is one line; see the module)."""
         now = self.clock()
         with self._lock:
+            self._handling = True
             try:
                 if self._begin_at_first_batch:
                     self._begin_at_first_batch = False
@@ -199,6 +204,15 @@ class HistoryKeeper:
                     self._emit([], write=True)
             finally:
                 self._remote = False
+                self._handling = False
+
+    def on_settled(self, events: list[ev.Event], module: BaccaratModule) -> None:
+        """Daemon ``on_settled`` hook: the displays show the batch, so the writer thread may now
+        write what the batch asked for (it never competes with a frame for the interpreter)."""
+        with self._lock:
+            due, self._write_due = self._write_due, False
+        if due:
+            self.store.hand([], [], write=True)
 
     def on_command(self, command: Command, module: BaccaratModule) -> None:
         """:attr:`GameMaster.on_command` hook (game thread): a hint asked, or remote play coming."""
@@ -415,6 +429,8 @@ class HistoryKeeper:
 
     def _emit(self, lines: list[dict[str, Any]], *, write: bool, new_game: bool = False) -> None:
         texts = [json.dumps(line, separators=(",", ":"), allow_nan=False) for line in lines]
+        if write and self._handling:  # written once the frames are out (on_settled)
+            write, self._write_due = False, True
         self.store.hand(lines, texts, new_game=new_game, write=write)
 
 
