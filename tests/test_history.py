@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -798,3 +799,26 @@ def test_kill_9_mid_game_and_a_restart_go_on_with_the_same_record(tmp_path):
     assert [e["t"] for e in again.entries][4] == "resume"
     assert [r["n"] for r in again.rounds] == [1, 2, 3, 4, 5, 6, 7, 8]
     assert again.summary()["restarts"] == 1
+
+
+def test_the_bombs_limits_are_recorded_with_each_game_whatever_form_the_config_gives_them(store):
+    """The timer and the strike limit (``[bomb]``, issue 24 part 3) as plain values, from a record
+    or an object with ``to_dict``; nothing when the config has none."""
+    from firmware.history import bomb_limits
+
+    @record
+    class Bomb:
+        timer_seconds: int | None = 300
+        strike_limit: int | None = 3
+        speed_up: bool = True
+
+    class Settings:
+        def to_dict(self) -> dict:
+            return {"timer_seconds": None, "strike_limit": 5, "nested": {"no": 1}}
+
+    assert bomb_limits(make_config()) is None
+    assert bomb_limits(SimpleNamespace(bomb=Bomb())) == {"timer_seconds": 300, "strike_limit": 3, "speed_up": True}
+    assert bomb_limits(SimpleNamespace(bomb=Settings())) == {"timer_seconds": None, "strike_limit": 5}
+    table = Table(store, bomb=bomb_limits(SimpleNamespace(bomb=Bomb()))).start()
+    store.flush()
+    assert table.games()[0].start["bomb"] == {"timer_seconds": 300, "strike_limit": 3, "speed_up": True}

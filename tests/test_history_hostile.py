@@ -133,16 +133,30 @@ def test_every_hostile_line_is_one_problem_and_the_good_games_stay(tmp_path, cap
     assert all(len(p.describe()) < 400 and "\n" not in p.describe() for p in skipped)
     assert [g.id for g in games][-1] == GAME and len(games) == 3
     assert len(games[-1].rounds) == 1  # the good round after all the bad lines
-    # The prop starts on it, plays, and writes on after it.
+    # The prop starts on it (one log line for each damaged line of the last game), plays, and writes on after it.
     store = FileStore(path)
     with caplog.at_level(logging.WARNING):
         table = Table(store, seed=4).start()
         table.lose()
         table.command("force_solve")
         store.close()
+    assert [r for r in caplog.records if "a damaged line of its last game skipped" in r.getMessage()]
     lines, problems = read_files(path)
     assert len(problems) + len(build_games(lines)[1]) == len(HOSTILE)
     assert build_games(lines)[0][-1].outcome == "solved"
+
+
+def test_each_damaged_line_of_the_game_a_start_goes_on_with_is_one_log_line(tmp_path, caplog):
+    path = tmp_path / "history.jsonl"
+    bad = [HOSTILE["not JSON"], HOSTILE["a card that is no card"], HOSTILE["NUL bytes"]]
+    path.write_bytes(START + b"\n" + round_line() + b"\n" + b"\n".join(bad) + b"\n")
+    store = FileStore(path)
+    with caplog.at_level(logging.WARNING, logger="baccarat.history"):
+        lines = store.last_game()
+    logged = [r.getMessage() for r in caplog.records]
+    assert [line["t"] for line in lines] == ["start", "round"]
+    assert len(logged) == 3 and all(f"history file {path}: a damaged line of its last game" in m for m in logged)
+    assert "is not a card" in logged[1] and "\n" not in "".join(logged)
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))

@@ -32,11 +32,16 @@ log = logging.getLogger("baccarat.history")
 def bomb_limits(config: Config) -> dict[str, Any] | None:
     """The bomb's limits the config sets (``[bomb]``: a timer, a strike limit), as plain values
     to record with each game; None when the config has none."""
+    from baccarat_core.records import asdict
+
     bomb = getattr(config, "bomb", None)
     if bomb is None:
         return None
     to_dict = getattr(bomb, "to_dict", None)
-    data = to_dict() if callable(to_dict) else getattr(bomb, "__dict__", {})
+    try:
+        data = to_dict() if callable(to_dict) else asdict(bomb)
+    except TypeError:  # not a record: its attributes, if it has any
+        data = dict(getattr(bomb, "__dict__", {}))
     if not isinstance(data, dict):
         return None
     plain = {

@@ -25,7 +25,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Protocol
 
-from baccarat_core import BaccaratError
+from baccarat_core import BaccaratError, strict
 from baccarat_core.numbers import show_value
 
 from ..room.saved_state import read_state
@@ -287,10 +287,14 @@ class FileStore:
                     data, whole = _tail(self.path, size)
                 except OSError:
                     return []
-                game = _last_game(data, whole)
+                damaged: list[str] = []
+                game = _last_game(data, whole, damaged)
                 if game is not None:
-                    return game
+                    break
                 size *= 4
+        for reason in damaged:
+            log.warning("history file %s: a damaged line of its last game skipped: %s", self.path, reason)
+        return game
 
 
 def _tail(path: Path, size: int) -> tuple[bytes, bool]:
@@ -306,9 +310,10 @@ def _tail(path: Path, size: int) -> tuple[bytes, bool]:
         os.close(fd)
 
 
-def _last_game(data: bytes, whole: bool) -> list[dict[str, Any]] | None:
+def _last_game(data: bytes, whole: bool, damaged: list[str]) -> list[dict[str, Any]] | None:
     """The last game's lines in ``data`` (the end of a file), or None when its start line lies
-    before ``data`` (read more), or [] when there is none."""
+    before ``data`` (read more), or [] when there is none; ``damaged`` gets the reason of each
+    line passed over that cannot be read."""
     raw = data.split(b"\n")
     if not whole:
         raw = raw[1:]  # the first piece may be the end of a line that began before the data
@@ -319,7 +324,8 @@ def _last_game(data: bytes, whole: bool) -> list[dict[str, Any]] | None:
             continue
         try:
             entry = parse_line(line)
-        except BaccaratError:
+        except BaccaratError as error:
+            damaged.append(strict.one_line(str(error), 160))
             continue
         if wanted is None:
             wanted = entry["id"]
