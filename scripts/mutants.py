@@ -788,8 +788,8 @@ MUTANTS: list[Mutant] = [
     m(
         "hist-replay-cards-left",
         "firmware/history/replay.py",
-        '    left = entry["cards_left"] - len(cards)\n',
-        '    left = entry["cards_left"]\n',
+        '    left = max(0, entry["cards_left"] - len(cards))\n',
+        '    left = max(0, entry["cards_left"])\n',
         "tests/test_web_history.py::test_a_replayed_round_is_what_the_displays_showed_pixel_for_pixel",
         "a replayed deal shows the deck's count before the cards left it",
     ),

@@ -77,7 +77,7 @@ def _round_steps(entry: dict[str, Any]) -> list[Step]:
         return steps
     after = stacks_view({**entry["stacks"], **entry.get("reordered", {})}, entry["chip"])
     cards = tuple(ev.CardDealt(hand, card, score) for hand, card, score in entry["cards"])
-    left = entry["cards_left"] - len(cards)
+    left = max(0, entry["cards_left"] - len(cards))
     on_table = RoundOnTable(cards)
     for card in cards:
         on_table = on_table.turn_card()
