@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from firmware.web.auth import LoginThrottle
+from firmware.web.guard import Throttle
 from firmware.web.server import WebError, WebService
 from firmware.web.settings import WebConfigError, WebSettings
 from tests import browser
@@ -139,7 +139,7 @@ def test_password_login_logout(web_factory, caplog):
 
 def test_login_throttle(web_factory):
     web = web_factory(settings={"password": PASSWORD})
-    web.service.throttle = LoginThrottle(attempts=2)
+    web.service.throttle = Throttle(attempts=2)
     form = {"Content-Type": "application/x-www-form-urlencoded"}
     assert web.request("POST", "/login", "password=a", form)[0] == 401
     assert web.request("POST", "/login", "password=b", form)[0] == 401
