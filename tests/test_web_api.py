@@ -137,6 +137,22 @@ def test_password_login_logout(web_factory, caplog):
     assert all(PASSWORD not in record.getMessage() for record in caplog.records)
 
 
+def test_the_longest_password_fits_the_login_form(web_factory):
+    """[web] password is capped at 1,024 characters so that the longest, of 4-byte characters and
+    percent-encoded, still fits the login form's body limit."""
+    from urllib.parse import quote
+
+    from firmware.web.server import MAX_BODY
+    from firmware.web.settings import MAX_PASSWORD, parse_web_section
+
+    longest = "\U0001d11e" * MAX_PASSWORD  # the G clef, 4 bytes in UTF-8
+    assert parse_web_section({"password": longest}, simulate=False).password == longest
+    assert len("password=" + quote(longest)) <= MAX_BODY
+    web = web_factory(settings={"password": longest})
+    web.login(quote(longest))
+    assert web.command({"command": "status"})[0] == 200
+
+
 def test_login_throttle(web_factory):
     web = web_factory(settings={"password": PASSWORD})
     web.service.throttle = Throttle(attempts=2)

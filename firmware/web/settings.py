@@ -23,6 +23,11 @@ WEBHOOK_METHODS: tuple[str, ...] = ("GET", "POST")
 DEFAULT_PORT = 8080
 LOOPBACK_BIND = "127.0.0.1"
 
+#: Longest console password, in characters. The login form is read up to 16 KiB
+#: (``server.MAX_BODY``): 1,024 characters of 4 UTF-8 bytes each, percent-encoded, are
+#: 12,288 bytes, so the longest password allowed can always be typed in, and a passphrase
+#: of a few dozen words fits with room to spare.
+MAX_PASSWORD = 1024
 #: Characters a controller token may use: URL-safe, so it goes into ``?token=`` as typed.
 _TOKEN = re.compile(r"[A-Za-z0-9._~-]{12,128}")
 _KEYS = (
@@ -131,7 +136,7 @@ def parse_web_section(data: dict[str, Any] | None, *, simulate: bool) -> WebSett
     port = _get(data, "port", int, DEFAULT_PORT)
     if not 1 <= port <= 65535:
         raise WebConfigError(f"[web] port = {port}: must be 1-65535")
-    password = _secret(data, "password", minimum=8)
+    password = _secret(data, "password", minimum=8, maximum=MAX_PASSWORD)
     token = _secret(data, "controller_token", minimum=12)
     if token is not None and not _TOKEN.fullmatch(token):
         raise WebConfigError(
@@ -182,7 +187,7 @@ def _get(data: dict[str, Any], key: str, kind: type | tuple[type, ...], default:
     return value
 
 
-def _secret(data: dict[str, Any], key: str, *, minimum: int) -> str | None:
+def _secret(data: dict[str, Any], key: str, *, minimum: int, maximum: int | None = None) -> str | None:
     """A password or token; its value is never part of a message."""
     if key not in data:
         return None
@@ -193,6 +198,8 @@ def _secret(data: dict[str, Any], key: str, *, minimum: int) -> str | None:
         return None
     if len(value) < minimum:
         raise WebConfigError(f"[web] {key}: must be at least {minimum} characters")
+    if maximum is not None and len(value) > maximum:
+        raise WebConfigError(f"[web] {key}: must be at most {maximum} characters (it has {len(value)})")
     if value != value.strip() or any(not c.isprintable() for c in value):
         raise WebConfigError(f"[web] {key}: must not start or end with spaces or hold control characters")
     return value
