@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import secrets
 import threading
 from concurrent.futures import Future
 from pathlib import Path
@@ -110,6 +111,8 @@ class WebService:
         self.static_dir = static_dir
         self.command_timeout = command_timeout
         self.sessions = Sessions()
+        #: This start of the service: a page that finds another one knows the prop restarted.
+        self.boot = secrets.token_urlsafe(9)
         self.episodes = Episodes()
         self.guard = ConnectionGuard(self.episodes)
         #: Wrong passwords: ten per address in five minutes (the README says so).
@@ -330,6 +333,8 @@ class WebService:
     async def _login_page(self, request: web.Request) -> web.StreamResponse:
         if not self.settings.password:
             raise web.HTTPSeeOther("/")
+        if "restarted" in request.query:  # an open console found the prop started anew
+            return self._login_response("The prop restarted: log in again.")
         return self._login_response()
 
     async def _login(self, request: web.Request) -> web.StreamResponse:
@@ -381,10 +386,11 @@ class WebService:
     async def _session_info(self, request: web.Request) -> web.StreamResponse:
         session, new = self._session(request, create=True)
         if session is None:
-            return _json({"ok": False, "error": "not logged in"}, 401)
+            return _json({"ok": False, "error": "not logged in", "boot": self.boot}, 401)
         response = _json(
             {
                 "ok": True,
+                "boot": self.boot,
                 "csrf": session.csrf,
                 "name": self.backend.name,
                 "roles": list(self.backend.roles),
