@@ -53,6 +53,7 @@ def simulator(tmp_path):
     config = config.replace('first_color = "random"', 'first_color = "red"')
     config = config.replace("card_seconds = 0.6", "card_seconds = 0.05")
     config += f'\n[state]\nfile = "{tmp_path / "state.json"}"\n'  # a fresh game, not a saved one
+    config += '\n[control]\nsocket = ""\n'  # never the default socket, which a running simulator may hold
     path = tmp_path / "sim.toml"
     path.write_text(config)
     sessions: list[str] = []

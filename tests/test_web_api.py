@@ -179,7 +179,8 @@ def test_port_in_use_is_one_clear_line(web_factory):
         service = WebService(web.backend, WebSettings(enabled=True, port=port))
         with pytest.raises(WebError) as caught:
             service.start()
-    assert f"cannot listen on 127.0.0.1 port {port}" in str(caught.value) and "\n" not in str(caught.value)
+    assert f"port {port} on 127.0.0.1 is taken" in str(caught.value) and "\n" not in str(caught.value)
+    assert "--port N or [web] port" in str(caught.value)
 
 
 class Stream:

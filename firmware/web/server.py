@@ -23,6 +23,7 @@ Routes:
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
 import secrets
@@ -159,6 +160,11 @@ class WebService:
             raise WebError("web console did not start within 15 s")
         if self._error is not None:
             error = self._error
+            if getattr(error, "errno", None) == errno.EADDRINUSE:
+                raise WebError(
+                    f"web console: port {self.settings.port} on {self.settings.bind} is taken (another simulator?); "
+                    "choose another with --port N or [web] port"
+                )
             reason = getattr(error, "strerror", None) or str(error)
             raise WebError(f"web console cannot listen on {self.settings.bind} port {self.settings.port}: {reason}")
         log.info("web console on %s%s", self.url, "" if self.settings.password else " (no password: this machine only)")
