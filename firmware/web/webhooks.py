@@ -93,7 +93,7 @@ class WebhookSender:
             except aiohttp.TooManyRedirects as error:  # its text names the last URL, query and all
                 problem, final = f"too many redirects ({len(error.history)})", False
             except aiohttp.ClientError as error:
-                problem, final = scrub_urls(str(error)) or type(error).__name__, False
+                problem, final = f"{scrub_urls(str(error))} ({type(error).__name__})".lstrip(), False
             except ValueError as error:  # a URL aiohttp cannot use
                 problem, final = scrub_urls(str(error)), True
             self.failed += 1
