@@ -13,7 +13,7 @@ smbus2, spidev and RPi.GPIO, which records every byte that leaves for a display:
 Software time is from just before the pin edge that makes the input (a betting
 area's release after a press held past the debounce, an arrow's press, the
 deal's press; for a hold, the moment the hold fires) to the moment the frame
-has been handed to the kernel (the daemon's frame listener runs after
+has been handed to the kernel (the daemon's ``on_frame`` hook runs after
 ``Screen.show`` returns). Bus time is the recorded bytes at each clock: I2C
 charges 9 clocks a byte (8 bits and the ACK), and each transfer its address and
 control byte; SPI 8 clocks a byte of payload. A display wired to the other bus
@@ -198,7 +198,7 @@ def measure_inputs(directory: Path, samples: int, deals: int, holds: int, broker
     ends = attach_displays(kernel, config)
     factory = mock_pin_factory()
     daemon = build_daemon(config, pin_factory=factory, rng=random.Random(1))
-    daemon.frame_listeners.append(frames)
+    daemon.on_frame.append(frames)
     closers = attach_services(daemon, config)
     daemon.start()
     if not daemon.ready.wait(10):

@@ -3,7 +3,7 @@
 The only module that reads the config *and* builds things from it: the
 devices get plain wiring values, the daemon gets a module, a board and
 screens, and the room services (saved state, control socket, MQTT, Room 2.0)
-attach to the daemon as listeners and command sources.
+attach to the daemon's hooks and send it commands.
 """
 
 from __future__ import annotations
@@ -107,7 +107,9 @@ def build_daemon(
             screen.close()
         raise
     if module is None:
-        module = BaccaratModule(config.edgework, config.limits, rng=rng, first_color=config.first_color)
+        module = BaccaratModule(
+            config.edgework, config.limits, rng=rng, first_color=config.first_color, bombs=config.bombs
+        )
     return Daemon(
         module,
         board,
@@ -132,7 +134,7 @@ def attach_services(
 ) -> list[Callable[[], None]]:
     """Start the room services the config asks for; returns their stop functions, last first.
 
-    Call before the daemon's game thread starts, so that the listeners see the
+    Call before the daemon's game thread starts, so that the hooks see the
     first events. Everything is optional: with no ``[mqtt]`` section the prop
     runs standalone; the web console is on in the simulator (``simulate``, where
     ``pin_driver`` gives the page its front panel) and on a Pi once ``[web]`` is set;
@@ -144,8 +146,8 @@ def attach_services(
     path = saved_state.state_path(config)
     if path is not None:
         keeper = saved_state.StateKeeper(path, config, background=True)
-        daemon.listeners.append(keeper)
-        daemon.settled_listeners.append(keeper.settled)
+        daemon.on_handled.append(keeper)
+        daemon.on_settled.append(keeper.settled)
         closers.append(keeper.close)
         log.info("game state is saved to %s", path)
     try:
@@ -155,12 +157,14 @@ def attach_services(
             from .room.mqtt import MqttService
 
             service = MqttService(daemon, commands, config.mqtt)
-            if config.mqtt.home_assistant:
-                from .room.home_assistant import HomeAssistantService
+            from .room.home_assistant import HomeAssistantService
 
-                home = HomeAssistantService(service, prefix=config.mqtt.home_assistant_prefix)
-                home.start()
-                closers.append(home.stop)
+            # Off, it only clears a discovery message an earlier config left (Home Assistant drops the device).
+            home = HomeAssistantService(
+                service, prefix=config.mqtt.home_assistant_prefix, enabled=config.mqtt.home_assistant
+            )
+            home.start()
+            closers.append(home.stop)
             service.start()
             closers.append(service.stop)
             if config.mqtt.room:
@@ -185,8 +189,8 @@ def _start_sound(
     from .sound import SoundListener, make_player
 
     player = make_player(config.sound, pin_factory=pin_factory, simulate=simulate)
-    sound = SoundListener(player, card_seconds=daemon.card_seconds, result_seconds=daemon.result_seconds)
-    daemon.shown_listeners.append(sound.on_shown)
+    sound = SoundListener(player, card_seconds=daemon.card_seconds)
+    daemon.on_shown.append(sound.on_shown)
     closers.append(sound.close)  # after the daemon stopped: no cue on a dark prop
     log.info("sound: %s", config.sound.output)
 
@@ -237,7 +241,7 @@ def _start_control(commands: GameMaster, config: Config, closers: list[Callable[
 
 
 def resume_collection(events: list[Event], module: BaccaratModule) -> None:
-    """A settled listener for a process that turned Python's cyclic garbage collector off for
+    """An ``on_settled`` hook for a process that turned Python's cyclic garbage collector off for
     its start-up (``baccarat run``): at the first settled call, right after "ready", freeze
     what start-up made (``gc.freeze``: later collections never scan it again) and turn the
     collector back on. Later calls do nothing.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the tests need (a venv, Mosquitto, tmux, Chromium, systemd-analyze, shellcheck) and runs
-# ruff, the Raspberry Pi wheel check (needs the package index) and the whole suite.
+# ruff, mypy, the Raspberry Pi wheel check (needs the package index) and the whole suite.
 # Extra arguments go to pytest.
 set -euo pipefail
 # shellcheck source=scripts/_venv.sh
@@ -15,5 +15,6 @@ command -v setpriv >/dev/null || apt_install util-linux
 command -v aplay >/dev/null || apt_install alsa-utils
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
+.venv/bin/mypy  # strict, on baccarat_core and firmware: pyproject's [tool.mypy]
 .venv/bin/python scripts/check_pi_wheels.py
 .venv/bin/python -m pytest "$@"

@@ -74,7 +74,7 @@ class Rig:
         self.driver = PinDriver(daemon.board, clock=clock)
         self.events: list = []
         self._event_seen = threading.Condition()
-        daemon.listeners.append(self._record)
+        daemon.on_handled.append(self._record)
 
     def _record(self, events, module) -> None:
         with self._event_seen:

@@ -117,9 +117,9 @@ def test_services_get_their_work_after_the_frame(rig):
     order: list[str] = []
     daemon = rig.daemon
     daemon.call(lambda: None).result(5)
-    daemon.listeners.append(lambda events, module: order.append("events"))
-    daemon.frame_listeners.append(lambda role, image: order.append(f"frame {role}"))
-    daemon.settled_listeners.append(lambda events, module: order.append("settled"))
+    daemon.on_handled.append(lambda events, module: order.append("events"))
+    daemon.on_frame.append(lambda role, image: order.append(f"frame {role}"))
+    daemon.on_settled.append(lambda events, module: order.append("settled"))
     rig.chips("player", 1)
     daemon.wait_idle()
     first = order.index("events")

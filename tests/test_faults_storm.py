@@ -59,7 +59,7 @@ class Recorder:
         self.events: list[ev.Event] = []
         self._events_lock = threading.Lock()
         daemon.submit = self.submit  # type: ignore[method-assign]  # the board connects to this
-        daemon.listeners.append(self._listen)
+        daemon.on_handled.append(self._listen)
 
     def submit(self, action: Input) -> None:
         with self._lock:
@@ -322,7 +322,7 @@ class Replay:
             else:
                 stacks = {a: list(s) for a, s in m.stacks.items()}
                 was_solved, strikes = m.solved, m.strikes
-                produced = m.handle(item)
+                produced = m.handle(item) + m.finish_round()  # as the daemon, after the result's pause
                 self._check(item, stacks, was_solved, strikes, produced)
             self.events += produced
 

@@ -100,6 +100,10 @@ BAD = {
     ("edgework", "lit"): ['["FRK", "FRK"]', '["B-B"]', '["TOOLONGLABEL"]', "[1]", '"FRK"'],
     ("edgework", "unlit"): ['["FRK"]', '["CAR", "car"]', '["\\u0000"]'],  # FRK is lit in the reference
     ("edgework", "solved"): ["-1", "10000", "1.5", "true", '"3"', "1" + "0" * 4000, "nan", "[3]"],
+    ("edgework", "mode"): ['"randm"', "1", '"RANDOM"', "[]"],
+    ("edgework", "seed"): ["7", "-1", '"7"'],  # the reference's edgework is fixed: no seed is read
+    ("edgework", "batteries"): ['["AAA"]', '"AA"', "[1]", "[" + ", ".join(['"D"'] * 33) + "]"],
+    ("edgework", "plates"): ['[["Paralel"]]', '["Parallel"]', "[[1]]", '[["USB"]]', "[[[]]]"],
     ("limits", "mode"): ['"fixd"', "1", "true", '""'],
     ("deck", "first_color"): ['"pink"', "1", '"RED "', "[]"],
     ("inputs", "player"): ["-1", "28", "0", "1", "12", '"5"', "5.0", "true", "1" + "0" * 4000],

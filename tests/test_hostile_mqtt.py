@@ -50,7 +50,7 @@ def services_of(rig: Rig):
     from firmware.room.room2 import RoomService
 
     found = {}
-    for listener in rig.daemon.settled_listeners:
+    for listener in rig.daemon.on_settled:
         owner = getattr(listener, "__self__", None)
         if isinstance(owner, MqttService | RoomService):
             found[type(owner).__name__] = owner

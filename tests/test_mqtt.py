@@ -164,7 +164,7 @@ def prop_factory(mock_factory, broker):
 def connected(rig: Rig, timeout: float = 5.0) -> None:
     from firmware.room.mqtt import MqttService
 
-    for listener in rig.daemon.settled_listeners:
+    for listener in rig.daemon.on_settled:
         owner = getattr(listener, "__self__", None)
         if isinstance(owner, MqttService):
             # Listening: the broker acknowledged every subscription, so a command sent now is heard.
@@ -277,7 +277,7 @@ def test_last_will_says_offline_when_the_connection_dies(prop_factory, watcher_f
     w.wait_for(f"{P}/status", lambda p: p == "online")
     service = next(
         listener.__self__
-        for listener in rig.daemon.settled_listeners
+        for listener in rig.daemon.on_settled
         if isinstance(getattr(listener, "__self__", None), MqttService)
     )
     service.link.client.socket().shutdown(socket.SHUT_RDWR)  # no DISCONNECT packet: like a power cut
@@ -495,7 +495,7 @@ def test_room_disconnected_will(prop_factory, watcher_factory):
     w.wait_for(outbox, lambda p: p == "CONNECTED")
     room = next(
         listener.__self__
-        for listener in rig.daemon.settled_listeners
+        for listener in rig.daemon.on_settled
         if isinstance(getattr(listener, "__self__", None), RoomService)
     )
     room.link.client.socket().shutdown(socket.SHUT_RDWR)
@@ -542,7 +542,7 @@ def test_broker_restart_mid_game_loses_no_event(prop_factory, watcher_factory, b
 
     service = next(
         listener.__self__
-        for listener in rig.daemon.settled_listeners
+        for listener in rig.daemon.on_settled
         if isinstance(getattr(listener, "__self__", None), MqttService)
     )
     deadline = time.monotonic() + 5

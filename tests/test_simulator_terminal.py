@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -54,6 +55,9 @@ def simulator(tmp_path):
     config = config.replace("card_seconds = 0.6", "card_seconds = 0.05")
     config += f'\n[state]\nfile = "{tmp_path / "state.json"}"\n'  # a fresh game, not a saved one
     config += '\n[control]\nsocket = ""\n'  # never the default socket, which a running simulator may hold
+    with socket.socket() as probe:  # nor the console's default port: a taken one takes a line on screen
+        probe.bind(("127.0.0.1", 0))
+        config += f"\n[web]\nport = {probe.getsockname()[1]}\n"
     path = tmp_path / "sim.toml"
     path.write_text(config)
     sessions: list[str] = []

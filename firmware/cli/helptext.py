@@ -13,6 +13,8 @@ from baccarat_core.limits import MINIMUMS, RATIO_BOUNDS
 from baccarat_core.numbers import format_dollars
 from baccarat_core.rounds import AREAS
 
+from . import Parser
+
 EXAMPLE_EDGEWORK = "--serial AB3DE4 --ports Parallel,Serial,RJ-45 --lit FRK --unlit CAR"
 
 #: The players' manual, at its public address (the project cannot ship its text).
@@ -61,16 +63,28 @@ edgework:
                 {", ".join(VANILLA_PORTS)}
                 (case and punctuation do not matter: rj45, ps2 and stereo work too)
   --lit/--unlit indicator labels, comma-separated: FRK,CAR
+  --batteries   battery holders, comma-separated: AA (two cells) or D (one); the deck ignores them
   --solved      modules solved on the bomb (default 0)
+"""
+
+RANDOM_BOMB_TEXT = """\
+a random bomb (what a prop with [edgework] mode = "random" and seed = N plays):
+  --seed N      the bombs seed N draws, instead of --serial and the rest
+  --game K      game K's bomb: 1 (the default) at the first start, one more at each reset
+                (the prop's status shows its game number)
+  --config FILE a config: its fixed edgework or its seed, and its fixed limits, where the
+                options give none
 """
 
 DECK_EPILOG = f"""\
 {LIMITS_TEXT}
 {EDGEWORK_TEXT}
+{RANDOM_BOMB_TEXT}
 deck colours (--color): {", ".join(COLORS)}
 
-example:
+examples:
   baccarat deck {EXAMPLE_EDGEWORK} --min 25 --max 1000 --color red
+  baccarat deck --seed 7 --game 2 --min 25 --max 1000 --color red
 """
 
 PLAY_EPILOG = f"""\
@@ -87,7 +101,8 @@ output, one JSON event per line on stdout, for example:
   {{"event": "card", "hand": "player", "card": "10D", "score": 0}}
   {{"event": "strike", "reason": "loss", "detail": "the round lost $25.00", "strikes": 1}}
 A line that is not a valid input gets one error line on stderr, quoting it; the session goes on.
-Without --min and --max the limits are drawn at random (--seed repeats a draw).
+Without --min and --max the limits are drawn at random (--seed repeats a draw). Without --serial,
+--seed N also draws the bomb, as deck --seed N does, and the first event shows it.
 
 {LIMITS_TEXT}
 {EDGEWORK_TEXT}
@@ -124,7 +139,7 @@ DESCRIPTIONS: dict[str, str] = {
 }
 
 
-def apply(parser: argparse.ArgumentParser, sub: argparse._SubParsersAction) -> None:
+def apply(parser: argparse.ArgumentParser, sub: argparse._SubParsersAction[Parser]) -> None:
     """Give the top-level parser and each command's parser their epilogs (kept as written)."""
     parser.epilog = MAIN_EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter

@@ -16,7 +16,7 @@ from baccarat_core.records import replace
 from ..config import DEFAULT_CONFIG, Config, describe_wiring, load_config
 from ..config_perms import warn_if_readable
 from ..errors import ConfigError, PropError
-from . import arg_type
+from . import Parser, arg_type
 
 #: Where the service looks for its config when --config is not given.
 SYSTEM_CONFIG = Path("/etc/baccarat/config.toml")
@@ -87,7 +87,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the prop until SIGTERM (or the simulator until it is closed)."""
     # Start-up makes long-lived objects only (modules, classes, devices): Python's cyclic
-    # collector is off until the prop is ready (app.resume_collection, a settled listener).
+    # collector is off until the prop is ready (app.resume_collection, an on_settled hook).
     gc.disable()
     try:
         return _run(args)
@@ -145,7 +145,7 @@ def _run(args: argparse.Namespace) -> int:
         daemon = build_daemon(
             config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=rng, restore=restore
         )
-        daemon.settled_listeners.append(resume_collection)
+        daemon.on_settled.append(resume_collection)
         from ..simulator.pins import PinDriver
 
         closers = attach_services(daemon, config, simulate=True, pin_driver=PinDriver(daemon.board))
@@ -181,7 +181,7 @@ def _run(args: argparse.Namespace) -> int:
             raise PropError(f"GPIO: {error}") from None
     for warning in caught:
         logging.getLogger("baccarat").info("gpiozero: %s", warning.message)
-    daemon.settled_listeners.append(resume_collection)
+    daemon.on_settled.append(resume_collection)
     return run_forever(daemon, attach_services(daemon, config))
 
 
@@ -201,15 +201,15 @@ def _port(text: str) -> int:
     return port
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     """Register ``run`` and ``check-config``."""
     run = sub.add_parser(
         "run",
         help="run the prop (on a Pi), or the simulator with --simulate",
         description="Run the prop until SIGTERM, or with --simulate the simulator until you quit it.",
-        epilog=_run_epilog,  # made when the help is shown (cli.Parser)
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    run.make_epilog = _run_epilog  # made when the help is shown
     run.add_argument("--config", help=f"config file (default {SYSTEM_CONFIG} if present, else the reference build's)")
     run.add_argument(
         "--simulate", action="store_true", help="run on a PC: mock pins, emulated displays, keyboard input"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, TypeVar
 
 from baccarat_core import AREAS, BaccaratError, BaccaratModule, Edgework, TableLimits, strict
 from baccarat_core import events as ev
@@ -25,15 +25,19 @@ from ..errors import PropError
 
 log = logging.getLogger("baccarat.commands")
 
+T = TypeVar("T")
+
 #: Longest error text in a reply or a log line (the offending values in it are cut shorter still).
 MAX_ERROR = 240
+#: How long a front end waits for a command's reply (a deal in progress holds a command a few seconds).
+COMMAND_TIMEOUT = 30.0
 
 #: Every command, with the argument keys it accepts.
 COMMANDS: dict[str, frozenset[str]] = {
     "reset": frozenset({"min", "max"}),
     "force_solve": frozenset(),
     "set_limits": frozenset({"min", "max"}),
-    "set_edgework": frozenset({"serial", "ports", "lit", "unlit", "solved"}),
+    "set_edgework": frozenset({"serial", "ports", "lit", "unlit", "solved", "batteries", "plates"}),
     "set_solved": frozenset({"solved"}),
     "hint": frozenset(),
     "status": frozenset(),
@@ -58,10 +62,16 @@ class Command:
     keep_solved: bool = True
 
 
-def command_name(text: object) -> str:
-    """``force-solve``, ``Force_Solve`` -> ``force_solve``; unknown names are errors."""
+def known_command(text: object) -> str | None:
+    """``force-solve``, ``Force_Solve`` -> ``force_solve``; None when ``text`` names no command."""
     name = text.strip().lower().replace("-", "_") if isinstance(text, str) else None
-    if name not in COMMANDS:
+    return name if name in COMMANDS else None
+
+
+def command_name(text: object) -> str:
+    """The command ``text`` names (:func:`known_command`); unknown names are errors."""
+    name = known_command(text)
+    if name is None:
         raise CommandError(f"unknown command {show_value(text)} (known: {', '.join(COMMANDS)})")
     return name
 
@@ -113,7 +123,7 @@ def parse_words(text: str) -> Command:
 
 
 def _word_value(key: str, value: str) -> Any:
-    if key in ("ports", "lit", "unlit"):
+    if key in ("ports", "lit", "unlit", "batteries"):
         return [v for v in value.split(",") if v]
     if key in ("min", "max", "solved"):
         try:
@@ -154,14 +164,49 @@ class GameMaster:
     """The one command path: MQTT, Room 2.0 and the control socket all run commands here.
 
     ``default_limits`` are what ``reset`` without limits uses: the config's
-    fixed limits, or None for a fresh random placard.
+    fixed limits, or None for a fresh random placard. Every request gets a reply
+    document, as MQTT, the socket and the console send it back:
+
+    >>> from firmware.app import build_daemon, close_daemon, mock_pin_factory
+    >>> from firmware.config import load_config
+    >>> from firmware.devices.displays import open_dummy_device
+    >>> from firmware.room.commands import GameMaster
+    >>> prop = build_daemon(load_config(), pin_factory=mock_pin_factory(), device_factory=open_dummy_device)
+    >>> prop.start()
+    >>> master = GameMaster(prop)
+    >>> master.handle({"command": "set_solved", "solved": 2, "id": 7}).result(5)
+    {'id': 7, 'ok': True, 'command': 'set_solved', 'result': {'events': [{'event': 'solved_count', 'solved': 2}]}}
+    >>> master.handle("Set-Solved 3", words=True).result(5)["ok"]  # the shell's and Room 2.0's words
+    True
+    >>> master.handle({"command": "explode"}).result(5)["error"]
+    'unknown command "explode" (known: reset, force_solve, set_limits, set_edgework, set_solved, hint, ...)'
+    >>> master.handle({"command": "hint"}).result(5)["result"]["winner"] in ("player", "banker", "tie")
+    True
+    >>> prop.stop()
+    >>> close_daemon(prop)
     """
 
     def __init__(self, daemon: Daemon, *, default_limits: TableLimits | None = None) -> None:
         self.daemon = daemon
         self.default_limits = default_limits
+        self._document: dict[str, Any] | None = None
+        self._hooked = False  # _forget_document is one of the daemon's on_handled hooks
 
-    def submit(self, command: Command) -> Future:
+    def document(self) -> dict[str, Any]:
+        """The state document now (:func:`state_document`), built at most once a batch: MQTT,
+        Room 2.0 and the console share it (call on the game thread: an ``on_settled`` hook, or
+        before the daemon starts)."""
+        if not self._hooked:
+            self._hooked = True
+            self.daemon.on_handled.append(self._forget_document)
+        if self._document is None:
+            self._document = state_document(self.daemon.module)
+        return self._document
+
+    def _forget_document(self, events: list[ev.Event], module: BaccaratModule) -> None:
+        self._document = None  # a batch was handled: the module may have changed
+
+    def submit(self, command: Command) -> Future[Any]:
         """Run ``command`` on the game thread; the future holds a JSON-ready result."""
         daemon = self.daemon
         if command.name == "hint":
@@ -171,6 +216,7 @@ class GameMaster:
         if command.name == "identify":
             return daemon.identify()
         if command.name == "set_solved":
+            assert command.solved is not None  # parse_command gives set_solved its count
             running = daemon.set_solved(command.solved)
         else:
             running = daemon.apply(self._producer(command))
@@ -184,12 +230,16 @@ class GameMaster:
         if command.name in ("enable", "disable"):
             return lambda m: m.set_enabled(command.name == "enable")
         if command.name == "set_limits":
-            return lambda m: m.set_limits(command.limits)
+            limits = command.limits
+            assert limits is not None  # parse_command gives set_limits its limits
+            return lambda m: m.set_limits(limits)
         if command.name == "set_edgework":
-            return lambda m: set_edgework(m, command.edgework, keep_solved=command.keep_solved)
+            edgework = command.edgework
+            assert edgework is not None  # and set_edgework its edgework
+            return lambda m: set_edgework(m, edgework, keep_solved=command.keep_solved)
         raise CommandError(f"unknown command {command.name!r}")
 
-    def handle(self, payload: Any, *, words: bool = False) -> Future:
+    def handle(self, payload: Any, *, words: bool = False) -> Future[dict[str, Any]]:
         """Parse and run one request; the future always holds a reply document.
 
         The reply is ``{"id", "ok": true, "command", "result"}`` or
@@ -197,7 +247,7 @@ class GameMaster:
         and is one warning line in the log. Text and bytes go through the strict
         reader (:mod:`baccarat_core.strict`): size, UTF-8, depth, strict JSON.
         """
-        done: Future = Future()
+        done: Future[dict[str, Any]] = Future()
         request_id = None
         name = None
         try:
@@ -217,7 +267,7 @@ class GameMaster:
             done.set_result(_reply(request_id, name, error=message))
             return done
 
-        def finish(future: Future) -> None:
+        def finish(future: Future[Any]) -> None:
             try:
                 done.set_result(_reply(request_id, name, result=future.result()))
             except Exception as error:  # noqa: BLE001 - reported to the sender, logged once
@@ -230,12 +280,7 @@ class GameMaster:
 
 
 def _reply(request_id: Any, name: Any, *, result: Any = None, error: str | None = None) -> dict[str, Any]:
-    known = isinstance(name, str) and name.strip().lower().replace("-", "_") in COMMANDS
-    reply: dict[str, Any] = {
-        "id": request_id,
-        "ok": error is None,
-        "command": name.strip().lower().replace("-", "_") if known else None,
-    }
+    reply: dict[str, Any] = {"id": request_id, "ok": error is None, "command": known_command(name)}
     if error is None:
         reply["result"] = result
     else:
@@ -243,10 +288,10 @@ def _reply(request_id: Any, name: Any, *, result: Any = None, error: str | None 
     return reply
 
 
-def _then(future: Future, fn: Callable[[Any], Any]) -> Future:
-    out: Future = Future()
+def _then(future: Future[Any], fn: Callable[[Any], T]) -> Future[T]:
+    out: Future[T] = Future()
 
-    def done(f: Future) -> None:
+    def done(f: Future[Any]) -> None:
         try:
             out.set_result(fn(f.result()))
         except Exception as error:  # noqa: BLE001 - passed on to the waiter
@@ -274,6 +319,8 @@ def state_document(module: BaccaratModule) -> dict[str, Any]:
         "bets": module.bets(),
         "stacks": {area: list(module.stacks[area]) for area in AREAS},
         "edgework": module.edgework.to_dict(),
+        "edgework_drawn": module.edgework_drawn,
+        "game": module.game,
         "deck_solved": deck.solved if deck else None,
     }
 

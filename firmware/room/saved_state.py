@@ -16,11 +16,13 @@ import random
 import stat
 import tempfile
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from baccarat_core import BaccaratError, BaccaratModule, strict
 from baccarat_core import events as ev
+from baccarat_core.bomb import RandomBombs
 from baccarat_core.numbers import show_value
 
 from ..config import Config
@@ -35,9 +37,18 @@ RETRY_FIRST_SECONDS = 0.25
 RETRY_MAX_SECONDS = 5.0
 
 
-def state_path(config: Config, env: dict[str, str] | None = None) -> Path | None:
+def private_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The user's own directory for the prop, when no system directory serves:
+    ``$XDG_STATE_HOME/baccarat``, else ``~/.local/state/baccarat`` (the state file, and the
+    control socket where no runtime directory exists)."""
+    env = os.environ if env is None else env
+    base = Path(env.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    return base / "baccarat"
+
+
+def state_path(config: Config, env: Mapping[str, str] | None = None) -> Path | None:
     """Where the state lives: ``[state] file``; else systemd's ``$STATE_DIRECTORY``,
-    ``/var/lib/baccarat`` when writable, or ``~/.local/state/baccarat``.
+    ``/var/lib/baccarat`` when writable, or ``state.json`` in :func:`private_dir`.
     ``file = ""`` turns saving off (None)."""
     env = os.environ if env is None else env
     if config.state_file is not None:
@@ -47,13 +58,21 @@ def state_path(config: Config, env: dict[str, str] | None = None) -> Path | None
     system = Path("/var/lib/baccarat")
     if system.is_dir() and os.access(system, os.W_OK):
         return system / "state.json"
-    base = Path(env.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-    return base / "baccarat" / "state.json"
+    return private_dir(env) / "state.json"
 
 
 def fingerprint(config: Config) -> dict[str, Any]:
-    """The parts of the config a saved game depends on: if they change, start afresh."""
-    return {"edgework": config.edgework.to_dict(), "limits": config.limits.to_dict() if config.limits else None}
+    """The parts of the config a saved game depends on: if they change, start afresh.
+
+    With random edgework that is the mode, the seed and the first solved count, not a bomb:
+    the saved game's bomb is the one in play (a restart keeps it).
+    """
+    if config.edgework is not None:
+        edgework = config.edgework.to_dict()
+    else:
+        bombs = config.bombs or RandomBombs()
+        edgework = {"mode": "random", "seed": bombs.seed, "solved": bombs.solved}
+    return {"edgework": edgework, "limits": config.limits.to_dict() if config.limits else None}
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -129,7 +148,7 @@ def load_module(path: Path, config: Config, rng: random.Random) -> BaccaratModul
         raise BaccaratError(f"not a version {VERSION} state file")
     if data["config"] != fingerprint(config):
         raise BaccaratError("the config's edgework or limits changed since it was saved")
-    return BaccaratModule.restore(data["module"], rng=rng)
+    return BaccaratModule.restore(data["module"], rng=rng, bombs=config.bombs)
 
 
 def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
@@ -157,14 +176,14 @@ _BETS_ONLY = (ev.ChipAdded, ev.AreaCleared, ev.InputIgnored)
 
 
 class StateKeeper:
-    """A daemon listener that saves the snapshot whenever it changes.
+    """A daemon ``on_handled`` hook that saves the snapshot whenever it changes.
 
     With ``background=True`` (the daemon's), a change of the active chip alone
     (an arrow, the only frequent change that is saved) is compared and written
-    after its frame: :meth:`settled` (the daemon's settled hook) hands it to a
+    after its frame: :meth:`settled` (the daemon's ``on_settled`` hook) hands it to a
     thread of its own, newest first, so the arrow's frame waits neither for the
     JSON nor for an fsync; every other change (a deal, a strike, a new deck, a
-    reset) is written before the listener returns, so before it is shown: a
+    reset) is written before the hook returns, so before it is shown: a
     deal counts from its start. Without ``background`` every change is written
     at once.
 
@@ -192,7 +211,7 @@ class StateKeeper:
         self._later: BaccaratModule | None = None  # an arrow's change, until :meth:`settled`
 
     def __call__(self, events: list[ev.Event], module: BaccaratModule) -> None:
-        """Daemon listener: save the snapshot if it changed (before the events are shown)."""
+        """Daemon ``on_handled`` hook: save the snapshot if it changed (before the events are shown)."""
         if module.deck is None or (events and all(isinstance(event, _BETS_ONLY) for event in events)):
             return
         if self._background and events and all(isinstance(e, ev.DenominationChanged) for e in events):
@@ -202,7 +221,7 @@ class StateKeeper:
         self._save(module, urgent=True)
 
     def settled(self, events: list[ev.Event] | None = None, module: BaccaratModule | None = None) -> None:
-        """Daemon settled hook (game thread, after the frame): hand an arrow's change to the writer."""
+        """Daemon ``on_settled`` hook (game thread, after the frame): hand an arrow's change to the writer."""
         module, self._later = self._later, None
         if module is not None:
             self._save(module, urgent=False)

@@ -12,6 +12,8 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the key map (keys.py) is read by `baccarat --help`: keep this package light to import
+    from collections.abc import Callable
+
     from ..daemon import Daemon
     from .screenlog import RecentLog
 
@@ -47,7 +49,7 @@ def run_simulator(
         return 2
     from .screenlog import RecentLog, hide_secrets
 
-    undo = (lambda: None) if gm else hide_secrets(daemon)
+    undo: Callable[[], None] = (lambda: None) if gm else hide_secrets(daemon)
     recent = recent if recent is not None else RecentLog()
     root = logging.getLogger()
     try:

@@ -33,7 +33,7 @@ def player_line(event: ev.Event) -> str | None:
 class PlayerSafeLog(logging.Filter):
     """Rewrites the daemon's log lines that give the answer away into player-safe lines.
 
-    A daemon listener sees each event before the daemon logs it and notes the
+    A daemon ``on_handled`` hook sees each event before the daemon logs it and notes the
     event's log line and its player-safe form; the filter swaps the one for the
     other as the line is logged.
     """
@@ -43,7 +43,7 @@ class PlayerSafeLog(logging.Filter):
         self._safe: dict[str, str] = {}
 
     def listener(self, events: list[ev.Event], module: BaccaratModule) -> None:
-        """A ``Daemon.listeners`` entry: note the lines to swap (game thread)."""
+        """A ``Daemon.on_handled`` hook: note the lines to swap (game thread)."""
         for event in events:
             line = player_line(event)
             if line is not None:
@@ -63,12 +63,12 @@ def hide_secrets(daemon: Daemon) -> Callable[[], None]:
     safe = PlayerSafeLog()
     logger = logging.getLogger("baccarat")
     logger.addFilter(safe)
-    daemon.listeners.append(safe.listener)
+    daemon.on_handled.append(safe.listener)
 
     def undo() -> None:
         logger.removeFilter(safe)
-        if safe.listener in daemon.listeners:
-            daemon.listeners.remove(safe.listener)
+        if safe.listener in daemon.on_handled:
+            daemon.on_handled.remove(safe.listener)
 
     return undo
 

@@ -24,7 +24,7 @@ from baccarat_core.rounds import AREAS
 from ..daemon import Daemon
 from ..render.bets import runs
 from ..scene import Scene
-from .compose import light_states
+from .compose import LightStates, light_states
 from .keys import AREA_KEYS, HOLD_KEYS, KEY_MAP_LINES
 
 SUIT_SYMBOLS: dict[str, str] = {"H": "\u2665", "D": "\u2666", "C": "\u2663", "S": "\u2660"}
@@ -40,7 +40,7 @@ class Snapshot:
 
     scene: Scene
     strikes: int
-    lights: dict[str, object]
+    lights: LightStates
     hint: str | None = None
 
 
@@ -126,7 +126,7 @@ def text_lines(
     strikes = f"Strikes: {snap.strikes}"
     left = "<" if bets.can_go_left else " "
     right = ">" if bets.can_go_right else " "
-    pins = [row for line in pinned for row in textwrap.wrap(line, width, subsequent_indent="  ")]
+    pins: list[str | None] = [row for line in pinned for row in textwrap.wrap(line, width, subsequent_indent="  ")]
     lines: list[str | None] = [  # None: a blank line, dropped first when rows are short
         placard + strikes.rjust(max(1, width - len(placard))),
         f"Status light: {snap.lights['status']:<16} Deck light: {snap.lights['deck']}",

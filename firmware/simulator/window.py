@@ -70,7 +70,7 @@ def run_window(
     def mark(*_: object) -> None:
         changed.set()
 
-    daemon.listeners.append(mark)  # strikes are read again (on the game thread) after a change
+    daemon.on_handled.append(mark)  # strikes are read again (on the game thread) after a change
     daemon.start()
     daemon.ready.wait(10)
     driver = PinDriver(daemon.board)
@@ -123,7 +123,7 @@ def run_window(
         return 0
     finally:
         daemon.stop()
-        if mark in daemon.listeners:
-            daemon.listeners.remove(mark)
+        if mark in daemon.on_handled:
+            daemon.on_handled.remove(mark)
         daemon.board.close()
         pygame.quit()

@@ -16,6 +16,7 @@ Routes:
 ``POST /api/command``          a game-master command as JSON (CSRF header)
 ``POST /api/panel``            a front-panel press or release (simulator; CSRF header)
 ``GET /status`` ... ``/reset``  Escape Room Master polling and requests (``?token=``)
+``GET /json``                  the same state as JSON (``?token=``)
 ``GET /static/...``            the page's CSS and JavaScript
 =============================  ==========================================================
 """
@@ -34,14 +35,19 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from baccarat_core import strict
+from baccarat_core.events import AREA_NAMES
 
+from ..devices.wiring import INPUT_NAMES
 from ..errors import PropError
+from ..room.commands import COMMAND_TIMEOUT
 from ..sound.cues import CUES
 from ..sound.players import WAV_DIR
 from .auth import COOKIE, CSRF_HEADER, Session, Sessions, same_secret
-from .backend import PANEL_INPUTS, ConsoleBackend
+from .backend import ConsoleBackend
+from .controllers import controller_json, cors_middleware
 from .guard import (
     ACCEPT_BACKLOG,
     BODY_SECONDS,
@@ -67,8 +73,6 @@ MAX_BODY = 16 * 1024
 BUSY = "the console is busy: too many connections; try again in a few seconds\n"
 #: A wrong password or controller token is answered after this pause.
 WRONG_SECRET_PAUSE = 1.0
-#: How long a command may wait for the game thread (a deal in progress takes a few seconds).
-COMMAND_TIMEOUT = 30.0
 #: A comment line on each open event stream this often, so a vanished page is noticed.
 HEARTBEAT_SECONDS = 20.0
 
@@ -89,6 +93,9 @@ CONTROLLER_ACTIONS: dict[str, tuple[str, ...]] = {
     "reset_enable": ("reset", "enable"),
     "reset_disable": ("reset", "disable"),
 }
+#: The controllers' endpoints (token-gated): the only paths a page of another origin may read
+#: (``Access-Control-Allow-Origin: *``, see :mod:`.controllers`).
+CONTROLLER_PATHS = frozenset({"/status", "/enable_status", "/json", *(f"/{action}" for action in CONTROLLER_ACTIONS)})
 
 
 class WebError(PropError):
@@ -230,7 +237,8 @@ class WebService:
             self._runner = None
 
     def _app(self) -> web.Application:
-        app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard])
+        cors = cors_middleware(CONTROLLER_PATHS.__contains__)
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[cors, self._guard])
         app.router.add_get("/", self._index)
         app.router.add_get("/login", self._login_page)
         app.router.add_post("/login", self._login)
@@ -241,6 +249,7 @@ class WebService:
         app.router.add_post("/api/panel", self._panel)
         app.router.add_get("/status", self._controller_status)
         app.router.add_get("/enable_status", self._controller_enable_status)
+        app.router.add_get("/json", self._controller_json)
         for action in CONTROLLER_ACTIONS:  # an action answers GET only: HEAD would run it too
             app.router.add_get(f"/{action}", self._controller_request, allow_head=False)
         app.router.add_static("/static/", self.static_dir, follow_symlinks=False)
@@ -249,7 +258,7 @@ class WebService:
 
     # -- every request ----------------------------------------------------------------------------
     @web.middleware
-    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+    async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         connection = request.protocol
         admitted = self.guard.begin(connection)  # no head timer while a request is served
         try:
@@ -384,6 +393,7 @@ class WebService:
         session, refused = self._post_session(request)
         if refused is not None:
             return refused
+        assert session is not None  # _post_session gives a session or a refusal
         self.sessions.drop(session.token)
         response = _json({"ok": True, "next": "/login" if self.settings.password else "/"})
         response.del_cookie(COOKIE, path="/")
@@ -402,7 +412,8 @@ class WebService:
                 "roles": list(self.backend.roles),
                 "front_panel": self.front_panel,
                 "password": bool(self.settings.password),
-                "inputs": list(PANEL_INPUTS),
+                "inputs": list(INPUT_NAMES),
+                "areas": AREA_NAMES,
             }
         )
         if new:
@@ -450,7 +461,7 @@ class WebService:
         return response
 
     async def _run_command(self, payload: dict[str, Any]) -> dict[str, Any]:
-        future: Future = self.backend.command(payload)
+        future: Future[dict[str, Any]] = self.backend.command(payload)
         try:
             return await asyncio.wait_for(asyncio.wrap_future(future), self.command_timeout)
         except TimeoutError:
@@ -480,9 +491,9 @@ class WebService:
         if problem:
             return _json({"ok": False, "error": problem}, 400)
         name, action = payload.get("input"), payload.get("action")
-        if name not in PANEL_INPUTS:
+        if name not in INPUT_NAMES:
             return _json(
-                {"ok": False, "error": f"unknown input {str(name)[:40]!r} (known: {', '.join(PANEL_INPUTS)})"}, 400
+                {"ok": False, "error": f"unknown input {str(name)[:40]!r} (known: {', '.join(INPUT_NAMES)})"}, 400
             )
         if action not in ("press", "release"):
             return _json({"ok": False, "error": f"action {str(action)[:40]!r} must be press or release"}, 400)
@@ -528,6 +539,12 @@ class WebService:
             return refused
         enabled = self.backend.controller_state().get("enabled", True)
         return _text("enabled" if enabled else "disabled")
+
+    async def _controller_json(self, request: web.Request) -> web.StreamResponse:
+        refused = await self._token_refused(request)
+        if refused is not None:
+            return refused
+        return _json(controller_json(self.backend.controller_state()))
 
     async def _controller_request(self, request: web.Request) -> web.StreamResponse:
         refused = await self._token_refused(request)

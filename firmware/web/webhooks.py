@@ -43,7 +43,7 @@ class WebhookSender:
         self.failed = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._session: aiohttp.ClientSession | None = None
-        self._tasks: set[asyncio.Task] = set()
+        self._tasks: set[asyncio.Task[bool]] = set()
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """The loop the requests run on (the web service's)."""

@@ -4,7 +4,6 @@
 
 (() => {
   const $ = (selector) => document.querySelector(selector);
-  const ROLES = ["placard", "table", "bets"];
   let session = null;
   let shown = null; // the state document the page shows (the edgework form keeps what it leaves empty)
   const pause = (ms) => new Promise((done) => setTimeout(done, ms));
@@ -200,8 +199,7 @@
   // three displays side by side when they fit at 2x or more, else each as large as the width allows.
   const GAP = 16;
   function fitDisplays() {
-    const images = ROLES.map((role) => document.getElementById(`display-${role}`))
-      .filter((img) => img.naturalWidth && !img.closest("figure").hidden);
+    const images = [...document.querySelectorAll(".displays img")].filter((img) => img.naturalWidth);
     if (!images.length) return;
     const room = document.querySelector(".displays").clientWidth;
     const total = images.reduce((sum, img) => sum + img.naturalWidth, 0) + GAP * (images.length - 1);
@@ -211,6 +209,36 @@
       img.style.width = `${img.naturalWidth * scale}px`;
       img.style.height = `${img.naturalHeight * scale}px`;
       img.dataset.scale = String(scale);
+    }
+  }
+
+  // The page's displays and betting areas are the prop's own (from /api/session), never a copy here.
+  function buildDisplays(roles) {
+    const box = $(".displays");
+    for (const role of roles) {
+      const figure = document.createElement("figure");
+      figure.className = "display";
+      figure.dataset.role = role;
+      const img = document.createElement("img");
+      img.id = `display-${role}`;
+      img.alt = `${role} display`;
+      img.addEventListener("load", fitDisplays);
+      const caption = document.createElement("figcaption");
+      caption.textContent = role.charAt(0).toUpperCase() + role.slice(1);
+      figure.append(img, caption);
+      box.append(figure);
+    }
+  }
+
+  function buildAreas(areas) {
+    const box = $("#panel .areas");
+    for (const [input, label] of Object.entries(areas)) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "area";
+      button.dataset.input = input;
+      button.textContent = label;
+      box.append(button);
     }
   }
 
@@ -379,11 +407,8 @@
     $("#prop-name").textContent = session.name;
     $("#logout").hidden = !session.password;
     $("#panel").hidden = !session.front_panel;
-    for (const role of ROLES) {
-      const img = document.getElementById(`display-${role}`);
-      if (!session.roles.includes(role)) img.closest("figure").hidden = true;
-      img.addEventListener("load", fitDisplays);
-    }
+    buildDisplays(session.roles);
+    buildAreas(session.areas);
     window.addEventListener("resize", fitDisplays);
     wireControls();
     if (session.front_panel) wirePanel();
