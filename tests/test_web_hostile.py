@@ -479,6 +479,7 @@ def malformed(cookie: str) -> list[bytes]:
 def test_malformed_requests_leave_no_secret_and_no_traceback_in_the_log(web_factory, caplog):
     caplog.set_level(logging.DEBUG)
     web = web_factory(settings={"password": PASSWORD})
+    web.service.guard.head_seconds = web.service.guard.idle_seconds = 1.0  # a cut-off head waits no longer
     web.login(PASSWORD)
     session = web.cookie.split("=", 1)[1]
     for raw in malformed(web.cookie):
