@@ -190,6 +190,9 @@ class Daemon:
         self._retry_at = float("inf")
         self._identify_until = float("-inf")
         self._thread: threading.Thread | None = None
+        self._beat: Callable[[], None] | None = None
+        self._beat_every = float("inf")
+        self._beat_due = float("inf")
 
     # -- feeding the daemon (any thread) ---------------------------------------------
     def submit(self, action: Input) -> None:
@@ -249,6 +252,7 @@ class Daemon:
         log.info("ready: inputs armed, displays drawn")
         self.ready.set()
         self._settled()
+        self._heartbeat()
         while True:
             try:
                 item = self._queue.get(timeout=self._timeout())
@@ -265,6 +269,8 @@ class Daemon:
             if self._queue.empty():  # inputs queued behind this one are handled before the next frame
                 self._draw()
                 self._settled()
+            if time.monotonic() >= self._beat_due:
+                self._heartbeat()
         self._shutdown()
 
     def stop(self) -> None:
@@ -272,6 +278,15 @@ class Daemon:
         self._queue.put(_STOP)
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=10)
+
+    def heartbeat(self, seconds: float, beat: Callable[[], None]) -> None:
+        """Call ``beat()`` on the game thread once the prop is ready (after the first frames and
+        the "ready" line), then every ``seconds`` for as long as the game loop comes round: a
+        thread stuck in a display write or a deadlock stops its beats (the service manager's
+        watchdog, :mod:`firmware.sdnotify`). The loop wakes for a beat when nothing else wakes it,
+        once per ``seconds``. Set before :meth:`start`."""
+        self._beat = beat
+        self._beat_every = seconds
 
     def running(self) -> bool:
         """True while the game thread started by :meth:`start` runs."""
@@ -323,6 +338,7 @@ class Daemon:
     # -- internals ------------------------------------------------------------------------
     def _timeout(self) -> float | None:
         due = self._round.steps[0].due if self._round is not None and self._round.steps else float("inf")
+        due = min(due, self._beat_due)
         if self._identify_until != float("-inf"):
             due = min(due, self._identify_until)
         if any(screen.failing for screen in self.screens.values()):
@@ -467,6 +483,15 @@ class Daemon:
                 self._to_settle = True
                 notify(self.on_frame, role, image)
         self._retry_at = float("inf")  # still failing: the next wait schedules another try
+
+    def _heartbeat(self) -> None:
+        if self._beat is None:
+            return
+        self._beat_due = time.monotonic() + self._beat_every
+        try:
+            self._beat()
+        except Exception:
+            log.exception("heartbeat %r failed", self._beat)
 
     def _settled(self) -> None:
         if not self._to_settle:

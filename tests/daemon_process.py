@@ -11,7 +11,7 @@ dummy devices. Lines on stdout tell the parent what happened:
 
 With ``--play`` a thread puts $25 on Player and deals, as a person would.
 With ``--hog SECONDS`` a thread takes every free file descriptor once ready (says
-``hogging``), moves the active chip (a change the state file must get), and gives
+``hogging``), deals with no bet (a strike, which the state file must get), and gives
 the descriptors back after SECONDS (says ``released``).
 """
 
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def hog(daemon: Daemon, seconds: float) -> None:
-    """Take every free descriptor, move the chip, hold them ``seconds``, give them back."""
+    """Take every free descriptor, deal with no bet (a strike), hold them ``seconds``, give them back."""
     import os
     import time
 
@@ -140,7 +140,7 @@ def hog(daemon: Daemon, seconds: float) -> None:
     except OSError:  # EMFILE: none left
         pass
     say(f"hogging {len(taken)}")
-    PinDriver(daemon.board).tap("arrow_right", 0.05, settle=0.05)
+    PinDriver(daemon.board).tap("deal", 0.05, settle=0.05)
     time.sleep(seconds)
     for fd in taken:
         os.close(fd)

@@ -43,3 +43,15 @@ def test_the_benchmark_reports_bytes_and_times_for_every_input_and_display():
         start["required_floor_ms"] / start["floor_ms"]
     )
     assert {t["measure"] for t in report["targets"]} >= {"chip press to frame, p99", "start-up against the floor"}
+    # What reaches the disk and the journal (/proc/<pid>/io, the log lines): an idle prop writes
+    # nothing, a chip press logs its one line, a round writes its state file at least once.
+    disk, idle = report["disk"], report["idle"]
+    assert idle["disk_write_bytes_per_hour"] == 0 and idle["log_bytes_per_hour"] == 0
+    assert disk["chip press"]["log_lines"]["mean"] == 1 and disk["chip press"]["log_bytes"]["mean"] > 20
+    assert disk["round"]["rounds"] >= 10 and disk["round"]["log_lines"]["mean"] >= 5
+    assert disk["round"]["wchar"]["mean"] - disk["round"]["log_bytes"]["mean"] >= 500  # the state file's text
+    if not disk["in_ram"]:
+        assert disk["round"]["write_bytes"]["max"] >= 4096
+    # The watchdog's figures come from the unit (an idle run of 1 s is shorter than a ping period).
+    unit = (ROOT / "firmware" / "baccarat.service").read_text()
+    assert f"\nWatchdogSec={idle['watchdog_sec']:g}\n" in unit and idle["game_wakeups_per_watchdog_sec"] is None

@@ -253,7 +253,7 @@ def test_out_of_descriptors_the_save_is_retried_and_accept_fails_in_one_line(pro
     waiting = socket.create_connection(("127.0.0.1", daemon.port), timeout=20)  # in the kernel's backlog
     daemon.wait_log("cannot save the state")
     daemon.wait_out("released")
-    until(lambda: daemon.saved()["denomination"] == 5, what="the chip saved")
+    until(lambda: daemon.saved()["strikes"] == 1, what="the strike saved")
     waiting.sendall(f"GET /status?token={TOKEN} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
     answer = b""
     while chunk := waiting.recv(4096):

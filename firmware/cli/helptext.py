@@ -40,6 +40,7 @@ commands for players and game masters:
 commands for the prop:
   run           the prop on a Pi, or the simulator on a PC (run --simulate)
   check-config  validate a config file and print its wiring
+  doctor        check this Pi for the prop (sudo baccarat doctor)
 commands to a running prop (over its control socket):
   solved, reset, force-solve, hint, status
 
