@@ -336,7 +336,8 @@ def browser_stream(web) -> Stream:
 
 
 # -- guessing ----------------------------------------------------------------------------------------
-def test_concurrent_slow_bodied_guesses_get_ten_comparisons(web_factory):
+@pytest.mark.parametrize("login", ["/login", "/play/login"])  # the console's, the players' pages'
+def test_concurrent_slow_bodied_guesses_get_ten_comparisons(web_factory, login):
     """Sixteen logins (all one address may hold) send their heads, wait, then their bodies: ten are compared
     (the unit's documented limit), the right password among the rest gets no session."""
     web = web_factory(settings={"password": PASSWORD})
@@ -348,7 +349,7 @@ def test_concurrent_slow_bodied_guesses_get_ten_comparisons(web_factory):
     for body in guesses:
         sock = socket.create_connection(("127.0.0.1", port), timeout=30)
         sock.sendall(
-            b"POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+            f"POST {login} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n".encode()
             + f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
         )
         socks.append((sock, body))
@@ -570,6 +571,21 @@ def test_the_console_reads_json_strictly(web_factory, caplog, body, message):
         assert status == 400 and message in reply["error"], (path, status, reply)
     assert web.state() == before
     assert "Traceback" not in all_text(caplog)
+
+
+def test_the_players_panel_reads_json_strictly(web_factory):
+    web = web_factory(front_panel=True)
+    status, headers, _ = web.request("GET", "/play")
+    cookie = headers["set-cookie"].split(";")[0]
+    csrf = json.loads(web.request("GET", "/play/session", headers={"Cookie": cookie})[2])["csrf"]
+    headers = {"Cookie": cookie, "Content-Type": "application/json", "X-CSRF-Token": csrf}
+    for body, message in STRICT:
+        status, _, answer = web.request("POST", "/play/panel", body, headers)
+        assert status == 400 and message in json.loads(answer)["error"], (body[:40], answer)
+    status, _, answer = web.request(
+        "POST", "/play/panel", b'{"input": "tie", "input": "deal", "action": "press"}', headers
+    )
+    assert status == 400 and "appears twice" in json.loads(answer)["error"]
 
 
 # -- HEAD --------------------------------------------------------------------------------------------

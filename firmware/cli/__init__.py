@@ -70,6 +70,7 @@ class _Version(argparse.Action):
 COMMAND_MODULES = {
     "deck": "deck_play",
     "play": "deck_play",
+    "casing": "casing",
     "run": "run",
     "check-config": "run",
     "doctor": "doctor",

@@ -18,6 +18,7 @@ Routes:
 ``GET /status`` ... ``/reset``  Escape Room Master polling and requests (``?token=``)
 ``GET /json``                  the same state as JSON (``?token=``)
 ``GET /static/...``            the page's CSS and JavaScript
+``GET /casing``, ``/play`` ...  the players' pages (:mod:`.players`)
 =============================  ==========================================================
 """
 
@@ -59,6 +60,7 @@ from .guard import (
     http_logger,
 )
 from .live import LiveHub, PageClient
+from .players import PlayerPages
 from .settings import WebSettings, is_loopback
 from .webhooks import WebhookSender
 
@@ -141,6 +143,7 @@ class WebService:
             backend.subscribe_events(self.webhooks.on_events)
         self.port = settings.port
         self._pages = {name: (static_dir / name).read_text(encoding="utf-8") for name in ("index.html", "login.html")}
+        self.players = PlayerPages(self)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
         self._thread: threading.Thread | None = None
@@ -254,6 +257,7 @@ class WebService:
             app.router.add_get(f"/{action}", self._controller_request, allow_head=False)
         app.router.add_static("/static/", self.static_dir, follow_symlinks=False)
         app.router.add_get("/sound/{cue}.wav", self._sound)
+        self.players.register(app)
         return app
 
     # -- every request ----------------------------------------------------------------------------
@@ -385,7 +389,7 @@ class WebService:
     def _too_many(self, address: str | None) -> web.Response:
         wait = self.throttle.retry_after(address)
         self.episodes.note("locked", f"web: login refused to {address_key(address)}: too many wrong passwords")
-        response = self._login_response(f"Too many wrong passwords: wait {_duration(wait)}.", 429)
+        response = self._login_response(f"Too many wrong passwords: wait {wait_words(wait)}.", 429)
         response.headers["Retry-After"] = str(wait)
         return response
 
@@ -475,7 +479,7 @@ class WebService:
         _, refused = self._post_session(request)
         if refused is not None:
             return refused
-        payload, problem = await _json_body(request, self.body_seconds)
+        payload, problem = await json_body(request, self.body_seconds)
         if problem:
             return _json({"ok": False, "error": problem}, 400)
         reply = await self._run_command(payload)
@@ -487,7 +491,7 @@ class WebService:
             return refused
         if not self.front_panel:
             return _json({"ok": False, "error": "this prop has no front panel in the console"}, 404)
-        payload, problem = await _json_body(request, self.body_seconds)
+        payload, problem = await json_body(request, self.body_seconds)
         if problem:
             return _json({"ok": False, "error": problem}, 400)
         name, action = payload.get("input"), payload.get("action")
@@ -514,7 +518,7 @@ class WebService:
             self.episodes.note("token", f"web: {request.path} refused to {address_key(address)}: too many wrong tokens")
             return web.Response(
                 status=429,
-                text=f"too many wrong tokens: wait {_duration(wait)}\n",
+                text=f"too many wrong tokens: wait {wait_words(wait)}\n",
                 headers={"Retry-After": str(wait)},
             )
         if not same_secret(request.query.get("token"), expected):
@@ -568,12 +572,12 @@ def _text(text: str, status: int = 200) -> web.Response:
     return web.Response(text=text, status=status, content_type="text/plain", headers={"Cache-Control": "no-store"})
 
 
-def _duration(seconds: int) -> str:
+def wait_words(seconds: int) -> str:
     """``45 s``, ``5 min``: how long to wait, for a person."""
     return f"{seconds} s" if seconds < 120 else f"{round(seconds / 60)} min"
 
 
-async def _json_body(request: web.Request, timeout: float) -> tuple[dict[str, Any], str | None]:
+async def json_body(request: web.Request, timeout: float) -> tuple[dict[str, Any], str | None]:
     """The request's JSON object, read by the project's strict reader, or a one-line problem."""
     if request.content_type != "application/json":
         return (
