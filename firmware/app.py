@@ -95,8 +95,8 @@ def build_daemon(
     lgpio, RPi.GPIO, ...); tests and the simulator pass a ``MockFactory``.
     ``module`` is a restored game, or ``restore`` returns one (or None) once the board and the
     displays are open, so that a start refused there says nothing about the game; without
-    either a fresh one starts. ``clock`` is what the debounce filters read (tests drive bounce
-    with their own).
+    either a fresh one starts. ``clock`` is what the debounce filters and the hold timer read
+    (tests drive bounce and holds with their own).
     """
     rng = rng if rng is not None else random.Random()
     board = build_board(config, pin_factory=pin_factory, clock=clock)

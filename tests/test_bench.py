@@ -55,3 +55,25 @@ def test_the_benchmark_reports_bytes_and_times_for_every_input_and_display():
     # The watchdog's figures come from the unit (an idle run of 1 s is shorter than a ping period).
     unit = (ROOT / "firmware" / "baccarat.service").read_text()
     assert f"\nWatchdogSec={idle['watchdog_sec']:g}\n" in unit and idle["game_wakeups_per_watchdog_sec"] is None
+
+
+def test_the_burst_benchmark_runs():
+    """A smoke run of benchmarks/burst.py (its figures are quoted in the README): a real
+    Mosquitto, the daemon's MQTT service, twenty commands, every reply counted."""
+    from tests.mosquitto import mosquitto_binary
+
+    if mosquitto_binary() is None:
+        pytest.skip("mosquitto is not installed (apt-get install mosquitto)")
+    run = subprocess.run(
+        [sys.executable, "benchmarks/burst.py", "--commands", "20", "--max-queued", "1000"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    rows = [line for line in run.stdout.splitlines() if line.startswith("| 1000 ")]
+    assert len(rows) == 1, run.stdout
+    cells = [cell.strip() for cell in rows[0].strip("|").split("|")]
+    assert cells[:4] == ["1000", "1000", "20", "20"], rows  # 20 commands, 20 replies
+    assert cells[-1] == "none", rows  # nothing dropped

@@ -9,6 +9,7 @@ import os
 import queue
 import random
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -166,6 +167,40 @@ def test_a_failure_between_write_and_rename_leaves_the_old_file_whole(tmp_path, 
     assert restore_module(config, random.Random(1)).snapshot()["denomination"] == 1
     keeper.close()  # the failed save is never dropped: the writer tries it again
     assert restore_module(config, random.Random(1)).snapshot()["denomination"] == 5
+
+
+def test_the_directory_is_fsynced_after_the_rename(tmp_path, monkeypatch):
+    """The rename is durable only once the directory holding it is on disk: the new text is
+    synced, renamed over the old file, then the state file's own directory is synced."""
+    path = tmp_path / "state.json"
+    config = make_config(state={"file": str(path)})
+    module = BaccaratModule(config.edgework, config.limits, rng=random.Random(1), first_color="red")
+    module.start()
+    keeper = state_store.StateKeeper(path, config)
+    keeper([], module)
+    calls: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+    folder = tmp_path.stat()
+
+    def fsync(fd: int) -> None:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            same = (info.st_dev, info.st_ino) == (folder.st_dev, folder.st_ino)
+            calls.append("fsync the state's directory" if same else "fsync another directory")
+        else:
+            written = json.loads(os.pread(fd, 1 << 20, 0))["module"]
+            calls.append("fsync the new text" if written == module.snapshot() else "fsync other text")
+        real_fsync(fd)
+
+    def replace(src, dst) -> None:
+        calls.append("rename over state.json" if Path(dst) == path else "rename elsewhere")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    keeper(module.arrow("right"), module)  # the active chip is saved: a write is due
+    assert calls == ["fsync the new text", "rename over state.json", "fsync the state's directory"]
+    assert saved(path) == module.snapshot()
 
 
 def test_the_round_is_saved_before_its_first_card_is_shown(tmp_path, mock_factory):

@@ -79,6 +79,7 @@ COMMAND_MODULES = {
     "force-solve": "gm",
     "hint": "gm",
     "status": "gm",
+    "bet": "gm",
 }
 
 

@@ -43,7 +43,7 @@ commands for the prop:
   check-config  validate a config file and print its wiring
   doctor        check this Pi for the prop (sudo baccarat doctor)
 commands to a running prop (over its control socket):
-  solved, reset, force-solve, hint, status
+  solved, reset, force-solve, hint, status, bet
 
 `baccarat COMMAND --help` tells more about each. The players' manual:
 {MANUAL_URL}
@@ -146,6 +146,19 @@ GM_EPILOGS: dict[str, str] = {
     "force-solve": SOCKET_TEXT,
     "hint": f"example output:\n  next round: banker wins (bet on Banker)\n\n{SOCKET_TEXT}",
     "status": SOCKET_TEXT,
+    "bet": (
+        "The players' bets, as the original's Twitch Plays takes them: <amount> on <area>, more than\n"
+        "one separated by commas. Areas: player, banker, tie, player pair (playerpair), banker pair\n"
+        "(bankerpair). Amounts in whole dollars, $1 to $1,000,000: 25, 1000, 1,000 or '$25' (in single\n"
+        "quotes: the shell reads $2 as a variable).\n"
+        "The table is cleared, each amount is stacked from its largest chip down, and the cards are\n"
+        "dealt, exactly as pressing the buttons would (strikes included; the active chip is left on\n"
+        "the last one placed). While a round is being dealt the bet is refused; on a closed or solved\n"
+        "table its presses are ignored, as the buttons' are.\n\n"
+        "example:\n  baccarat bet 25 on banker, 5 on tie\n"
+        "  bet $25 on Banker, $5 on Tie: Banker wins (Player 6, Banker 9), profit +$18.75: SOLVED\n\n"
+        f"{SOCKET_TEXT}"
+    ),
 }
 
 

@@ -41,6 +41,7 @@
 
   function describeReply(reply, label) {
     const result = reply.result || {};
+    if (reply.command === "bet") return result.summary;
     if (reply.command === "hint") {
       return `Hint: ${result.advice}. Player ${result.player.join(" ")} = ${result.player_score}, ` +
         `Banker ${result.banker.join(" ")} = ${result.banker_score}.`;
@@ -130,6 +131,16 @@
     $("#logout").addEventListener("click", async () => {
       const reply = await post("/logout", {});
       location.href = reply.next || "/login";
+    });
+  }
+
+  // -- remote play: the players' bets in words, sent as they are (the prop reads them) ---------
+  function wireBet() {
+    const form = $("#form-bet");
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const reply = await command({ command: "bet", bets: form.elements.bets.value }, "Bet");
+      if (reply.ok) form.elements.bets.select();
     });
   }
 
@@ -356,6 +367,7 @@
     window.addEventListener("resize", fitDisplays);
     wireControls();
     await loadPanel();
+    wireBet();
     listen();
   }
 
