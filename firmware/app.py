@@ -216,13 +216,13 @@ def _start_web(
     settings = parse_web_section(config.web_table, simulate=simulate)
     if not settings.enabled:
         return
-    from .web.attach import announce, attach_web
+    from .web.attach import CONSOLE_LINE, announce, attach_web
 
     service = attach_web(daemon, commands, settings, pin_driver=pin_driver)
     if service is None:
         return
     closers.append(service.stop)
-    log.info("web console at %s", service.url)
+    log.info("web console at %s", service.url, extra=CONSOLE_LINE)  # the simulator keeps it on screen
     if simulate:
         announce(service.url)
 
