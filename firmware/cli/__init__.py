@@ -78,6 +78,7 @@ COMMAND_MODULES = {
     "force-solve": "gm",
     "hint": "gm",
     "status": "gm",
+    "self-test": "gm",
 }
 
 

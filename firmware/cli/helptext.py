@@ -5,7 +5,6 @@ allowed values, input formats, examples. Kept in one place and applied to the pa
 from __future__ import annotations
 
 import argparse
-from importlib import metadata
 
 from baccarat_core.deck import COLORS
 from baccarat_core.edgework import VANILLA_PORTS
@@ -13,20 +12,13 @@ from baccarat_core.limits import MINIMUMS, RATIO_BOUNDS
 from baccarat_core.numbers import format_dollars
 from baccarat_core.rounds import AREAS
 
+from ..version import version as version
 from . import Parser
 
 EXAMPLE_EDGEWORK = "--serial AB3DE4 --ports Parallel,Serial,RJ-45 --lit FRK --unlit CAR"
 
 #: The players' manual, at its public address (the project cannot ship its text).
 MANUAL_URL = "https://ktane.timwi.de/HTML/Baccarat.html"
-
-
-def version() -> str:
-    """The installed package's version (``baccarat-prop``), or ``unknown`` when run from a bare checkout."""
-    try:
-        return metadata.version("baccarat-prop")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def _minimums() -> str:
@@ -43,6 +35,7 @@ commands for the prop:
   doctor        check this Pi for the prop (sudo baccarat doctor)
 commands to a running prop (over its control socket):
   solved, reset, force-solve, hint, status
+  self-test     the pre-game check: every display, light, sound and button
 
 `baccarat COMMAND --help` tells more about each. The players' manual:
 {MANUAL_URL}
@@ -129,6 +122,12 @@ GM_EPILOGS: dict[str, str] = {
     "force-solve": SOCKET_TEXT,
     "hint": f"example output:\n  next round: banker wins (bet on Banker)\n\n{SOCKET_TEXT}",
     "status": SOCKET_TEXT,
+    "self-test": (
+        "The prop shows a test pattern on each display, lights each LED colour and plays each\n"
+        "sound, then asks on its displays for each button in turn. The game is paused meanwhile\n"
+        "and comes back as it was. Exit 0 when every part is OK, 1 when one is not.\n\n"
+        f"example:\n  baccarat self-test --button-seconds 15\n\n{SOCKET_TEXT}"
+    ),
 }
 
 
