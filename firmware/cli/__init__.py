@@ -73,6 +73,7 @@ COMMAND_MODULES = {
     "run": "run",
     "check-config": "run",
     "doctor": "doctor",
+    "update": "update",
     "solved": "gm",
     "reset": "gm",
     "force-solve": "gm",

@@ -33,6 +33,7 @@ commands for the prop:
   run           the prop on a Pi, or the simulator on a PC (run --simulate)
   check-config  validate a config file and print its wiring
   doctor        check this Pi for the prop (sudo baccarat doctor)
+  update        install a new version, back to the old one if it fails (sudo baccarat update SOURCE)
 commands to a running prop (over its control socket):
   solved, reset, force-solve, hint, status
   self-test     the pre-game check: every display, light, sound and button
