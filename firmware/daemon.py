@@ -560,9 +560,11 @@ class Daemon:
         if not mode.finished:
             return
         self._mode = None
-        mode.end(False)
         self._drawn.clear()  # every display shows the game again
         self._show_lights()
+        self._draw()
+        self._settled()  # the mode's last events are handed over before its caller hears back
+        mode.end(False)
         waiting, self._mode_waiting = self._mode_waiting, []
         for item in waiting:
             self._dispatch(item)

@@ -166,7 +166,16 @@ def summarize(parts: Sequence[SelfTestPart]) -> str:
                 counts[p.part] = counts.get(p.part, 0) + 1
         done = ", ".join(f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in counts.items())
         return f"all OK ({done})" if done else "all OK"
-    return "; ".join(f"{p.part} {p.name} {p.result}" + (f" ({p.detail})" if p.detail else "") for p in faults)
+    groups: dict[tuple[str, str], list[SelfTestPart]] = {}
+    for p in faults:
+        groups.setdefault((p.part, p.result), []).append(p)
+    said = []
+    for (part, result), same in groups.items():
+        if len(same) == 1:
+            said.append(f"{part} {same[0].name} {result}" + (f" ({same[0].detail})" if same[0].detail else ""))
+        else:
+            said.append(f"{part}s {', '.join(p.name for p in same)} {result}")
+    return "; ".join(said)
 
 
 def input_name(action: Input) -> str | None:
@@ -206,6 +215,7 @@ class SelfTest:
         self.parts: dict[tuple[str, str], SelfTestPart] = {}
         self.asking: str | None = None  # the button asked for now
         self.pressed: set[str] = set()  # buttons ticked off
+        self.result: dict[str, Any] | None = None
         self._lines: list[str] = ["SELF-TEST"]
         self._on: str | None = None  # an output switched on now
         self._steps: deque[Callable[[], float]] = deque(self._plan())
@@ -277,10 +287,15 @@ class SelfTest:
         self._finish(cancelled=True)
 
     def end(self, stopped: bool) -> None:
-        """The daemon gives the prop back to the game (``stopped``: the prop itself stops)."""
+        """The daemon gave the prop back to the game, its displays drawn and the test's events handed
+        to the services: the reply goes out now (``stopped``: the prop itself stops)."""
         self._output_off()
-        if not self.done.done():
+        if self.done.done():
+            return
+        if stopped or self.result is None:
             self.done.set_exception(PropError("the prop stopped during the self-test"))
+        else:
+            self.done.set_result(self.result)
 
     # -- steps (each returns how long it lasts) ------------------------------------------------
     def _next(self, now: float) -> None:
@@ -402,7 +417,7 @@ class SelfTest:
         ok = all(p.result in FINE for p in parts)
         result = SelfTestResult(ok, summarize(parts) + (" (cancelled)" if cancelled else ""), parts)
         self.daemon.emit([result])
-        self.done.set_result(result.to_dict())
+        self.result = result.to_dict()  # the reply, once the daemon has shown the game again (end)
 
 
 def _error(error: BaseException) -> str:
@@ -416,6 +431,9 @@ class SelfTester:
     None: no sound output); ``outputs`` are the prop's switched outputs (None: none).
     """
 
+    #: The timings when none are given.
+    default_settings = SelfTestSettings()
+
     def __init__(
         self,
         daemon: Daemon,
@@ -426,10 +444,19 @@ class SelfTester:
         outputs: Outputs | None = None,
     ) -> None:
         self.daemon = daemon
-        self.settings = settings or SelfTestSettings()
+        self._settings = settings
         self.sound = sound
         self.cues = tuple(cues)
         self.outputs = outputs
+
+    @property
+    def settings(self) -> SelfTestSettings:
+        """The timings: those given, else :attr:`default_settings` (read at each start)."""
+        return self._settings or self.default_settings
+
+    @settings.setter
+    def settings(self, value: SelfTestSettings | None) -> None:
+        self._settings = value
 
     def longest(self, button_seconds: float | None = None) -> float:
         """The longest a test started now can take, in seconds (front ends wait this long for the reply)."""

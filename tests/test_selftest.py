@@ -258,3 +258,75 @@ def test_the_self_test_reply_waits_as_long_as_the_test_may_last(mock_factory):
     assert master.handle({"command": "status"}).timeout == 30
     assert master.handle({"command": "self_test", "button_seconds": 20}).timeout >= 8 * 20
     close_daemon(daemon)
+
+
+# -- every surface ---------------------------------------------------------------------------------------
+
+NOBODY = SelfTestSettings(0.02, 0.02, 0.02, 0.02, button_seconds=0.05)  # nobody at the buttons
+
+
+def test_baccarat_self_test_from_the_shell(served, capsys, monkeypatch):
+    from firmware.cli import main
+
+    rig, sock = served
+    rig.daemon.apply(lambda m: m.press("banker")).result(5)
+    monkeypatch.setattr(SelfTester, "default_settings", NOBODY)  # read at each start, not at attach
+    assert main(["self-test", "--socket", str(sock)]) == 1  # nobody pressed anything: faults
+    out = capsys.readouterr().out
+    assert (
+        "  display  table         OK" in out
+        and "  button   deal          NOT PRESSED (not pressed within 0.05 s)" in out
+    )
+    assert out.strip().splitlines()[-1] == f"self-test found faults: buttons {', '.join(INPUT_NAMES)} not pressed"
+    assert rig.daemon.module.bets()["banker"] == 1  # the game is as it was
+    with pytest.raises(SystemExit) as exited:
+        main(["self-test", "--socket", str(sock), "--button-seconds", "0.5"])
+    assert exited.value.code == 2
+    assert "is not a number of seconds from 1 to 120" in capsys.readouterr().err
+
+
+def test_mqtt_and_room_2_run_it_and_the_result_is_published(mock_factory, tmp_path, monkeypatch):
+    from firmware.app import attach_services
+    from tests.conftest import Rig
+    from tests.mosquitto import Broker
+    from tests.test_mqtt import P, Watcher, connected, mqtt_section
+
+    monkeypatch.setattr(SelfTester, "default_settings", NOBODY)
+    broker = Broker(tmp_path)
+    broker.start()
+    config = make_config(mqtt=mqtt_section(broker, room="lab"), state={"file": ""}, control={"socket": ""})
+    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device)
+    closers = attach_services(daemon, config)
+    daemon.start()
+    watcher = Watcher(broker)
+    try:
+        assert daemon.ready.wait(5)
+        connected(Rig(daemon, mock_factory))
+        watcher.client.publish(f"{P}/command", json.dumps({"command": "self_test", "id": "pre-game"}), qos=1)
+        reply = json.loads(watcher.wait_for(f"{P}/reply", lambda p: json.loads(p).get("id") == "pre-game", 30))
+        assert reply["ok"] and reply["result"]["ok"] is False
+        events = [json.loads(p) for p in watcher.on(f"{P}/events")]
+        assert any(e["event"] == "self_test" and e["prompt"].startswith("press PLAYER") for e in events)
+        result = next(e for e in events if e["event"] == "self_test_result")
+        assert result["summary"] == reply["result"]["summary"]
+        diagnostics = json.loads(
+            watcher.wait_for(f"{P}/diagnostics", lambda p: json.loads(p).get("self_test") is not None, 10)
+        )
+        assert diagnostics["self_test"]["ok"] is False
+        assert diagnostics["self_test"]["summary"] == reply["result"]["summary"]
+        # Room 2.0's words: the same test, its verdict as a message, then DONE.
+        outbox = "Room/lab/Props/baccarat/outbox"
+        start = len(watcher.on(outbox))
+        watcher.client.publish("Room/lab/Props/baccarat/inbox", "self-test", qos=1)
+        watcher.wait_after(outbox, start, lambda p: p == "DONE self-test", 30)
+        said = watcher.on(outbox)[start:]
+        names = ", ".join(INPUT_NAMES)
+        assert f"MESG self-test found faults: buttons {names} not pressed" in said
+    finally:
+        watcher.client.loop_stop()
+        watcher.client.disconnect()
+        daemon.stop()
+        for close in closers:
+            close()
+        close_daemon(daemon)
+        broker.stop()
