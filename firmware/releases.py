@@ -500,6 +500,7 @@ class Updater:
 
     def _switch(self, release: Path, running: Path | None, *, why: str) -> int:
         layout = self.layout
+        before = layout.target(layout.previous)  # put back as it was if this switch fails
         state = layout.state_file()
         backup = state.with_name(state.name + ".before-update") if state is not None else None
         if state is not None and backup is not None and state.is_file():
@@ -516,7 +517,7 @@ class Updater:
         say(f"{layout.name(release)} failed: {problem}")
         if running is None:
             raise UpdateError("there is no earlier version to go back to")
-        self._point(running, layout.target(layout.previous) if layout.target(layout.previous) != running else None)
+        self._point(running, before)
         if state is not None and backup is not None and backup.is_file() and state.is_file():
             if _state_format(state) != _state_format(backup):
                 shutil.copy2(backup, state)
@@ -534,8 +535,10 @@ class Updater:
     def _point(self, release: Path, before: Path | None) -> None:
         """``current`` at ``release`` (``previous`` at ``before``), its unit installed, the command linked."""
         layout = self.layout
-        if before is not None:
+        if before is not None and before != release:
             _link(layout.previous, before)
+        else:
+            layout.previous.unlink(missing_ok=True)
         _link(layout.current, release)
         unit = release / "firmware" / SERVICE
         if unit.is_file() and (not layout.unit.is_file() or layout.unit.read_bytes() != unit.read_bytes()):

@@ -199,6 +199,7 @@ def test_a_version_that_never_says_ready_is_rolled_back(install):
     assert f"{version} failed: it did not start (no READY=1)" in out
     assert "rolled back: the checkout at /opt/baccarat runs again" in out
     assert install.current() == "." and not (install.layout.releases / version).exists()
+    assert not install.layout.previous.is_symlink()  # as before the update: nothing to go back to
     assert "broken on purpose" in install.journal()
     service = install.service()
     assert service["ActiveState"] == "active" and service["MainPID"] not in (0, pid)
