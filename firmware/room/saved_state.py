@@ -18,7 +18,7 @@ import random
 import stat
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,12 @@ from ..config import Config
 
 log = logging.getLogger("baccarat.state")
 
+#: The state file's format (its ``"version"`` key). A change to what the file holds raises it, with an
+#: entry in :data:`MIGRATIONS` that turns the file of the format before into this one, so that a newer
+#: release reads the game an older one saved (an update keeps the game: README.md, "Updates").
 VERSION = 1
+#: ``MIGRATIONS[n](document)``: a format-``n`` document as format ``n + 1`` (none yet: 1 is the first).
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 #: Largest state file read (a real one is about 1 KB).
 MAX_STATE_BYTES = strict.MAX_BYTES
 #: A failed save is tried again after this many seconds, doubling up to :data:`RETRY_MAX_SECONDS`.
@@ -146,8 +151,7 @@ def load_module(path: Path, config: Config, rng: random.Random) -> BaccaratModul
     """The module saved in ``path``; raises OSError or BaccaratError with the reason."""
     data = strict.loads(read_state(path), "the file")
     strict.check_keys(data, "the file", required=frozenset({"version", "config", "module"}))
-    if type(data["version"]) is not int or data["version"] != VERSION:
-        raise BaccaratError(f"not a version {VERSION} state file")
+    data = _migrated(data)
     if data["config"] != fingerprint(config):
         raise BaccaratError("the config's edgework or limits changed since it was saved")
     return BaccaratModule.restore(data["module"], rng=rng, bombs=config.bombs)
@@ -163,6 +167,9 @@ def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
         module = load_module(path, config, rng)
     except FileNotFoundError:
         log.info("no saved state at %s; starting a fresh game", path)
+        return None
+    except StateFormatError as error:
+        log.warning("state file %s: %s; starting a fresh game", path, strict.one_line(str(error), 200))
         return None
     except (OSError, BaccaratError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
@@ -181,6 +188,29 @@ _BETS_ONLY = (ev.ChipAdded, ev.AreaCleared, ev.InputIgnored)
 #: finishes that round the same way (``BaccaratModule.resume``; a test checks it over thousands
 #: of rounds). It halves what a round writes to the SD card.
 _RESTORED_ALIKE = (ev.ChipsCleared,)
+
+
+class StateFormatError(BaccaratError):
+    """A state file of a format this version does not read: from a newer release, or too old."""
+
+
+def _migrated(data: dict[str, Any]) -> dict[str, Any]:
+    """The document in this version's format (:data:`MIGRATIONS`), or :class:`StateFormatError`."""
+    found = data["version"]
+    if type(found) is not int:
+        raise BaccaratError(f"its format version {show_value(found)} is not a whole number")
+    if found > VERSION:
+        raise StateFormatError(
+            f"it was saved by a newer version of the prop, in format {found}; this one reads {VERSION}"
+        )
+    while found < VERSION:
+        migrate = MIGRATIONS.get(found)
+        if migrate is None:
+            raise StateFormatError(f"it was saved in format {found}, which this version no longer reads ({VERSION})")
+        data = migrate(data)
+        found += 1
+        data["version"] = found
+    return data
 
 
 class StateKeeper:

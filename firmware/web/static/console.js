@@ -42,11 +42,30 @@
   function describeReply(reply, label) {
     const result = reply.result || {};
     if (reply.command === "bet") return result.summary;
+    if (reply.command === "self_test") {
+      showSelfTest(result);
+      return `Self-test ${result.ok ? "passed" : "found faults"}: ${result.summary}.`;
+    }
     if (reply.command === "hint") {
       return `Hint: ${result.advice}. Player ${result.player.join(" ")} = ${result.player_score}, ` +
         `Banker ${result.banker.join(" ")} = ${result.banker_score}.`;
     }
     return `${label}: done.`;
+  }
+
+  // The self-test's result, one line per part, faults marked.
+  function showSelfTest(result) {
+    const list = $("#self-test-result");
+    list.replaceChildren();
+    for (const part of result.parts || []) {
+      const item = document.createElement("li");
+      const fine = ["ok", "off", "not switched"].includes(part.result);
+      item.className = fine ? "ok" : "fault";
+      item.textContent = `${part.part} ${part.name}: ${part.result.toUpperCase()}` +
+        (part.detail && !fine ? ` (${part.detail})` : "");
+      list.append(item);
+    }
+    list.hidden = false;
   }
 
   async function command(body, label) {
@@ -89,6 +108,7 @@
   };
   const LABELS = {
     force_solve: "Force solve", hint: "Hint", identify: "Identify", enable: "Enable", disable: "Disable",
+    self_test: "Self-test", self_test_skip: "Skip button", self_test_cancel: "Cancel self-test",
   };
   // What a game master confirms before it happens: [question, the button that does it].
   const CONFIRM = {
@@ -213,6 +233,7 @@
     $("#fact-deck").textContent = words.deck;
     $("#fact-bets").textContent = `${words.bets}; ${words.chip}`;
     $("#fact-edgework").textContent = words.edgework;
+    $("#fact-version").textContent = words.version;
   }
 
   function showAnswer(answer) {
