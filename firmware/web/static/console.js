@@ -68,6 +68,12 @@
     if (/^\$?\d[\d,]*$/.test(text)) return Number(text.replace(/[$,]/g, ""));
     return text;
   }
+  // Seconds to add: "60", "-30", "1.5" as numbers; anything else as typed (the prop names it).
+  function seconds(value) {
+    const typed = value.trim();
+    if (typed === "") return undefined;
+    return /^[-+]?\d+(\.\d+)?$/.test(typed) ? Number(typed) : typed;
+  }
   function text(value) {
     const trimmed = value.trim();
     return trimmed === "" ? undefined : trimmed;
@@ -78,6 +84,7 @@
     "form-limits": [(f) => ({ command: "set_limits", min: number(f.min.value), max: number(f.max.value) }),
       "Set limits"],
     "form-solved": [(f) => ({ command: "set_solved", solved: number(f.solved.value) }), "Set solved"],
+    "form-timer": [(f) => ({ command: "add_time", seconds: seconds(f.seconds.value) }), "Add time"],
     "form-edgework": [(f) => ({
       command: "set_edgework", serial: f.serial.value.trim(), ports: f.ports.value.trim(),
       lit: f.lit.value.trim(), unlit: f.unlit.value.trim(), solved: number(f.solved.value),
@@ -85,6 +92,7 @@
   };
   const LABELS = {
     force_solve: "Force solve", hint: "Hint", identify: "Identify", enable: "Enable", disable: "Disable",
+    start: "Start the timer",
   };
 
   function wireControls() {
@@ -177,11 +185,20 @@
     const words = state.words;
     const status = $("#status-badge");
     status.textContent = words.status;
-    status.className = `badge${doc.solved ? " solved" : ""}`;
+    status.className = `badge${doc.solved ? " solved" : doc.exploded ? " exploded" : ""}`;
     const enabled = $("#enabled-badge");
     enabled.textContent = words.enabled ? "enabled" : "DISABLED";
     enabled.className = `badge${words.enabled ? "" : " disabled"}`;
-    $("#strikes-badge").textContent = `strikes ${words.strikes}`;
+    $("#strikes-badge").textContent =
+      `strikes ${words.strikes}${words.strike_limit ? ` of ${words.strike_limit}` : ""}`;
+    const timer = $("#timer-badge");
+    timer.hidden = !doc.timer;
+    if (doc.timer) {
+      timer.textContent = words.timer.split(" ")[0];
+      timer.className = `badge timer ${doc.timer.state}`;
+      timer.title = `timer: ${words.timer}`;
+    }
+    $("#fact-timer").textContent = words.timer || "no timer ([bomb] timer_seconds)";
     $("#fact-status").textContent = `${words.status}, ${words.strikes} strike${words.strikes === 1 ? "" : "s"}, ` +
       `${words.enabled ? "enabled" : "disabled (ignores the players)"}`;
     $("#fact-limits").textContent = words.limits;
