@@ -52,7 +52,13 @@ MAX_SECONDS = 60.0
 MAX_QUEUE_LIMIT = 100_000
 
 #: Game events a config can act on, by their event names: ``[mqtt.room_requests]``.
-TRIGGER_EVENTS: tuple[str, ...] = (ev.Solved.kind, ev.Strike.kind, ev.ModuleReset.kind, ev.DealStarted.kind)
+TRIGGER_EVENTS: tuple[str, ...] = (
+    ev.Solved.kind,
+    ev.Strike.kind,
+    ev.ModuleReset.kind,
+    ev.DealStarted.kind,
+    ev.Exploded.kind,
+)
 #: A Room 2.0 request another prop or the room's controller acts on: ``REQU <prop> -> <command>``
 #: (a prop name may hold spaces) or ``PROG <program>``.
 ROOM_REQUEST = re.compile(r"REQU \S(?:.*\S)? -> \S(?:.*\S)?|PROG \S(?:.*\S)?")

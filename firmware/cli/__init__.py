@@ -80,6 +80,8 @@ COMMAND_MODULES = {
     "hint": "gm",
     "status": "gm",
     "bet": "gm",
+    "start-timer": "gm",
+    "add-time": "gm",
 }
 
 

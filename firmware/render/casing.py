@@ -20,7 +20,7 @@ from .views import CasingView
 TIMER_RGB = (255, 50, 40)
 #: Most strike boxes drawn (a longer limit is written as ``2/10``).
 MAX_BOXES = 6
-_INK_H = 6  # capitals and digits of the font are 6 rows of ink
+_INK_H = 7  # capitals and digits of the font are 7 rows of ink
 _BOX = 8  # a strike box, in pixels (its X inside)
 
 
@@ -32,17 +32,18 @@ def render_casing(view: CasingView, size: tuple[int, int], mode: str) -> Image.I
     if p.height < 48:
         p.text((0, 1), view.serial)
         _status(p, view, p.width - 1, 0)
-        _big(p, big, top=11, bottom=p.height - 1)
+        _big(p, big, top=_INK_H + 3, bottom=p.height)
     else:
         p.centred(1, view.serial, scale=2)
-        _big(p, big, top=2 * _INK_H + 6, bottom=p.height - _BOX - 4)
+        _big(p, big, top=2 * _INK_H + 4, bottom=p.height - _BOX - 3)
         right = (p.width + _status_width(view)) // 2
         _status(p, view, right, p.height - _BOX - 1)
     return p.image
 
 
 def _big(p: Painter, text: str, *, top: int, bottom: int) -> None:
-    """``text`` centred between ``top`` and ``bottom``, as large as fits (scale 1 to 4)."""
+    """``text`` centred from row ``top`` up to row ``bottom`` (not included), as large as fits
+    (scale 1 to 4)."""
     room = bottom - top
     scale = 1
     for candidate in (4, 3, 2):
@@ -55,7 +56,7 @@ def _big(p: Painter, text: str, *, top: int, bottom: int) -> None:
         if char == ":":
             dot = max(1, scale)
             middle = x + (CHAR_W * scale - dot) // 2
-            for row in (1, 4):
+            for row in (1, 5):
                 p.draw.rectangle(
                     (middle, y + row * scale, middle + dot - 1, y + row * scale + dot - 1), fill=p.ink(TIMER_RGB)
                 )
