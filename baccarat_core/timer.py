@@ -35,7 +35,10 @@ from .records import field, record
 
 #: Each strike makes the countdown run this much faster: the game's timer runs at 1.25x
 #: after one strike and 1.5x after two (a bomb with the game's three strikes explodes at the
-#: third); a bomb allowed more strikes goes on in steps of 0.25 ...
+#: third, so a vanilla bomb never runs faster). A bomb allowed more strikes goes on in steps
+#: of 0.25 ... (the rule of PurkkaKoodari/ktane-hw, a hardware build of the game:
+#: ``maincontroller/bombgame/bomb/bomb.py``; meithecatte/ktanesim, a re-implementation, agrees
+#: on 1.25x and 1.5x and jumps to 2x at the third strike)
 RATE_STEP = 0.25
 #: ... up to twice the normal speed (4 strikes and more).
 MAX_RATE = 2.0

@@ -119,3 +119,5 @@ def test_a_room_asks_for_its_requests_when_the_bomb_explodes(bomb_prop, watcher_
     w.wait_for(outbox, lambda p: p == "PROG boom:start")
     requests = [p for p in w.on(outbox) if p.startswith(("REQU", "PROG"))]
     assert requests == ["REQU Lights -> red:flash", "PROG boom:start"]
+    data = w.wait_for(outbox, lambda p: p.startswith("DATA ") and "status=exploded" in p)
+    assert " timer=stopped" in data and " time_left=300" in data  # the countdown started at the deal

@@ -18,7 +18,7 @@ from firmware.room.commands import GameMaster
 from firmware.simulator.pins import ManualClock
 from tests import fakeos
 from tests.conftest import config_data, make_config
-from tests.pixels import find_text
+from tests.pixels import find_text, lit_pixels
 
 #: The optional casing display: a 128x32 SSD1306 on a second I2C bus (a mux channel, i2c-gpio).
 CASING = {
@@ -151,7 +151,10 @@ def test_solving_stops_the_countdown_and_shows_the_time_left(rig_factory):
 def test_the_casing_display_shows_the_serial_the_countdown_and_the_strikes(rig_factory):
     rig = rig_factory(bomb_config(casing=True, strike_limit=3))
     assert shows(rig, "casing", "AB3DE4") and shows(rig, "casing", "05", 3) and shows(rig, "casing", "00", 3)
+    inside = [(101 + 10 * k, 2, 105 + 10 * k, 6) for k in range(3)]  # the three strike boxes, top right
+    assert [lit_pixels(rig.frame("casing"), box) for box in inside] == [0, 0, 0]
     rig.deal()  # a strike, and the countdown starts
+    assert [bool(lit_pixels(rig.frame("casing"), box)) for box in inside] == [True, False, False]
     rig.clock.advance(47.0)
     rig.daemon.wait_idle()
     frame = rig.frame("casing")  # 300 - 47 x 1.25 = 241.25 s left, shown rounded up: 04:02
