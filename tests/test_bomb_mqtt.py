@@ -12,8 +12,12 @@ import pytest
 from firmware.app import attach_services, build_daemon, close_daemon
 from firmware.devices.displays import open_dummy_device
 from firmware.simulator.pins import ManualClock
+from tests import browser
 from tests.conftest import Rig, make_config
 from tests.test_mqtt import P, broker, connected, mqtt_section, settle, watcher_factory  # noqa: F401 - fixtures
+from tests.test_web_webhooks import receiver, until  # noqa: F401 - a fixture
+
+web_factory = browser.web_factory  # the fixture
 
 
 @pytest.fixture
@@ -121,3 +125,19 @@ def test_a_room_asks_for_its_requests_when_the_bomb_explodes(bomb_prop, watcher_
     assert requests == ["REQU Lights -> red:flash", "PROG boom:start"]
     data = w.wait_for(outbox, lambda p: p.startswith("DATA ") and "status=exploded" in p)
     assert " timer=stopped" in data and " time_left=300" in data  # the countdown started at the deal
+
+
+def test_a_webhook_is_called_once_when_the_bomb_explodes(web_factory, receiver):  # noqa: F811
+    """A webhook on ``exploded`` (a real local HTTP server): one POST with the cause."""
+    from firmware.web.settings import Webhook
+
+    hook = Webhook("exploded", receiver.url("/boom"), "POST")
+    web = web_factory(settings={"webhooks": (hook,)}, bomb={"timer_seconds": 300, "strike_limit": 1})
+    web.rig.deal()  # no bet: a strike, the limit
+    requests = receiver.wait_for(1)
+    assert requests[0] == (
+        "POST",
+        "/boom",
+        {"prop": "test-prop", "event": "exploded", "cause": "strikes", "strikes": 1},
+    )
+    until(lambda: web.service.webhooks.delivered == 1)

@@ -134,7 +134,7 @@ def log_entry(event: ev.Event) -> dict[str, Any]:
     if isinstance(event, ev.Strike):
         why = STRIKE_WORDS.get(event.reason, event.reason)
         return {"kind": event.kind, "strike": True, "text": f"STRIKE {event.strikes}: {why} ({event.detail})"}
-    return {"kind": event.kind, "strike": False, "text": event.describe()}
+    return {"kind": event.kind, "strike": isinstance(event, ev.Exploded), "text": event.describe()}  # red: the end
 
 
 class DaemonBackend:
