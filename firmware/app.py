@@ -95,8 +95,8 @@ def build_daemon(
     lgpio, RPi.GPIO, ...); tests and the simulator pass a ``MockFactory``.
     ``module`` is a restored game, or ``restore`` returns one (or None) once the board and the
     displays are open, so that a start refused there says nothing about the game; without
-    either a fresh one starts. ``clock`` is what the debounce filters and the hold timer read
-    (tests drive bounce and holds with their own).
+    either a fresh one starts. ``clock`` is what the debounce filters, the hold timer and the
+    bomb's countdown read (tests drive bounce, holds and the countdown with their own).
     """
     rng = rng if rng is not None else random.Random()
     board = build_board(config, pin_factory=pin_factory, clock=clock)
@@ -113,7 +113,12 @@ def build_daemon(
         raise
     if module is None:
         module = BaccaratModule(
-            config.edgework, config.limits, rng=rng, first_color=config.first_color, bombs=config.bombs
+            config.edgework,
+            config.limits,
+            rng=rng,
+            first_color=config.first_color,
+            bombs=config.bombs,
+            rules=config.bomb,
         )
     return Daemon(
         module,
@@ -121,6 +126,7 @@ def build_daemon(
         screens,
         card_seconds=config.timing.card_seconds,
         result_seconds=config.timing.result_seconds,
+        clock=clock,
     )
 
 

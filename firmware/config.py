@@ -23,9 +23,19 @@ from baccarat_core.limits import MINIMUMS
 from baccarat_core.numbers import format_dollars, show_value
 from baccarat_core.records import record
 from baccarat_core.strict import MAX_SEED, MAX_SOLVED, MAX_TABLE_MAXIMUM
+from baccarat_core.timer import MAX_STRIKE_LIMIT, MAX_TIMER_SECONDS, BombRules
 
 from .devices.header import BCM_TO_PHYSICAL, I2C1_PINS, I2S_PINS, RESERVED_PINS, SPI_BUS_PINS
-from .devices.wiring import DRIVERS, INPUT_NAMES, ROLES, DeckLightWiring, DisplaySpec, InputWiring, StatusLightWiring
+from .devices.wiring import (
+    DRIVERS,
+    INPUT_NAMES,
+    OPTIONAL_ROLES,
+    ROLES,
+    DeckLightWiring,
+    DisplaySpec,
+    InputWiring,
+    StatusLightWiring,
+)
 from .errors import ConfigError
 from .sound.settings import DEFAULT_BUZZER_PIN, OUTPUTS, SoundSettings
 
@@ -42,7 +52,13 @@ MAX_SECONDS = 60.0
 MAX_QUEUE_LIMIT = 100_000
 
 #: Game events a config can act on, by their event names: ``[mqtt.room_requests]``.
-TRIGGER_EVENTS: tuple[str, ...] = (ev.Solved.kind, ev.Strike.kind, ev.ModuleReset.kind, ev.DealStarted.kind)
+TRIGGER_EVENTS: tuple[str, ...] = (
+    ev.Solved.kind,
+    ev.Strike.kind,
+    ev.ModuleReset.kind,
+    ev.DealStarted.kind,
+    ev.Exploded.kind,
+)
 #: A Room 2.0 request another prop or the room's controller acts on: ``REQU <prop> -> <command>``
 #: (a prop name may hold spaces) or ``PROG <program>``.
 ROOM_REQUEST = re.compile(r"REQU \S(?:.*\S)? -> \S(?:.*\S)?|PROG \S(?:.*\S)?")
@@ -121,6 +137,8 @@ class Config:
     sound: SoundSettings = SoundSettings()
     source: str = "<defaults>"
     bombs: RandomBombs | None = None
+    #: ``[bomb]``: the countdown and the strike limit (none of either by default).
+    bomb: BombRules = BombRules()
 
 
 # -- reading -------------------------------------------------------------------
@@ -331,6 +349,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         "control",
         "web",
         "sound",
+        "bomb",
     }
     for key in data:
         if key not in known:
@@ -413,6 +432,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
     control_socket = control.get("socket", str, None)
     control.finish()
     sound = parse_sound_section(data.get("sound", {}))
+    bomb = _bomb(Section("bomb", data.get("bomb", {})))
     web_table = data.get("web")
     if web_table is not None:
         from .web.settings import parse_web_section
@@ -435,6 +455,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         sound,
         source,
         bombs=bombs,
+        bomb=bomb,
     )
     problems = pin_problems(config) if check_pins else []
     if problems:
@@ -471,6 +492,17 @@ def parse_sound_section(data: Any) -> SoundSettings:
     if i2s and output != "alsa":
         raise section.fail("i2s", 'is for output = "alsa" (an I2S amplifier is an ALSA sound card)')
     return SoundSettings(output, device, pin, float(volume), i2s)
+
+
+def _bomb(section: Section) -> BombRules:
+    """``[bomb]``: ``timer_seconds`` (absent: no timer), ``strike_limit`` (absent: none), ``speed_up``."""
+    seconds = section.get("timer_seconds", float, None, check=within(1, MAX_TIMER_SECONDS))
+    limit = section.get("strike_limit", int, None, check=within(1, MAX_STRIKE_LIMIT))
+    if seconds is None and "speed_up" in section.data:
+        raise section.fail("speed_up", "is only read with timer_seconds (without a timer nothing speeds up)")
+    speed_up = section.get("speed_up", bool, True)
+    section.finish()
+    return BombRules(None if seconds is None else float(seconds), limit, speed_up)
 
 
 #: ``[edgework]`` keys that describe a fixed bomb (a random one draws its own).
@@ -813,6 +845,7 @@ def describe_wiring(config: Config) -> str:
         describe_edgework(config),
         f"Limits: {config.limits.placard() if config.limits else 'random at start'}; "
         f"first deck: {config.first_color or 'random colour'}",
+        f"Bomb: {config.bomb.describe()}",
         "",
         "GPIO (BCM)  header pin  role",
     ]
@@ -831,7 +864,7 @@ def describe_wiring(config: Config) -> str:
     ]
     for display in config.displays:
         lines.append("  " + display.describe())
-    missing = [r for r in ROLES if r not in {d.role for d in config.displays}]
+    missing = [r for r in ROLES if r not in {d.role for d in config.displays} and r not in OPTIONAL_ROLES]
     if missing:
         lines.append(f"  (no {', '.join(missing)} display)")
     sound = config.sound

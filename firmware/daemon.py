@@ -40,6 +40,14 @@ A hook that raises is logged and the others still run (:func:`notify`).
 sets the lights itself, and the game master's commands wait for its end (those marked
 ``during_round`` run at once). The game loop, and so the watchdog's pings, go on as ever; the
 module is not touched, and the game is drawn again when the mode ends.
+**The bomb's countdown** (``[bomb] timer_seconds``) is the module's
+:class:`~baccarat_core.timer.Countdown`; the daemon brings it to its clock's
+reading (``clock``, the monotonic clock on the prop) each time the loop comes round,
+before an input or a call can change it, and wakes for it only when something is
+due: its expiry (the bomb explodes), and, while something shows the countdown (a
+``casing`` display, or a watcher such as an open web page: :meth:`Daemon.watch_timer`),
+the moment the whole seconds shown change. With nothing showing it, a running
+countdown costs one wake-up, at 0.
 """
 
 from __future__ import annotations
@@ -185,6 +193,7 @@ class Daemon:
         card_seconds: float = 0.6,
         result_seconds: float = 1.5,
         retry_seconds: float = RETRY_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.module = module
         self.board = board
@@ -192,6 +201,8 @@ class Daemon:
         self.card_seconds = card_seconds
         self.result_seconds = result_seconds
         self.retry_seconds = retry_seconds
+        #: What the bomb's countdown reads (tests give their own).
+        self.clock = clock
         #: ``hook(events, module)``: each batch as the module made it, before any of it is shown.
         self.on_handled: list[BatchHook] = []
         #: ``hook(event)``: each event at the moment it is shown (a card as it turns, the result,
@@ -221,6 +232,8 @@ class Daemon:
         self._beat_due = float("inf")
         self._mode: Mode | None = None
         self._mode_waiting: list[_Call | _SolvedCount] = []  # commands that wait for the mode's end
+        self._timer_watchers: set[str] = set()  # who shows the countdown besides a casing display
+        self._timer_shown: int | None = None  # the whole seconds the watchers last got
 
     # -- feeding the daemon (any thread) ---------------------------------------------
     def submit(self, action: Input) -> None:
@@ -305,6 +318,7 @@ class Daemon:
         else:
             log.info("state restored: %s", _summary(self.module))
             self._handle(self.module.resume())
+        self._keep_time()  # a restored countdown that ran out while the prop was off explodes now
         self._show_lights()
         self._draw()
         self.board.connect(self.submit)
@@ -319,6 +333,7 @@ class Daemon:
                 item = None
             if isinstance(item, _Stop):
                 break
+            self._keep_time()  # the countdown as of now, before anything changes it
             if item is not None:
                 try:
                     self._dispatch(item)
@@ -347,6 +362,20 @@ class Daemon:
         once per ``seconds``. Set before :meth:`start`."""
         self._beat = beat
         self._beat_every = seconds
+
+    def watch_timer(self, name: str, watching: bool) -> Future[None]:
+        """``name`` shows the countdown (True: an open web page) or stopped showing it: while anyone
+        does (or a ``casing`` display is fitted) the game thread settles each time the whole seconds
+        shown change, so that the ``on_settled`` hooks see it; else the countdown wakes nobody until
+        it runs out."""
+
+        def run() -> None:
+            if watching:
+                self._timer_watchers.add(name)
+            else:
+                self._timer_watchers.discard(name)
+
+        return self.call(run, during_round=True)
 
     def running(self) -> bool:
         """True while the game thread started by :meth:`start` runs."""
@@ -438,7 +467,40 @@ class Daemon:
             due = min(due, self._retry_at)
         else:
             self._retry_at = float("inf")
-        return None if due == float("inf") else max(0.0, due - time.monotonic())
+        wait = None if due == float("inf") else max(0.0, due - time.monotonic())
+        timer_due = self._timer_due()
+        if timer_due is not None:
+            timer_wait = max(0.0, timer_due - self.clock())
+            wait = timer_wait if wait is None else min(wait, timer_wait)
+        return wait
+
+    def _timer_shown_somewhere(self) -> bool:
+        return bool(self._timer_watchers) or "casing" in self.screens
+
+    def _timer_due(self) -> float | None:
+        """When the countdown needs the loop next (on :attr:`clock`): its expiry, and the next change
+        of the whole seconds shown while something shows them; None while it does not run."""
+        timer = self.module.timer
+        if timer is None or not timer.running:
+            return None
+        due = timer.expires_at()
+        if self._timer_shown_somewhere():
+            tick = timer.next_second_at()
+            due = tick if due is None or (tick is not None and tick < due) else due
+        return due
+
+    def _keep_time(self) -> None:
+        """Bring the countdown to the clock's reading: at 0 the bomb explodes; a new whole second
+        shown is a settled moment for whoever shows it."""
+        timer = self.module.timer
+        if timer is None:
+            return
+        timer.advance(self.clock())
+        if timer.running and timer.done:
+            self._handle(self.module.expire())
+        if self._timer_shown_somewhere() and timer.shown() != self._timer_shown:
+            self._timer_shown = timer.shown()
+            self._to_settle = True
 
     def _dispatch(self, item: Input | _Call | _SolvedCount) -> None:
         if self._mode is not None and not (isinstance(item, _Call) and item.during_round):
@@ -553,6 +615,8 @@ class Daemon:
             self.board.status.strike()
         elif isinstance(event, ev.Solved):
             self.board.status.solved()
+        elif isinstance(event, ev.Exploded):
+            self.board.status.exploded()
         elif isinstance(event, ev.ModuleReset):
             self.board.status.armed()
             self._on_table = None
@@ -564,6 +628,8 @@ class Daemon:
             self.board.deck_light.show(self.module.deck.color)
         if self.module.solved:
             self.board.status.solved()
+        elif self.module.exploded:
+            self.board.status.exploded()
         else:
             self.board.status.armed()
 
@@ -661,5 +727,6 @@ def _summary(module: BaccaratModule) -> str:
     deck = module.deck
     return (
         f"limits {module.limits.placard()}, {deck.color if deck else '?'} deck with "
-        f"{module.cards_left} cards, {module.strikes} strikes, {'solved' if module.solved else 'armed'}"
+        f"{module.cards_left} cards, {module.strikes} strikes, "
+        f"{'solved' if module.solved else 'exploded' if module.exploded else 'armed'}"
     )

@@ -82,6 +82,8 @@ COMMAND_MODULES = {
     "status": "gm",
     "bet": "gm",
     "self-test": "gm",
+    "start-timer": "gm",
+    "add-time": "gm",
 }
 
 

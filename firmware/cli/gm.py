@@ -1,7 +1,7 @@
 """The game master's commands to a running daemon, over its control socket.
 
-``baccarat solved N``, ``reset``, ``force-solve``, ``hint`` and ``status``
-send the same JSON commands as MQTT (see :mod:`firmware.room.commands`) to
+``baccarat solved N``, ``reset``, ``force-solve``, ``hint``, ``status``, ``bet``,
+``start-timer`` and ``add-time SECONDS`` send the same JSON commands as MQTT (see :mod:`firmware.room.commands`) to
 the socket the daemon serves (:mod:`firmware.room.control_socket`).
 """
 
@@ -19,6 +19,7 @@ from typing import Any
 from baccarat_core import BaccaratError, strict
 from baccarat_core.numbers import format_dollars, parse_count, parse_dollars, show_value
 from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
+from baccarat_core.timer import check_seconds, clock_text
 
 from ..devices.wiring import INPUT_NAMES
 from ..errors import PropError
@@ -160,6 +161,11 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"{doc['cards_left']} cards left (appeared with {doc['deck_solved']} solved)"
     )
     print(f"bets: {bets}; active chip {format_dollars(doc['denomination'])}")
+    timer, limit = doc.get("timer"), doc.get("strike_limit")
+    if timer or limit:
+        rate = f" at x{timer['rate']:g}" if timer and timer["rate"] != 1 else ""
+        countdown = f"{clock_text(timer['seconds_left'])} left, {timer['state']}{rate}" if timer else "no timer"
+        print(f"bomb: {countdown}; " + (f"explodes at {limit} strikes" if limit else "no strike limit"))
     batteries = f", battery holders {', '.join(e['batteries'])}" if e.get("batteries") else ""
     drawn = f" (drawn at random for game {doc.get('game')})" if doc.get("edgework_drawn") else ""
     print(
@@ -175,6 +181,35 @@ def cmd_bet(args: argparse.Namespace) -> int:
     result = _send(args, {"command": "bet", "bets": " ".join(args.bets)})
     print(result["summary"])
     return 0
+
+
+def cmd_start_timer(args: argparse.Namespace) -> int:
+    """Start the bomb's countdown now."""
+    result = _send(args, {"command": "start"})
+    started = next((e for e in result["events"] if e["event"] == "timer_started"), None)
+    print(f"timer started: {clock_text(started['seconds_left'])} left" if started else "the timer runs already")
+    return 0
+
+
+def cmd_add_time(args: argparse.Namespace) -> int:
+    """Add seconds to the countdown (take them away when negative)."""
+    result = _send(args, {"command": "add_time", "seconds": args.seconds})
+    for event in result["events"]:
+        if event["event"] == "time_added":
+            print(f"{clock_text(event['seconds_left'])} left")
+        elif event["event"] == "exploded":
+            print("the bomb exploded (no time left)")
+        elif event["event"] == "ignored":
+            print(f"not added: the game is over ({event['reason']})")
+    return 0
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise BaccaratError(f"seconds {show_value(text)} is not a number") from None
+    return check_seconds(value, "seconds")
 
 
 def cmd_self_test(args: argparse.Namespace) -> int:
@@ -234,3 +269,6 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
         "--output", action="append", metavar="NAME", help="switch this output on and off too (never unless named)"
     )
     p.add_argument("--json", action="store_true", help="the result document as JSON")
+    parser("start-timer", "start the bomb's countdown on a running daemon now", cmd_start_timer)
+    p = parser("add-time", "add seconds to the running bomb's countdown (negative: take them away)", cmd_add_time)
+    p.add_argument("seconds", type=arg_type(_seconds), metavar="SECONDS", help="seconds to add, e.g. 120 or -30")

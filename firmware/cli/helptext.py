@@ -36,7 +36,7 @@ commands for the prop:
   doctor        check this Pi for the prop (sudo baccarat doctor)
   update        install a new version, back to the old one if it fails (sudo baccarat update SOURCE)
 commands to a running prop (over its control socket):
-  solved, reset, force-solve, hint, status, bet
+  solved, reset, force-solve, hint, status, bet, start-timer, add-time
   self-test     the pre-game check: every display, light, sound and button
 
 `baccarat COMMAND --help` tells more about each. The players' manual:
@@ -138,6 +138,16 @@ GM_EPILOGS: dict[str, str] = {
         f"{SOCKET_TEXT}"
     ),
     "force-solve": SOCKET_TEXT,
+    "start-timer": (
+        "The bomb's countdown ([bomb] timer_seconds) starts by itself at the players' first input after a\n"
+        "reset; this starts it now (paused while the table is closed).\n\n"
+        f"{SOCKET_TEXT}"
+    ),
+    "add-time": (
+        "Seconds more on the countdown, or fewer with a minus sign (at 0 the bomb explodes).\n\n"
+        "examples:\n  baccarat add-time 120\n  baccarat add-time -30\n\n"
+        f"{SOCKET_TEXT}"
+    ),
     "hint": f"example output:\n  next round: banker wins (bet on Banker)\n\n{SOCKET_TEXT}",
     "status": SOCKET_TEXT,
     "bet": (

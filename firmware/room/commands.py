@@ -10,6 +10,7 @@ every front end answers the same way.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
@@ -20,6 +21,7 @@ from baccarat_core.bets import bet_outcome, describe_bets, parse_bets
 from baccarat_core.edgework import check_solved
 from baccarat_core.numbers import parse_count, parse_dollars, show_value
 from baccarat_core.records import record
+from baccarat_core.timer import check_seconds
 
 from ..daemon import Daemon
 from ..errors import PropError
@@ -51,7 +53,12 @@ COMMANDS: dict[str, frozenset[str]] = {
     "self_test": frozenset({"button_seconds", "outputs"}),
     "self_test_skip": frozenset(),
     "self_test_cancel": frozenset(),
+    "start": frozenset(),
+    "add_time": frozenset({"seconds"}),
 }
+
+#: The argument a lone value in words stands for: ``set-solved 3``, ``add-time 60``.
+LONE_ARGUMENT: dict[str, str] = {"set_solved": "solved", "add_time": "seconds"}
 
 
 class Reply(Future[dict[str, Any]]):
@@ -77,6 +84,7 @@ class Command:
     bets: dict[str, int] | None = None
     button_seconds: float | None = None  # self_test: the wait for each button
     outputs: tuple[str, ...] = ()  # self_test: the outputs it may switch
+    seconds: float | None = None
 
 
 def known_command(text: object) -> str | None:
@@ -120,6 +128,10 @@ def parse_command(data: Any) -> Command:
             return Command(name, bets=parse_bets(args["bets"]))
         if name == "self_test":
             return Command(name, button_seconds=_button_seconds(args.get("button_seconds")), outputs=_names(args))
+        if name == "add_time":
+            if "seconds" not in args:
+                raise CommandError('add_time: missing "seconds" (negative takes time away)')
+            return Command(name, seconds=check_seconds(args["seconds"], "seconds"))
     except BaccaratError as error:
         raise CommandError(f"{name}: {error}") from None
     return Command(name)
@@ -127,7 +139,7 @@ def parse_command(data: Any) -> Command:
 
 def parse_words(text: str) -> Command:
     """A command from words: ``set-solved 3``, ``set-solved:3``, ``reset min=25 max=1000``,
-    ``bet 25 on banker, 5 on tie``.
+    ``bet 25 on banker, 5 on tie``, ``add-time 60``.
 
     Each argument once: ``set-solved 3 4`` and ``reset min=25 min=50`` are errors.
     """
@@ -140,8 +152,8 @@ def parse_words(text: str) -> Command:
     data: dict[str, Any] = {"command": words[0]}
     for word in words[1:]:
         key, sep, value = word.partition("=")
-        if not sep:  # a lone value: the one argument of set-solved
-            key, value = "solved", word
+        if not sep:  # a lone value: the one argument of set-solved or add-time
+            key, value = LONE_ARGUMENT.get(command_name(words[0]), "solved"), word
         if key in data:
             what = "more than one value" if not sep else f"{show_value(key)} more than once"
             raise CommandError(f"{command_name(words[0])}: {what} given")
@@ -174,6 +186,8 @@ def _word_value(key: str, value: str) -> Any:
             return value  # reported by parse_command
     if key in ("ports", "lit", "unlit", "batteries", "outputs"):
         return [v for v in value.split(",") if v]
+    if key == "seconds":
+        return float(value) if re.fullmatch(r"[-+]?[0-9]{1,6}(\.[0-9]{1,3})?", value) else value
     if key in ("min", "max", "solved"):
         try:
             return parse_count(value, "solved count") if key == "solved" else parse_dollars(value, key)
@@ -252,8 +266,9 @@ class GameMaster:
         if not self._hooked:
             self._hooked = True
             self.daemon.on_handled.append(self._forget_document)
-        if self._document is None:
-            self._document = state_document(self.daemon.module)
+        module = self.daemon.module
+        if self._document is None or self._document.get("timer") != timer_document(module):
+            self._document = state_document(module)  # the countdown counted on since: a new one
         return self._document
 
     def _forget_document(self, events: list[ev.Event], module: BaccaratModule) -> None:
@@ -300,6 +315,12 @@ class GameMaster:
             edgework = command.edgework
             assert edgework is not None  # and set_edgework its edgework
             return lambda m: set_edgework(m, edgework, keep_solved=command.keep_solved)
+        if command.name == "start":
+            return lambda m: m.start_timer()
+        if command.name == "add_time":
+            seconds = command.seconds
+            assert seconds is not None  # parse_command gives add_time its seconds
+            return lambda m: m.add_time(seconds)
         raise CommandError(f"unknown command {command.name!r}")
 
     def handle(self, payload: Any, *, words: bool = False) -> Reply:
@@ -388,7 +409,7 @@ def state_document(module: BaccaratModule) -> dict[str, Any]:
     """The module's state as the retained MQTT document and ``baccarat status`` show it."""
     deck = module.deck
     return {
-        "status": "solved" if module.solved else "armed",
+        "status": "solved" if module.solved else "exploded" if module.exploded else "armed",
         "solved": module.solved,
         "enabled": module.enabled,
         "strikes": module.strikes,
@@ -403,6 +424,25 @@ def state_document(module: BaccaratModule) -> dict[str, Any]:
         "game": module.game,
         "deck_solved": deck.solved if deck else None,
         "version": version(),  # the software running (firmware/version.py)
+        "exploded": module.exploded,
+        "strike_limit": module.rules.strike_limit,
+        "timer": timer_document(module),
+    }
+
+
+def timer_document(module: BaccaratModule) -> dict[str, Any] | None:
+    """The countdown in the state document, as of its last reading (None: the bomb has no timer):
+    ``seconds`` (the full time), ``seconds_left``, ``state`` (waiting, running, paused, stopped),
+    ``running`` and ``rate`` (1.0; faster after strikes with ``speed_up``)."""
+    timer = module.timer
+    if timer is None:
+        return None
+    return {
+        "seconds": timer.seconds,
+        "seconds_left": round(timer.left, 1),
+        "state": timer.state,
+        "running": timer.running,
+        "rate": timer.rate,
     }
 
 

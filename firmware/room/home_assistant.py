@@ -6,10 +6,10 @@ prop's own topics (the retained state document, the events, the retained
 diagnostics) and send the prop's own JSON commands, so nothing new is published
 while the game runs:
 
-- solved (binary sensor), strikes, deck colour, table limits (sensors),
+- solved and exploded (binary sensors), strikes, deck colour, table limits, time left (sensors),
 - solved modules on the bomb (number: ``set_solved``),
-- reset, force solve, identify (buttons), enabled (switch: ``enable``/``disable``),
-- strike and solve (``event`` entities, for automations: "when the prop strikes"),
+- reset, force solve, start the timer, identify (buttons), enabled (switch: ``enable``/``disable``),
+- strike, solve and explosion (``event`` entities, for automations: "when the prop strikes"),
 - the firmware (an ``update`` entity: the version running), started, last error, the last
   self-test's result (diagnostic sensors), and a button that runs the self-test,
 - available while the prop's status topic says ``online`` (its last will says ``offline``),
@@ -62,6 +62,12 @@ UPDATE_TEMPLATE = (
 SOLVED_TEMPLATE = (
     "{{ {'event_type': 'solved', 'forced': value_json.forced} | tojson if value_json.event == 'solved' else '' }}"
 )
+EXPLODED_TEMPLATE = (
+    "{{ {'event_type': 'exploded', 'cause': value_json.cause, 'strikes': value_json.strikes} | tojson "
+    "if value_json.event == 'exploded' else '' }}"
+)
+#: The countdown's seconds left as of the last state document (``None``: unknown, a bomb without a timer).
+TIME_LEFT_TEMPLATE = "{{ value_json.timer.seconds_left if value_json.timer else None }}"
 
 
 def device_id(client_id: str) -> str:
@@ -103,6 +109,28 @@ def discovery_payload(
                 payload_on="ON",
                 payload_off="OFF",
                 icon="mdi:check-decagram",
+            ),
+            entity(
+                "exploded",
+                "binary_sensor",
+                "Exploded",
+                state_topic=state,
+                value_template="{{ 'ON' if value_json.exploded else 'OFF' }}",
+                payload_on="ON",
+                payload_off="OFF",
+                icon="mdi:bomb-off",
+            ),
+            entity(
+                "time_left",
+                "sensor",
+                "Time left",
+                state_topic=state,
+                value_template=TIME_LEFT_TEMPLATE,
+                device_class="duration",
+                unit_of_measurement="s",
+                json_attributes_topic=state,
+                json_attributes_template="{{ (value_json.timer or {}) | tojson }}",
+                icon="mdi:timer-sand",
             ),
             entity(
                 "strikes",
@@ -157,6 +185,14 @@ def discovery_payload(
                 icon="mdi:check-bold",
             ),
             entity(
+                "start_timer",
+                "button",
+                "Start the timer",
+                command_topic=command,
+                payload_press=_command("start"),
+                icon="mdi:timer-play",
+            ),
+            entity(
                 "identify",
                 "button",
                 "Identify",
@@ -195,6 +231,15 @@ def discovery_payload(
                 event_types=["solved"],
                 value_template=SOLVED_TEMPLATE,
                 icon="mdi:check-decagram",
+            ),
+            entity(
+                "exploded_event",
+                "event",
+                "Explosion",
+                state_topic=events,
+                event_types=["exploded"],
+                value_template=EXPLODED_TEMPLATE,
+                icon="mdi:bomb-off",
             ),
             entity(
                 "firmware",

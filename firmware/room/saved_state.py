@@ -7,6 +7,14 @@ The write happens before the events are shown: pulling the plug during a deal ca
 the round's strike. What an SD card is spared (:class:`StateKeeper`): bets, the active chip
 on its own, and the clearing after a round, none of which a restore needs; an idle prop
 writes nothing.
+
+**The countdown** (``[bomb] timer_seconds``) is saved with the time left and the moment
+(``saved_at``, the wall clock), whenever the rest is; a running countdown needs no other
+writes, since it runs at a known rate from there. A restart counts the time since
+``saved_at`` down at that rate: the clock keeps running while the prop is off, as the
+players' own time does (a power cut neither gives them time back nor takes more than
+passed). A wall clock that reads earlier than ``saved_at`` (a Pi without a real-time clock
+before it has the network time) counts nothing: the countdown resumes where it was saved.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import random
 import stat
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -26,6 +35,7 @@ from baccarat_core import BaccaratError, BaccaratModule, strict
 from baccarat_core import events as ev
 from baccarat_core.bomb import RandomBombs
 from baccarat_core.numbers import show_value
+from baccarat_core.timer import BombRules
 
 from ..config import Config
 
@@ -79,7 +89,11 @@ def fingerprint(config: Config) -> dict[str, Any]:
     else:
         bombs = config.bombs or RandomBombs()
         edgework = {"mode": "random", "seed": bombs.seed, "solved": bombs.solved}
-    return {"edgework": edgework, "limits": config.limits.to_dict() if config.limits else None}
+    out: dict[str, Any] = {"edgework": edgework, "limits": config.limits.to_dict() if config.limits else None}
+    if config.bomb != BombRules():  # only with [bomb]: the games saved before it existed still restore
+        b = config.bomb
+        out["bomb"] = {"timer_seconds": b.timer_seconds, "strike_limit": b.strike_limit, "speed_up": b.speed_up}
+    return out
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -140,21 +154,50 @@ def read_state(path: Path, *, max_bytes: int = MAX_STATE_BYTES) -> bytes:
 
 
 def _on_disk(path: Path) -> str | None:
-    """The snapshot text the state file holds (without its last newline), or None if unreadable."""
+    """The snapshot text the state file holds (as :class:`StateKeeper` compares it: without the
+    moment it was saved), or None if unreadable."""
     try:
-        return read_state(path).decode("utf-8").removesuffix("\n")
-    except (OSError, BaccaratError, UnicodeDecodeError):
+        text = read_state(path).decode("utf-8").removesuffix("\n")
+        if '"saved_at"' not in text:
+            return text
+        data = json.loads(text)
+        data.pop("saved_at", None)
+        return json.dumps(data, sort_keys=True)
+    except (OSError, BaccaratError, UnicodeDecodeError, ValueError, AttributeError):
         return None
 
 
-def load_module(path: Path, config: Config, rng: random.Random) -> BaccaratModule:
-    """The module saved in ``path``; raises OSError or BaccaratError with the reason."""
+def load_module(
+    path: Path, config: Config, rng: random.Random, *, wall_clock: Callable[[], float] = time.time
+) -> BaccaratModule:
+    """The module saved in ``path``; raises OSError or BaccaratError with the reason. A running
+    countdown has counted down the time since it was saved (``wall_clock`` reads now)."""
     data = strict.loads(read_state(path), "the file")
-    strict.check_keys(data, "the file", required=frozenset({"version", "config", "module"}))
+    strict.check_keys(data, "the file", required=frozenset({"version", "config", "module"}), optional=_SAVED_AT)
     data = _migrated(data)
-    if data["config"] != fingerprint(config):
+    expected = fingerprint(config)
+    if data["config"] != expected:
+        saved = data["config"] if isinstance(data["config"], dict) else {}
+        if {k: v for k, v in saved.items() if k != "bomb"} == {k: v for k, v in expected.items() if k != "bomb"}:
+            raise BaccaratError("the config's [bomb] (timer, strike limit) changed since it was saved")
         raise BaccaratError("the config's edgework or limits changed since it was saved")
-    return BaccaratModule.restore(data["module"], rng=rng, bombs=config.bombs)
+    module = BaccaratModule.restore(data["module"], rng=rng, bombs=config.bombs, rules=config.bomb)
+    if module.timer is not None:
+        saved_at = data.get("saved_at")
+        if isinstance(saved_at, bool) or not isinstance(saved_at, int | float):
+            raise BaccaratError(f"saved_at {show_value(saved_at)} is not the time the countdown was saved")
+        off = wall_clock() - saved_at
+        if off < 0:
+            log.warning(
+                "the clock reads %.0f s before the saved game's time; the countdown resumes where it was saved", -off
+            )
+        elif module.timer.running:
+            module.timer.elapse(off)
+            log.info("the countdown ran on for the %.1f s since the game was saved", off)
+    return module
+
+
+_SAVED_AT = frozenset({"saved_at"})
 
 
 def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
@@ -233,8 +276,11 @@ class StateKeeper:
     of a later one. The game never waits for those retries.
     """
 
-    def __init__(self, path: Path, config: Config, *, background: bool = False) -> None:
+    def __init__(
+        self, path: Path, config: Config, *, background: bool = False, wall_clock: Callable[[], float] = time.time
+    ) -> None:
         self.path = path
+        self.wall_clock = wall_clock
         self.fingerprint = fingerprint(config)
         # What the file holds now: a restored game that resumes unchanged is not written again
         # (a start spared a write and two fsyncs before "ready", slow on an SD card).
@@ -263,10 +309,13 @@ class StateKeeper:
         self._save(module, urgent=True)
 
     def _save(self, module: BaccaratModule, *, urgent: bool) -> None:
-        text = json.dumps({"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}, sort_keys=True)
+        saved = {"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}
+        text = json.dumps(saved, sort_keys=True)
         if text == self._last:
             return
         self._last = text
+        if module.timer is not None:  # the countdown's time left holds at this moment
+            text = json.dumps({**saved, "saved_at": round(self.wall_clock(), 3)}, sort_keys=True)
         if not self._background:
             if not self._write(text):
                 self._background = True  # from now on the writer thread writes, in order

@@ -95,12 +95,19 @@
     if (key !== "serial" && typed.toLowerCase() === "none") return [];
     return typed;
   }
+  // Seconds to add: "60", "-30", "1.5" as numbers; anything else as typed (the prop names it).
+  function seconds(value) {
+    const typed = value.trim();
+    if (typed === "") return undefined;
+    return /^[-+]?\d+(\.\d+)?$/.test(typed) ? Number(typed) : typed;
+  }
 
   const FORMS = {
     "form-reset": [(f) => ({ command: "reset", min: number(f.min.value), max: number(f.max.value) }), "Reset"],
     "form-limits": [(f) => ({ command: "set_limits", min: number(f.min.value), max: number(f.max.value) }),
       "Set limits"],
     "form-solved": [(f) => ({ command: "set_solved", solved: number(f.solved.value) }), "Set solved"],
+    "form-timer": [(f) => ({ command: "add_time", seconds: seconds(f.seconds.value) }), "Add time"],
     "form-edgework": [(f) => ({
       command: "set_edgework", serial: keepOr(f.serial.value, "serial"), ports: keepOr(f.ports.value, "ports"),
       lit: keepOr(f.lit.value, "lit"), unlit: keepOr(f.unlit.value, "unlit"), solved: number(f.solved.value),
@@ -109,6 +116,7 @@
   const LABELS = {
     force_solve: "Force solve", hint: "Hint", identify: "Identify", enable: "Enable", disable: "Disable",
     self_test: "Self-test", self_test_skip: "Skip button", self_test_cancel: "Cancel self-test",
+    start: "Start the timer",
   };
   // What a game master confirms before it happens: [question, the button that does it].
   const CONFIRM = {
@@ -222,11 +230,20 @@
     shown = doc;
     const status = $("#status-badge");
     status.textContent = words.status;
-    status.className = `badge${doc.solved ? " solved" : ""}`;
+    status.className = `badge${doc.solved ? " solved" : doc.exploded ? " exploded" : ""}`;
     const enabled = $("#enabled-badge");
     enabled.textContent = words.enabled ? "enabled" : "DISABLED";
     enabled.className = `badge${words.enabled ? "" : " disabled"}`;
-    $("#strikes-badge").textContent = `strikes ${words.strikes}`;
+    $("#strikes-badge").textContent =
+      `strikes ${words.strikes}${words.strike_limit ? ` of ${words.strike_limit}` : ""}`;
+    const timer = $("#timer-badge");
+    timer.hidden = !doc.timer;
+    if (doc.timer) {
+      timer.textContent = words.timer.split(" ")[0];
+      timer.className = `badge timer ${doc.timer.state}`;
+      timer.title = `timer: ${words.timer}`;
+    }
+    $("#fact-timer").textContent = words.timer || "no timer ([bomb] timer_seconds)";
     $("#fact-status").textContent = `${words.status}, ${words.strikes} strike${words.strikes === 1 ? "" : "s"}, ` +
       `${words.enabled ? "enabled" : "disabled (ignores the players)"}`;
     $("#fact-limits").textContent = words.limits;
