@@ -176,6 +176,10 @@ def test_commands_wait_for_the_end_and_skip_and_cancel(prop):
     assert status["ok"] and not reset.done()
     again = master.handle({"command": "self_test"}).result(5)
     assert again == {"id": None, "ok": False, "command": "self_test", "error": "a self-test is running already"}
+    # Remote play is the players' move: refused while the test has the buttons, the table untouched.
+    bet = master.handle({"command": "bet", "bets": "25 on banker"}).result(5)
+    assert bet["ok"] is False and "self-test is running" in bet["error"], bet
+    assert daemon.call(lambda: daemon.module.bets(), during_round=True).result(5)["banker"] == 0
     skipped = master.handle("self-test-skip", words=True).result(5)
     assert skipped["result"] == {"skipped": "player"}
     with tester._cond:
