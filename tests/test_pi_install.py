@@ -89,8 +89,19 @@ class Sandbox:
         path = self.fake / f"{name}.log"
         return path.read_text().splitlines() if path.exists() else []
 
-    def run(self, *extras: str, model: str | None = None, user: int | None = None) -> subprocess.CompletedProcess:
-        """Source scripts/_venv.sh in the copy, as start.sh and test.sh do."""
+    def run(
+        self,
+        *extras: str,
+        model: str | None = None,
+        user: int | None = None,
+        script: str | None = None,
+        offline: bool = False,
+    ) -> subprocess.CompletedProcess:
+        """Source scripts/_venv.sh in the copy, as start.sh and test.sh do (or run ``scripts/SCRIPT``).
+
+        ``offline``: pip reaches no package index and no configured wheel folder, as on a machine
+        without a network, so a pip run that needs to fetch anything fails.
+        """
         env = {
             "PATH": str(self.fake / "bin"),
             "HOME": str(self.fake / "home"),
@@ -103,11 +114,17 @@ class Sandbox:
             else os.environ.get("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip")),
         }
         env |= {k: v for k, v in os.environ.items() if k in ("PIP_FIND_LINKS", "PIP_CERT", "PIP_DEFAULT_TIMEOUT")}
+        if offline:
+            env.pop("PIP_FIND_LINKS", None)
+            env |= {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1"}
         model_file = self.fake / "model"
         if model is not None:
             model_file.write_bytes(model.encode() + b"\0")
         env["BACCARAT_MODEL_FILE"] = str(model_file)
-        cmd = ["bash", "-c", '. scripts/_venv.sh "$@"', "_venv", *extras]
+        if script is not None:
+            cmd = ["bash", f"scripts/{script}", *extras]
+        else:
+            cmd = ["bash", "-c", '. scripts/_venv.sh "$@"', "_venv", *extras]
         if user is not None:
             setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
             cmd = [setpriv, f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
@@ -154,8 +171,12 @@ def _base_python() -> str:
 
 @pytest.fixture(scope="module")
 def pi(tmp_path_factory):
-    """A copy installed once as on a fresh Raspberry Pi 5: what the first run did."""
-    box = Sandbox(tmp_path_factory.mktemp("pi"), _base_python())
+    """A copy installed once as on a fresh Raspberry Pi 5: what the first run did.
+
+    With the sudo stand-in, so that a user other than root gets as far as root does (as root the
+    scripts never call sudo).
+    """
+    box = Sandbox(tmp_path_factory.mktemp("pi"), _base_python(), sudo=True)
     first = box.run(model="Raspberry Pi 5 Model B Rev 1.0")
     return box, first, box.log("apt")
 
@@ -267,50 +288,97 @@ def test_a_venv_without_pip_is_repaired(tmp_path):
     assert box.log("apt") == []
 
 
+def test_switching_between_start_and_test_never_reinstalls(tmp_path):
+    """test.sh (extra "test"), then start.sh (extra "sim") and the service install (no extra), offline:
+    what is installed already covers them, so pip must not run (it would fail without a network)."""
+    box = Sandbox(tmp_path, _base_python())
+    first = box.run("test")
+    assert first.returncode == 0, first.stderr
+    stamp = box.repo / ".venv" / ".baccarat-installed"
+    written = stamp.read_text()
+    for extras in ("sim", "", "test", "sim"):
+        again = box.run(extras, offline=True)
+        assert again.returncode == 0, f"extras {extras!r} ran pip again: {again.stderr}"
+        assert again.stdout + again.stderr == ""
+        assert stamp.read_text() == written
+    # A pyproject.toml that changed installs again, keeping every extra installed so far.
+    pyproject = box.repo / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + "\n")
+    changed = box.run("sim")
+    assert changed.returncode == 0, changed.stderr
+    assert stamp.read_text() != written and set(stamp.read_text().split("extras=")[1].split()) == {"sim", "test"}
+    assert box.run("test", offline=True).returncode == 0
+
+
 DEBIAN_PYTHON = "/usr/bin/python3"  # Debian's own, which keeps ensurepip in python3-venv
 NOBODY = 65534
+AS_ROOT = os.geteuid() == 0
 
 
-def _unprivileged_sandbox(sudo: bool) -> Sandbox:
-    base = Path(tempfile.mkdtemp(prefix="baccarat-venv-"))
+def _unprivileged_sandbox(base: Path, sudo: bool) -> tuple[Sandbox, int | None]:
+    """A copy for a user without root, and the uid to run it as.
+
+    As root: handed to nobody, whom setpriv becomes. Otherwise: the user running the tests, who is
+    already without root.
+    """
     base.chmod(0o755)
     box = Sandbox(base, DEBIAN_PYTHON, sudo=sudo)
     box.without_ensurepip()
     # What a first run as this user left behind before the fix: a .venv without pip.
     subprocess.run([DEBIAN_PYTHON, "-m", "venv", "--without-pip", str(box.repo / ".venv")], check=True)
+    if not AS_ROOT:
+        return box, None
     for path in [base, *base.rglob("*")]:
         os.lchown(path, NOBODY, NOBODY)
-    return box
+    return box, NOBODY
 
 
-def test_without_root_or_sudo_it_says_in_one_line_what_to_run_as_root():
-    box = _unprivileged_sandbox(sudo=False)
+@pytest.fixture
+def unprivileged_base():
+    """A folder nobody can enter (pytest's own is private to the user running the tests), removed after."""
+    base = Path(tempfile.mkdtemp(prefix="baccarat-venv-"))
     try:
-        run = box.run(user=NOBODY)
-        assert run.returncode == 1
-        assert run.stderr.splitlines() == [
-            "error: python3-venv missing and no sudo here; as root, run: apt-get install -y python3-venv"
-        ]
-        assert "ensurepip is not available" not in run.stdout + run.stderr
-        assert box.log("apt") == []
+        yield base
     finally:
-        shutil.rmtree(box.base)
+        shutil.rmtree(base)
 
 
-def test_with_sudo_it_installs_python3_venv_and_repairs_the_venv():
-    box = _unprivileged_sandbox(sudo=True)
-    try:
-        run = box.run(user=NOBODY)
-        assert run.returncode == 0, run.stderr
-        assert box.log("sudo") == [
-            "sudo apt-get update -qq",
-            "sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv",
-        ]
-        assert run.stderr.splitlines() == ["installing python3-venv with apt-get"]
-        assert box.venv_python("-m", "pip", "--version").returncode == 0
-        assert box.venv_python("-c", "import firmware.cli, gpiozero, luma.oled").returncode == 0
-    finally:
-        shutil.rmtree(box.base)
+def test_without_root_or_sudo_it_says_in_one_line_what_to_run_as_root(unprivileged_base):
+    box, user = _unprivileged_sandbox(unprivileged_base, sudo=False)
+    run = box.run(user=user)
+    assert run.returncode == 1
+    assert run.stderr.splitlines() == [
+        "error: python3-venv missing and no sudo here; as root, run: apt-get install -y python3-venv"
+    ]
+    assert "ensurepip is not available" not in run.stdout + run.stderr
+    assert box.log("apt") == []
+
+
+TEST_PACKAGES = "mosquitto tmux chromium libatomic1 systemd shellcheck util-linux alsa-utils"
+
+
+def test_test_sh_without_root_or_sudo_names_every_missing_package_at_once(unprivileged_base):
+    box, user = _unprivileged_sandbox(unprivileged_base, sudo=False)
+    run = box.run(user=user, script="test.sh")
+    assert run.returncode == 1
+    missing = f"python3-venv {TEST_PACKAGES}"
+    assert run.stderr.splitlines() == [
+        f"error: {missing} missing and no sudo here; as root, run: apt-get install -y {missing}"
+    ]
+    assert box.log("apt") == []
+
+
+def test_with_sudo_it_installs_python3_venv_and_repairs_the_venv(unprivileged_base):
+    box, user = _unprivileged_sandbox(unprivileged_base, sudo=True)
+    run = box.run(user=user)
+    assert run.returncode == 0, run.stderr
+    assert box.log("sudo") == [
+        "sudo apt-get update -qq",
+        "sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv",
+    ]
+    assert run.stderr.splitlines() == ["installing python3-venv with apt-get"]
+    assert box.venv_python("-m", "pip", "--version").returncode == 0
+    assert box.venv_python("-c", "import firmware.cli, gpiozero, luma.oled").returncode == 0
 
 
 def test_the_shell_scripts_pass_shellcheck():
