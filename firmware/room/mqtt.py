@@ -18,7 +18,9 @@ only appends to paho's outgoing queue.
   inbox) is a command that would run again at every start and reconnect; it is
   ignored with one log line.
 - **Failures** are logged with their reason: refused (not authorised),
-  certificate verify failed, TLS handshake failed, connection refused.
+  certificate verify failed, TLS handshake failed, connection refused; a broker
+  that hangs up on the CONNECT unanswered is asked whether its port speaks TLS,
+  and the log says which it was, a TLS port or a CONNECT the broker refused.
 - **After the first frame**: a service's link connects once the daemon is
   ready. paho-mqtt (with ``ssl``, ``hashlib`` and ``urllib``) takes 15-25 ms to
   import here, ten times that on a Pi Zero 2 W; it is imported on the link's
@@ -83,6 +85,25 @@ def failure_reason(error: BaseException | None, *, tls: bool = False) -> str:
     if error is not None:
         return strict.one_line(str(error) or type(error).__name__, 120)
     return "no reason given"
+
+
+def speaks_tls(host: str, port: int, timeout: float = 2.0) -> bool:
+    """Whether ``host:port`` answers a TLS handshake: a TLS listener does at once, an MQTT one hangs up.
+
+    Only asked after a broker closed a plain connection without a CONNACK, to say why."""
+    import ssl
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE  # only whether it speaks TLS, not whom it is
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as raw:
+            with context.wrap_socket(raw, server_hostname=host):
+                return True
+    except ssl.SSLError as error:
+        return "ALERT" in str(error.reason or "").upper()  # a TLS alert is TLS too (e.g. a certificate wanted)
+    except OSError:  # hung up, reset, silent or gone: not a TLS listener
+        return False
 
 
 _client_class: type | None = None
@@ -451,15 +472,25 @@ class Link:
             log.warning(
                 "%s: connection to the broker lost (%s); events are queued until it is back", self.name, reason_code
             )
-        elif not any(key.startswith("refused") for key in self._said):  # a refusal explains the close
+        elif not any(key.startswith("refused") for key in self._said) and "closed" not in self._said:
+            # A refusal explains the close. Without one, the broker dropped the CONNECT unanswered: a
+            # plain connection to a TLS port, or a CONNECT it will not read (Mosquitto sends no CONNACK
+            # for a client id, user name or will topic it refuses): ask the port which.
+            if not self.cfg.tls and speaks_tls(self.cfg.host, self.cfg.port):
+                why = "the port speaks TLS: set tls = true (and ca_file)"
+            else:
+                why = (
+                    "it refused what the prop sent (a client id, user name or will topic it does not accept; "
+                    "baccarat check-config checks them), or it is full; the broker's log says which"
+                )
             self._say_once(
                 "closed",
-                "%s: broker %s:%d closed the connection before accepting it (%s): is it a TLS port (tls = true)? "
-                "The broker's log says more",
+                "%s: broker %s:%d closed the connection without answering the prop's CONNECT (%s): %s",
                 self.name,
                 self.cfg.host,
                 self.cfg.port,
                 reason_code,
+                why,
             )
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
