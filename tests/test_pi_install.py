@@ -387,3 +387,98 @@ def test_the_shell_scripts_pass_shellcheck():
     scripts = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "scripts").glob("*.sh"))
     run = subprocess.run([tool, "-x", *scripts], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stdout
+
+
+# --- the service install: who may read the config, who may use the control socket -------------------
+
+SERVICE_INSTALL = r"""
+set -uo pipefail
+work=$1 repo=$2
+# Nothing made here reaches the machine: /etc and /opt are overlays whose changes go to $work, and
+# /run, /var/log (useradd's logs) and /usr/local/bin (the script's link) are empty tmpfs.
+for dir in etc opt; do
+  mkdir -p "$work/$dir-upper" "$work/$dir-work"
+  mount -t overlay overlay -o "lowerdir=/$dir,upperdir=$work/$dir-upper,workdir=$work/$dir-work" "/$dir" ||
+    { echo "no overlayfs" >"$work/skip"; exit 0; }
+done
+for dir in /run /var/log /usr/local/bin; do mount -t tmpfs tmpfs "$dir"; done
+mkdir -p /opt/baccarat "$work/bin"
+tar -C "$repo" --exclude=./.venv --exclude-vcs --exclude=__pycache__ --exclude='*.egg-info' \
+  --exclude=./.hypothesis --exclude=./.ruff_cache -cf - . | tar -C /opt/baccarat -xf -
+printf '#!/bin/sh\necho "systemctl $*" >>"%s/systemctl.log"\n' "$work" >"$work/bin/systemctl"
+chmod +x "$work/bin/systemctl"
+export PATH="$work/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+say() { echo "$1=$2" >>"$work/results"; }
+as() { local who=$1; shift; setpriv --reuid "$who" --regid "$who" --init-groups "$@"; }
+
+bash /opt/baccarat/scripts/install-service.sh >"$work/install.log" 2>&1
+say install $?
+# A game master joins the group the README names; another user joins nothing.
+useradd -m gm && usermod -aG baccarat-control gm && useradd -m other
+say gm_joined $?
+as gm cat /etc/baccarat/config.toml >/dev/null 2>&1
+say gm_reads_config $?
+# The daemon as systemd starts it: the unit's user, groups, umask and directories.
+unit=/opt/baccarat/firmware/baccarat.service
+group=$(sed -n 's/^Group=//p' "$unit")
+groups=$(sed -n 's/^SupplementaryGroups=//p' "$unit")
+install -d -o baccarat -g "$group" -m "$(sed -n 's/^RuntimeDirectoryMode=//p' "$unit")" /run/baccarat
+install -d -o baccarat -g "$group" -m "$(sed -n 's/^StateDirectoryMode=//p' "$unit")" "$work/state"
+(
+  umask "$(sed -n 's/^UMask=//p' "$unit")"
+  exec setpriv --reuid baccarat --regid "$group" --groups "${groups// /,}" env -i PATH=/usr/bin:/bin \
+    RUNTIME_DIRECTORY=/run/baccarat STATE_DIRECTORY="$work/state" HOME=/var/lib/baccarat \
+    GPIOZERO_PIN_FACTORY=mock GPIOZERO_MOCK_PIN_CLASS=mockpwmpin \
+    /opt/baccarat/.venv/bin/baccarat run --config /etc/baccarat/config.toml
+) >"$work/daemon.log" 2>&1 &
+daemon=$!
+trap 'kill "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null' EXIT
+for _ in $(seq 120); do [ -S /run/baccarat/control.sock ] && break; sleep 0.25; done
+as gm /opt/baccarat/.venv/bin/baccarat status >"$work/gm-status.log" 2>&1
+say gm_status $?
+as other /opt/baccarat/.venv/bin/baccarat status >"$work/other-status.log" 2>&1
+say other_status $?
+# A game master an earlier install put in the baccarat group (its README said so) is moved.
+useradd -m oldgm && usermod -aG baccarat oldgm
+bash /opt/baccarat/scripts/install-service.sh >"$work/reinstall.log" 2>&1
+say reinstall $?
+say oldgm_groups "$(id -nG oldgm | tr ' ' ',')"
+say baccarat_members "$(getent group baccarat | cut -d: -f4)"
+"""
+
+
+@pytest.mark.skipif(not AS_ROOT, reason="needs root: it makes users and groups (in overlays, in a mount namespace)")
+def test_the_control_socket_group_cannot_read_the_configs_secrets(tmp_path):
+    """install-service.sh for real, in a mount namespace whose /etc and /opt are overlays (users,
+    groups and files stay in tmp_path); only systemctl is a stand-in. A game master in the group the
+    README names uses the socket of a daemon started as the unit says, and cannot read the config;
+    another user gets a message naming the group; an earlier install's game master is moved."""
+    tool = shutil.which("unshare")
+    assert tool, "unshare is missing: scripts/test.sh installs util-linux"
+    run = subprocess.run(
+        [tool, "--mount", "--propagation", "private", "bash", "-c", SERVICE_INSTALL, "_", str(tmp_path), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"},
+    )
+    if (tmp_path / "skip").exists():
+        pytest.skip("this kernel cannot mount an overlay over /etc and /opt")
+
+    def log(name: str) -> str:
+        path = tmp_path / name
+        return path.read_text() if path.exists() else f"({name} missing)"
+
+    results = dict(line.split("=", 1) for line in log("results").splitlines())
+    assert results.get("install") == "0", (run.stderr, log("install.log")[-3000:])
+    assert results["gm_joined"] == "0", "the README's group for game masters must exist"
+    assert results["gm_reads_config"] != "0", "a game master must not read the config's secrets"
+    assert results["gm_status"] == "0", (log("gm-status.log"), log("daemon.log")[-3000:])
+    assert "armed" in log("gm-status.log")
+    assert results["other_status"] != "0"
+    assert "join its group: sudo usermod -aG baccarat-control $USER" in log("other-status.log")
+    assert results["reinstall"] == "0", log("reinstall.log")[-3000:]
+    assert "baccarat-control" in results["oldgm_groups"].split(","), results
+    assert "baccarat" not in results["oldgm_groups"].split(","), results
+    assert results["baccarat_members"] in ("", "baccarat"), results
+    assert "moved oldgm from the baccarat group" in log("reinstall.log")
