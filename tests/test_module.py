@@ -481,6 +481,28 @@ def test_edgework_that_changes_only_the_solved_count_re_deals_nothing():
     assert module.deck is deck and module.position == 4 and module.edgework.solved == 2
 
 
+def test_the_cheat_sheet_finds_the_next_round_by_the_cards_left():
+    """Mid-game, the sheet's line whose cards left are the module's names the round the deal plays."""
+    import re
+
+    from baccarat_core.cheatsheet import cheat_sheet
+
+    module = make(limits=(25, 1000), serial="AB3DE4", ports=("Parallel", "Serial", "RJ-45"), color="red")
+    sheet = cheat_sheet(module.edgework, module.limits, module.deck)
+    assert "The next round is the one whose cards left are the deck's now" in sheet
+    rounds = {int(left): winner for left, winner in re.findall(r"^ +(\d+) left, round \d+: .* -> (\w+)", sheet, re.M)}
+    played = 0
+    while module.cards_left >= 26 and not module.solved:
+        expected = rounds[module.cards_left]
+        # $25 on Player and on Tie: a Player win only breaks even, so the module never solves.
+        bet(module, "tie", 25)
+        bet(module, "player", 25)
+        result = the(module.deal(), ev.RoundPlayed)
+        assert result.winner.upper() == expected
+        played += 1
+    assert played >= 4
+
+
 def test_replacement_colour_differs_and_reaches_all_others():
     seen = set()
     for seed in range(40):
