@@ -37,6 +37,7 @@ run_in() {
   # shellcheck disable=SC2016  # expanded by the inner bash, in the new mount namespace
   unshare --mount --propagation private -- bash -euc '
     rootfs=$1; user=$2; shift 2
+    mount --bind "$rootfs" "$rootfs"  # its / a mount point, as on a real system (unshare needs one)
     mount -t proc proc "$rootfs/proc"
     mount -t sysfs sysfs "$rootfs/sys"
     mount --rbind /dev "$rootfs/dev"

@@ -464,6 +464,9 @@ def test_the_control_socket_group_cannot_read_the_configs_secrets(tmp_path):
     )
     if (tmp_path / "skip").exists():
         pytest.skip("this kernel cannot mount an overlay over /etc and /opt")
+    if "cannot change root filesystem propagation" in run.stderr:
+        pytest.skip("/ is not a mount point here (a chroot), so no private mount namespace can be made")
+    assert (tmp_path / "results").exists(), run.stderr
 
     def log(name: str) -> str:
         path = tmp_path / name

@@ -165,6 +165,7 @@ class Link:
         self.listening = threading.Event()
         self.limits = {kind: cfg.queue_limit for kind in LIMITED}
         self._said: set[str] = set()  # reasons already logged in this outage
+        self._unanswered = 0  # CONNECTs the broker dropped unanswered, in a row
         self._lock = threading.Lock()
         self._awaiting: dict[int, str] = {}  # SUBSCRIBE mid -> topic, until its SUBACK
         self._pending: dict[int, str] = {}  # PUBLISH mid -> kind, until its PUBACK
@@ -409,6 +410,7 @@ class Link:
             return
         log.info("%s: connected to %s:%d", self.name, self.cfg.host, self.cfg.port)
         self._said.clear()
+        self._unanswered = 0
         self.connected.set()
         with self._lock:
             self._awaiting.clear()
@@ -475,13 +477,17 @@ class Link:
         elif not any(key.startswith("refused") for key in self._said) and "closed" not in self._said:
             # A refusal explains the close. Without one, the broker dropped the CONNECT unanswered: a
             # plain connection to a TLS port, or a CONNECT it will not read (Mosquitto sends no CONNACK
-            # for a client id, user name or will topic it refuses): ask the port which.
+            # for a client id, user name or will topic it refuses): ask the port which. Said when it
+            # happens twice in a row: a broker that is starting up may drop one.
+            self._unanswered += 1
+            if self._unanswered < 2:
+                return
             if not self.cfg.tls and speaks_tls(self.cfg.host, self.cfg.port):
                 why = "the port speaks TLS: set tls = true (and ca_file)"
             else:
                 why = (
                     "it refused what the prop sent (a client id, user name or will topic it does not accept; "
-                    "baccarat check-config checks them), or it is full; the broker's log says which"
+                    "baccarat check-config checks them), or it is full or stopping; the broker's log says which"
                 )
             self._say_once(
                 "closed",
