@@ -13,8 +13,8 @@
 #   5. as the user again: bash scripts/test.sh tests/test_pi_install.py -rs, which passes and leaves
 #      nothing in /tmp.
 # It prints how long each step took and ends non-zero if any failed.
-# Needs root, debootstrap and tmux (installed if missing), about 3 GB of disk a release, and the network
-# (a Debian mirror and PyPI). About 25 minutes for both releases on 2 cores (README, "Development").
+# Needs root, debootstrap and tmux (installed if missing), a few GB of disk a release, and the network
+# (a Debian mirror and PyPI). 20-30 minutes for both releases on 2 shared cores (README, "Development").
 #
 # Usage: sudo bash scripts/check_fresh_debian.sh [RELEASE...]
 #   DEBIAN_MIRROR  the mirror debootstrap and apt-get use (default http://deb.debian.org/debian)

@@ -1,10 +1,13 @@
-"""scripts/_venv.sh for real: the Raspberry Pi path, a venv without pip, no root and no sudo.
+"""scripts/_venv.sh for real: the Raspberry Pi path, a venv without pip, no root and no sudo,
+switching between start.sh and test.sh; and install-service.sh for real (who reads the config,
+who uses the control socket).
 
 The scripts run for real in a copy of the repository: real bash, a real venv, real pip. Only the
 bottom is faked: the Pi's /proc/device-tree/model (BACCARAT_MODEL_FILE), and apt-get, dpkg and
 sudo (stand-ins on PATH that keep a package list and put in place the Python modules each package
 provides, as the real ones would). PATH holds only the stand-ins and the tools the scripts use, so
-a machine's real sudo or apt-get can never be reached.
+a machine's real sudo or apt-get can never be reached. Run as a user without root, every test
+passes but the service install's, which needs root and is skipped with that reason (-rs shows it).
 """
 
 from __future__ import annotations
