@@ -17,6 +17,9 @@ def cheat_sheet(edgework: Edgework, limits: TableLimits, deck: Deck) -> str:
         f"lit {join_names(edgework.lit)}, unlit {join_names(edgework.unlit)}",
         f"Limits: {limits.placard()} (ratio row {limits.ratio_row + 1})",
     ]
+    casing = casing_line(edgework)
+    if casing:
+        lines.insert(2, casing)
     others = edgework.other_ports
     if others:
         lines.insert(
@@ -58,3 +61,19 @@ def cheat_sheet(edgework: Edgework, limits: TableLimits, deck: Deck) -> str:
             break
         number += 1
     return "\n".join(lines)
+
+
+def casing_line(edgework: Edgework) -> str | None:
+    """``Casing: port plates [Parallel, Serial] [empty]; battery holders AA, D (3 batteries)``,
+    or None when neither the plates nor the batteries are known."""
+    parts = []
+    if edgework.plates is not None:
+        plates = " ".join(f"[{', '.join(plate) or 'empty'}]" for plate in edgework.plates)
+        parts.append(f"port plates {plates or 'none'}")
+    if edgework.batteries:
+        count = edgework.battery_count
+        parts.append(
+            f"battery holders {', '.join(edgework.batteries)} ({count} {'battery' if count == 1 else 'batteries'}, "
+            "which the deck does not depend on)"
+        )
+    return f"Casing: {'; '.join(parts)}" if parts else None

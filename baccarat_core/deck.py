@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from .cards import Card
 from .edgework import VANILLA_PORTS, Edgework
 from .errors import BaccaratError
@@ -35,7 +37,10 @@ def _letter_value(letter: str) -> int:
     return ord(letter) - ord("A") + 1
 
 
-def _pick(items: list, row: int) -> object:
+T = TypeVar("T")
+
+
+def _pick(items: list[T], row: int) -> T:
     """First, second, second to last or last of ``items`` (rows 0-3)."""
     if len(items) == 1:
         return items[0]

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import cast
 
 from .errors import BaccaratError, EdgeworkError
 from .numbers import check_count, show_value
-from .records import record
-from .strict import MAX_INDICATORS, MAX_PORTS, MAX_SOLVED
+from .records import record, replace
+from .strict import MAX_BATTERY_HOLDERS, MAX_INDICATORS, MAX_PLATES, MAX_PORTS, MAX_SOLVED
 
 #: The six vanilla port kinds, in the manual's column order.
 VANILLA_PORTS: tuple[str, ...] = ("DVI-D", "Parallel", "PS/2", "RJ-45", "Serial", "Stereo RCA")
+
+#: The game's two battery holders and the batteries each holds: a pair of AA cells, or one D cell.
+BATTERY_HOLDERS: dict[str, int] = {"AA": 2, "D": 1}
 
 _SERIAL = re.compile(r"[A-Z0-9]{1,6}")
 _LABEL = re.compile(r"[A-Z0-9]{1,8}")
@@ -87,21 +91,67 @@ def check_solved(value: object) -> int:
         raise EdgeworkError(str(error)) from None
 
 
+def check_battery_holder(name: object) -> str:
+    """A battery holder's kind, upper case: ``AA`` (two AA cells) or ``D`` (one D cell)."""
+    cleaned = name.strip().upper() if isinstance(name, str) else None
+    if cleaned not in BATTERY_HOLDERS:
+        raise EdgeworkError(f"batteries: {show_value(name)} is not a battery holder (AA: two AA cells, D: one D cell)")
+    return cleaned
+
+
+def _plates(plates: object) -> tuple[tuple[str, ...], ...]:
+    """Port plates, each a list of port names (an empty list is an empty plate)."""
+    if not isinstance(plates, list | tuple):
+        raise EdgeworkError(f"plates {show_value(plates)} is not a list of port plates")
+    if len(plates) > MAX_PLATES:
+        raise EdgeworkError(f"{len(plates)} port plates are more than a bomb has (at most {MAX_PLATES})")
+    for plate in plates:
+        if not isinstance(plate, list | tuple) or not all(isinstance(p, str) for p in plate):
+            raise EdgeworkError(f"plates: {show_value(plate)} is not a port plate (a list of port names)")
+    if sum(len(plate) for plate in plates) > MAX_PORTS:
+        raise EdgeworkError(f"plates: they hold more ports than a bomb has (at most {MAX_PORTS})")
+    try:
+        return tuple(tuple(normalize_port(p) for p in plate) for plate in plates)
+    except EdgeworkError as error:
+        raise EdgeworkError(f"plates: {error}") from None
+
+
 @record
 class Edgework:
-    """Serial number, ports (one entry per port), indicators and solved count."""
+    """Serial number, ports (one entry per port), indicators and solved count: what the rules read;
+    and, when known, the battery holders and the port plates, which a casing shows.
+
+    ``batteries`` holds one entry per holder (``AA`` or ``D``, see :data:`BATTERY_HOLDERS`); the
+    rules never read it. ``plates`` is None when only the ports are known, else the port plates in
+    order, each a tuple of its ports (empty for an empty plate); ``ports`` is then every plate's
+    ports in order (given as ``()``, it is filled in from the plates; given, it must hold the same
+    ports).
+    """
 
     serial: str
     ports: tuple[str, ...] = ()
     lit: tuple[str, ...] = ()
     unlit: tuple[str, ...] = ()
     solved: int = 0
+    batteries: tuple[str, ...] = ()
+    plates: tuple[tuple[str, ...], ...] | None = None
 
     def __post_init__(self) -> None:
         serial = str(self.serial).strip()
         if not serial.isascii() or not _SERIAL.fullmatch(serial.upper()):
             raise EdgeworkError(f"serial {show_value(self.serial)} must be 1 to 6 letters or digits")
         object.__setattr__(self, "serial", serial.upper())
+        if self.plates is not None:
+            plates = _plates(self.plates)
+            object.__setattr__(self, "plates", plates)
+            on_plates = tuple(port for plate in plates for port in plate)
+            if not self.ports:
+                object.__setattr__(self, "ports", on_plates)
+            elif len(self.ports) > MAX_PORTS or sorted(map(normalize_port, self.ports)) != sorted(on_plates):
+                raise EdgeworkError(
+                    f"ports {show_value(list(self.ports))} are not the ports on the plates "
+                    f"({join_names(on_plates)}); give one of them, or both alike"
+                )
         if len(self.ports) > MAX_PORTS:
             raise EdgeworkError(f"{len(self.ports)} ports are more than a bomb has (at most {MAX_PORTS})")
         if len(self.lit) + len(self.unlit) > MAX_INDICATORS:
@@ -119,6 +169,18 @@ class Edgework:
                     raise EdgeworkError(f"indicator {label} is given {again}; a bomb carries each label once")
                 seen[label] = kind
         object.__setattr__(self, "solved", check_solved(self.solved))
+        if not isinstance(self.batteries, list | tuple):
+            raise EdgeworkError(f"batteries {show_value(self.batteries)} is not a list of battery holders")
+        if len(self.batteries) > MAX_BATTERY_HOLDERS:
+            raise EdgeworkError(
+                f"{len(self.batteries)} battery holders are more than a bomb has (at most {MAX_BATTERY_HOLDERS})"
+            )
+        object.__setattr__(self, "batteries", tuple(check_battery_holder(b) for b in self.batteries))
+
+    @property
+    def battery_count(self) -> int:
+        """Batteries in all holders (two per AA holder, one per D holder)."""
+        return sum(BATTERY_HOLDERS[holder] for holder in self.batteries)
 
     @property
     def other_ports(self) -> tuple[str, ...]:
@@ -145,17 +207,22 @@ class Edgework:
 
     def with_solved(self, solved: int) -> Edgework:
         """The same edgework with another solved count."""
-        return Edgework(self.serial, self.ports, self.lit, self.unlit, solved)
+        return replace(self, solved=solved)
 
     def to_dict(self) -> dict[str, object]:
-        """The JSON form, as :meth:`from_dict` reads it."""
-        return {
+        """The JSON form, as :meth:`from_dict` reads it (``batteries`` and ``plates`` only when known)."""
+        data: dict[str, object] = {
             "serial": self.serial,
             "ports": list(self.ports),
             "lit": list(self.lit),
             "unlit": list(self.unlit),
             "solved": self.solved,
         }
+        if self.batteries:
+            data["batteries"] = list(self.batteries)
+        if self.plates is not None:
+            data["plates"] = [list(plate) for plate in self.plates]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> Edgework:
@@ -165,14 +232,14 @@ class Edgework:
         """
         if not isinstance(data, dict):
             raise EdgeworkError(f"edgework {show_value(data)} is not a table")
-        known = {"serial", "ports", "lit", "unlit", "solved"}
+        known = {"serial", "ports", "lit", "unlit", "solved", "batteries", "plates"}
         for key in data:
             if key not in known:
                 raise EdgeworkError(f"unknown edgework key {show_value(key)}")
         if "serial" not in data:
             raise EdgeworkError("edgework has no serial")
         lists = {}
-        for key in ("ports", "lit", "unlit"):
+        for key in ("ports", "lit", "unlit", "batteries"):
             value = data.get(key, [])
             if isinstance(value, str):
                 value = split_list(value)
@@ -182,7 +249,20 @@ class Edgework:
         serial = data["serial"]
         if not isinstance(serial, str):
             raise EdgeworkError(f"serial {show_value(serial)} must be 1 to 6 letters or digits")
-        return cls(serial, lists["ports"], lists["lit"], lists["unlit"], data.get("solved", 0))
+        plates = data.get("plates")
+        if plates is not None and not isinstance(plates, list | tuple):
+            raise EdgeworkError(f"edgework plates {show_value(plates)} is not a list of port plates")
+        # The solved count is checked by __post_init__ (check_solved), after the serial, as for every caller.
+        solved = cast(int, data.get("solved", 0))
+        return cls(
+            serial,
+            lists["ports"],
+            lists["lit"],
+            lists["unlit"],
+            solved,
+            lists["batteries"],
+            None if plates is None else tuple(plates),
+        )
 
 
 def _label(label: str, kind: str) -> str:

@@ -277,7 +277,8 @@ class SolvedCountChanged(Event):
 
 @record
 class EdgeworkChanged(Event):
-    """The game master set new edgework."""
+    """The bomb's edgework changed: set by the game master, or ``drawn`` at random (random edgework,
+    at the start and at each reset). ``batteries`` and ``plates`` are in the JSON form only when known."""
 
     kind: ClassVar[str] = "edgework"
     serial: str
@@ -285,10 +286,13 @@ class EdgeworkChanged(Event):
     lit: tuple[str, ...]
     unlit: tuple[str, ...]
     solved: int
+    batteries: tuple[str, ...] = ()
+    plates: tuple[tuple[str, ...], ...] | None = None
+    drawn: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form (lists for the names)."""
-        return {
+        """The JSON form (lists for the names), as the edgework's own JSON form plus ``drawn``."""
+        data: dict[str, Any] = {
             "event": self.kind,
             "serial": self.serial,
             "ports": list(self.ports),
@@ -296,6 +300,12 @@ class EdgeworkChanged(Event):
             "unlit": list(self.unlit),
             "solved": self.solved,
         }
+        if self.batteries:
+            data["batteries"] = list(self.batteries)
+        if self.plates is not None:
+            data["plates"] = [list(plate) for plate in self.plates]
+        data["drawn"] = self.drawn
+        return data
 
     def describe(self) -> str:
         """The new edgework in words."""
@@ -303,9 +313,11 @@ class EdgeworkChanged(Event):
         def names(items: tuple[str, ...]) -> str:
             return ", ".join(items) or "none"
 
+        how = "bomb drawn at random" if self.drawn else "edgework set"
+        batteries = f", battery holders {names(self.batteries)}" if self.batteries else ""
         return (
-            f"edgework set: serial {self.serial}, ports {names(self.ports)}, lit {names(self.lit)}, "
-            f"unlit {names(self.unlit)}, {self.solved} solved"
+            f"{how}: serial {self.serial}, ports {names(self.ports)}, lit {names(self.lit)}, "
+            f"unlit {names(self.unlit)}{batteries}, {self.solved} solved"
         )
 
 

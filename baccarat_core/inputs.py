@@ -34,7 +34,8 @@ class Arrow:
 
 @record
 class Deal:
-    """A gesture at the deck: start the deal."""
+    """A gesture at the deck: the round is dealt up to its result; its chips stay on the table
+    until the round is finished (:meth:`~baccarat_core.module.BaccaratModule.finish_round`)."""
 
 
 @record
@@ -62,7 +63,7 @@ def check_area(area: object) -> str:
     """``area`` if it names a betting area, else a :class:`BaccaratError`."""
     if not isinstance(area, str) or area not in AREAS:
         raise BaccaratError(f"betting area {show_value(area)} is not one of {', '.join(AREAS)}")
-    return area  # type: ignore[return-value]
+    return area
 
 
 def parse_input(data: Any) -> Input:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from .errors import LimitsError
-from .numbers import format_dollars
+from .numbers import format_cents, format_dollars
 from .records import record
 
 MINIMUMS: tuple[int, ...] = (5, 10, 25, 50, 100)
@@ -62,6 +62,10 @@ class TableLimits:
     def placard(self) -> str:
         """The placard's third line: ``$5 - $200``."""
         return f"{format_dollars(self.minimum)} - {format_dollars(self.maximum)}"
+
+    def side_placard(self) -> str:
+        """The side bets' limits, a tenth of the placard's: ``$0.50 - $20.00``."""
+        return f"{format_cents(10 * self.minimum)} - {format_cents(10 * self.maximum)}"
 
     def to_dict(self) -> dict[str, int]:
         """The JSON form: ``{"min": 5, "max": 200}``."""

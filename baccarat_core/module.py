@@ -12,6 +12,8 @@ import random
 from typing import Any
 
 from . import events as ev
+from .bets import bet_inputs
+from .bomb import RandomBombs, check_game
 from .cards import Card, hand_score
 from .chips import DENOMINATIONS, is_ordered, reorder
 from .deck import COLORS, Deck, build_deck, check_color
@@ -21,7 +23,7 @@ from .inputs import Arrow, Deal, Hold, Input, Press, SetSolved, check_area
 from .limits import TableLimits, random_limits
 from .numbers import check_count, format_cents, format_dollars, show_value
 from .rounds import AREAS, MAIN_AREAS, SIDE_AREAS, Round, bet_results, play_round
-from .strict import MAX_STRIKES, check_bool, check_keys, check_limits
+from .strict import MAX_GAMES, MAX_STRIKES, check_bool, check_keys, check_limits
 
 #: A deck with fewer cards than this left after a round is replaced.
 REPLACE_BELOW = 26
@@ -29,25 +31,68 @@ REPLACE_BELOW = 26
 _AREA_NAMES = ev.AREA_NAMES
 
 _SNAPSHOT_KEYS = frozenset({"edgework", "limits", "deck", "position", "denomination", "strikes", "solved"})
-_SNAPSHOT_OPTIONAL = frozenset({"limits_random", "round_pending", "enabled"})
+_SNAPSHOT_OPTIONAL = frozenset({"limits_random", "round_pending", "enabled", "game", "edgework_drawn"})
 _EDGEWORK_KEYS = frozenset({"serial", "ports", "lit", "unlit", "solved"})
+_EDGEWORK_OPTIONAL = frozenset({"batteries", "plates"})
 _DECK_KEYS = frozenset({"color", "unshuffled", "cards", "solved", "letter", "digit", "port_column"})
 _DECK_OPTIONAL = frozenset({"first_index", "multiplier"})
 
 
 class BaccaratModule:
-    """One Baccarat module: limits, deck, chips, strikes and the solved flag."""
+    """One Baccarat module: limits, deck, chips, strikes and the solved flag.
+
+    With ``bombs`` (random edgework) each reset draws the next game's bomb from it, and an
+    ``edgework`` of None draws the first game's; without, the edgework stays until the game
+    master sets another.
+
+    Each input returns the events it caused. A losing round, then the one the manual
+    finds (the hint the game master's cheat sheet gives):
+
+    >>> import random
+    >>> from baccarat_core import BaccaratModule, Edgework, TableLimits
+    >>> from baccarat_core.inputs import Arrow, Deal, Press
+    >>> bomb = Edgework("AB3DE4", ports=("Parallel",), lit=("FRK",), unlit=())
+    >>> module = BaccaratModule(bomb, TableLimits(5, 200), rng=random.Random(1), first_color="red")
+    >>> [event.kind for event in module.start()]
+    ['limits', 'deck']
+    >>> module.handle(Arrow("right"))  # the $5 chip, the table's minimum
+    [DenominationChanged(value=5)]
+    >>> module.handle(Press("player"))[0].describe()
+    'chip $5 on player: stack bottom to top $5 = $5'
+    >>> events = module.handle(Deal())  # the gesture: the round, up to its result
+    >>> [event.describe() for event in events[-2:]]
+    ['round: player KD QS 10C = 0, banker 10S QD 4C = 4, banker wins; ...', 'STRIKE 1 (loss): the round lost $5.00']
+    >>> module.stacks["player"], [event.kind for event in module.finish_round()]  # the chips go when it ends
+    ([5], ['chips_cleared'])
+    >>> module.next_round().winner
+    'banker'
+    >>> module.handle(Press("banker"))[0].total
+    5
+    >>> module.handle(Deal())[-1].describe()
+    'SOLVED: the round made money'
+    """
 
     def __init__(
         self,
-        edgework: Edgework,
+        edgework: Edgework | None,
         limits: TableLimits | None = None,
         *,
         rng: random.Random | None = None,
         first_color: str | None = None,
+        bombs: RandomBombs | None = None,
     ) -> None:
         self.rng = rng if rng is not None else random.Random()
-        self.edgework = edgework
+        #: Where each reset's bomb comes from (random edgework), or None (the edgework stays).
+        self.bombs = bombs
+        #: The game since the first start: 1, and one more at each reset (saved with the game).
+        self.game = 1
+        #: True while the edgework in play was drawn at random (not given by the config or a command).
+        self.edgework_drawn = edgework is None
+        if edgework is None:
+            if bombs is None:
+                raise BaccaratError("a module needs edgework, or random bombs to draw it from")
+            edgework = bombs.bomb(self.game, self.rng)
+        self.edgework: Edgework = edgework
         self.limits_random = limits is None
         self.limits = limits if limits is not None else random_limits(self.rng)
         self._first_color = check_color(first_color) if first_color else None
@@ -64,9 +109,14 @@ class BaccaratModule:
 
     # -- starting -----------------------------------------------------------
     def start(self) -> list[ev.Event]:
-        """The limits and the first deck, as the module shows them at power-on."""
+        """The limits and the first deck, as the module shows them at power-on (after the bomb, when
+        it was drawn at random)."""
         color = self._first_color or self.rng.choice(COLORS)
-        return [ev.LimitsSet(self.limits.minimum, self.limits.maximum, self.limits_random), self._new_deck(color)]
+        drawn: list[ev.Event] = [self._edgework_event()] if self.edgework_drawn else []
+        return drawn + [
+            ev.LimitsSet(self.limits.minimum, self.limits.maximum, self.limits_random),
+            self._new_deck(color),
+        ]
 
     def resume(self) -> list[ev.Event]:
         """After a restore: finish a round that was cut short between its result and its clearing."""
@@ -95,8 +145,10 @@ class BaccaratModule:
     def handle(self, action: Input) -> list[ev.Event]:
         """Take one input object and return the events it caused.
 
-        A player's input after a round whose chips are still on the table
-        (``deal(finish=False)``) finishes that round first.
+        :class:`~baccarat_core.inputs.Deal` is the gesture alone, whoever sends it: the
+        round up to its result, its chips left on the table until :meth:`finish_round`
+        (the daemon calls it after the result's pause, ``baccarat play`` at once). A
+        player's input while a round's chips are still on the table finishes it first.
         """
         if self.round_pending and not isinstance(action, SetSolved):
             return self.finish_round() + self.handle(action)
@@ -107,7 +159,7 @@ class BaccaratModule:
         if isinstance(action, Arrow):
             return self.arrow(action.direction)
         if isinstance(action, Deal):
-            return self.deal()
+            return self.deal(finish=False)
         if isinstance(action, SetSolved):
             return self.set_solved(action.solved)
         raise BaccaratError(f"unknown input {show_value(action)}")
@@ -146,10 +198,11 @@ class BaccaratModule:
     def deal(self, *, finish: bool = True) -> list[ev.Event]:
         """The gesture at the deck: the three checks in order, then the round and its payouts.
 
-        With ``finish=False`` the round stops at its result (and the solve or the
-        loss strike): the chips stay on the table and the deck is not replaced
-        until :meth:`finish_round`, as on the original, where that happens 1.5 s
-        later and the new deck reads the solved count of that moment.
+        With ``finish=False`` (the :class:`~baccarat_core.inputs.Deal` input) the round
+        stops at its result (and the solve or the loss strike): the chips stay on the
+        table and the deck is not replaced until :meth:`finish_round`, as on the
+        original, where that happens 1.5 s later and the new deck reads the solved
+        count of that moment. The default plays the whole round at once.
         """
         if self.round_pending:
             return self.finish_round() + self.deal(finish=finish)
@@ -173,6 +226,15 @@ class BaccaratModule:
         out += self._play(bets)
         if finish and self.round_pending:
             out += self.finish_round()
+        return out
+
+    def bet(self, bets: dict[str, int], *, finish: bool = True) -> list[ev.Event]:
+        """Remote play: the table cleared, each bet stacked from its largest chip down, and the
+        deal, as the presses :func:`~baccarat_core.bets.bet_inputs` plans (the events are the
+        presses' events, ignored ones included). ``finish`` is :meth:`deal`'s."""
+        out = self.finish_round()  # the first press would finish a pending round, before the plan
+        for action in bet_inputs(bets, self.denomination, self.stacks):
+            out += self.deal(finish=finish) if isinstance(action, Deal) else self.handle(action)
         return out
 
     def finish_round(self) -> list[ev.Event]:
@@ -202,8 +264,8 @@ class BaccaratModule:
         deck = self._require_deck()
         only_solved = edgework.with_solved(self.edgework.solved) == self.edgework
         self.edgework = edgework
-        e = edgework
-        changed = ev.EdgeworkChanged(e.serial, e.ports, e.lit, e.unlit, e.solved)
+        self.edgework_drawn = False
+        changed = self._edgework_event()
         if only_solved:
             return [changed]
         return [changed, self._new_deck(deck.color, solved=deck.solved)]
@@ -217,7 +279,14 @@ class BaccaratModule:
         return [ev.LimitsSet(limits.minimum, limits.maximum, False), self._new_deck(deck.color, solved=deck.solved)]
 
     def reset(self, limits: TableLimits | None = None) -> list[ev.Event]:
-        """A fresh game: new limits (random unless given), new deck, no chips, no strikes."""
+        """A fresh game: new limits (random unless given), new deck, no chips, no strikes; with
+        random edgework, the next game's bomb (keeping the bomb's solved count)."""
+        self.game = min(self.game + 1, MAX_GAMES)
+        drawn: list[ev.Event] = []
+        if self.bombs is not None:
+            self.edgework = self.bombs.bomb(self.game, self.rng).with_solved(self.edgework.solved)
+            self.edgework_drawn = True
+            drawn.append(self._edgework_event())
         self.limits_random = limits is None
         self.limits = limits if limits is not None else random_limits(self.rng)
         self.stacks = {area: [] for area in AREAS}
@@ -229,6 +298,7 @@ class BaccaratModule:
         color = self.rng.choice([c for c in COLORS if c != old])
         return [
             ev.ModuleReset(),
+            *drawn,
             ev.LimitsSet(self.limits.minimum, self.limits.maximum, self.limits_random),
             self._new_deck(color),
         ]
@@ -269,11 +339,16 @@ class BaccaratModule:
             "solved": self.solved,
             "enabled": self.enabled,
             "round_pending": self.round_pending,
+            "game": self.game,
+            "edgework_drawn": self.edgework_drawn,
         }
 
     @classmethod
-    def restore(cls, state: dict[str, Any], *, rng: random.Random | None = None) -> BaccaratModule:
-        """Rebuild a module from :meth:`snapshot` (bets on the table are not kept).
+    def restore(
+        cls, state: dict[str, Any], *, rng: random.Random | None = None, bombs: RandomBombs | None = None
+    ) -> BaccaratModule:
+        """Rebuild a module from :meth:`snapshot` (bets on the table are not kept); ``bombs`` draws
+        the bombs of the resets to come (random edgework).
 
         The schema is strict: every key known and of its exact type (``"false"`` is not
         false, ``1.9`` or ``"2"`` is not a number of strikes), every number within its
@@ -283,7 +358,9 @@ class BaccaratModule:
         s = check_keys(state, "saved state", required=_SNAPSHOT_KEYS, optional=_SNAPSHOT_OPTIONAL)
         limits_data = check_keys(s["limits"], "saved limits", required=frozenset({"min", "max"}))
         limits = check_limits(limits_data["min"], limits_data["max"])
-        edgework = Edgework.from_dict(check_keys(s["edgework"], "saved edgework", required=_EDGEWORK_KEYS))
+        edgework = Edgework.from_dict(
+            check_keys(s["edgework"], "saved edgework", required=_EDGEWORK_KEYS, optional=_EDGEWORK_OPTIONAL)
+        )
         d = check_keys(s["deck"], "saved deck", required=_DECK_KEYS, optional=_DECK_OPTIONAL)
         color = d["color"]
         if not isinstance(color, str) or color not in COLORS:
@@ -299,7 +376,7 @@ class BaccaratModule:
         # Compared as JSON, so that true is not 1 and 3.0 is not 3.
         if json.dumps(d, sort_keys=True) != json.dumps(expected, sort_keys=True):
             raise BaccaratError("saved deck is not the deck its colour, edgework, limits and solved count deal")
-        module = cls(edgework, limits, rng=rng)
+        module = cls(edgework, limits, rng=rng, bombs=bombs)
         module.deck = deck
         module.position = check_count(s["position"], "saved deck position", maximum=52 - 6)
         denomination = s["denomination"]
@@ -311,6 +388,8 @@ class BaccaratModule:
         module.limits_random = check_bool(s.get("limits_random", False), "saved limits_random")
         module.round_pending = check_bool(s.get("round_pending", False), "saved round_pending")
         module.enabled = check_bool(s.get("enabled", True), "saved enabled flag")
+        module.game = check_game(s.get("game", 1))
+        module.edgework_drawn = check_bool(s.get("edgework_drawn", False), "saved edgework_drawn flag")
         return module
 
     # -- internals --------------------------------------------------------------
@@ -321,6 +400,12 @@ class BaccaratModule:
         if not self.enabled:
             return [ev.InputIgnored(what, "disabled")]
         return []
+
+    def _edgework_event(self) -> ev.EdgeworkChanged:
+        e = self.edgework
+        return ev.EdgeworkChanged(
+            e.serial, e.ports, e.lit, e.unlit, e.solved, e.batteries, e.plates, drawn=self.edgework_drawn
+        )
 
     def _require_deck(self) -> Deck:
         if self.deck is None:
@@ -361,18 +446,17 @@ class BaccaratModule:
         return "no bet on Player or Banker"
 
     def _limits_problem(self, bets: dict[str, int]) -> str | None:
-        lo, hi = self.limits.minimum, self.limits.maximum
         for area in MAIN_AREAS:
             if bets[area] and not self.limits.allows(bets[area]):
                 return (
                     f"{_AREA_NAMES[area]} bet {format_dollars(bets[area])} is outside the limits "
-                    f"{format_dollars(lo)} - {format_dollars(hi)}"
+                    f"{self.limits.placard()}"
                 )
         for area in SIDE_AREAS:
             if bets[area] and not self.limits.allows_side(bets[area]):
                 return (
                     f"{_AREA_NAMES[area]} bet {format_dollars(bets[area])} is outside the side-bet "
-                    f"limits {format_cents(lo * 10)} - {format_cents(hi * 10)}"
+                    f"limits {self.limits.side_placard()}"
                 )
         return None
 

@@ -174,7 +174,7 @@ def _make_init(cls: type, fields: tuple[Field, ...], frozen: bool) -> Callable[.
     return __init__
 
 
-def _make_methods(cls: type, fields: tuple[Field, ...], frozen: bool) -> dict[str, Any]:
+def _make_methods(cls: type[Any], fields: tuple[Field, ...], frozen: bool) -> dict[str, Any]:
     shown = tuple(spec.name for spec in fields if spec.repr)
     key = _key(tuple(spec.name for spec in fields if spec.compare))
     names = frozenset(spec.name for spec in fields)
@@ -235,9 +235,11 @@ def _build(cls: type, frozen: bool, slots: bool) -> type:
     fields = _collect_fields(cls)
     if slots:
         cls = _with_slots(cls, fields)
+    # Attributes the record builder adds to the class (here and in replace): mypy cannot know them.
     cls.__record_fields__ = fields  # type: ignore[attr-defined]
     cls.__record_frozen__ = frozen  # type: ignore[attr-defined]
-    cls.__match_args__ = tuple(spec.name for spec in fields)  # type: ignore[attr-defined]
+    # setattr: mypy takes a class's __match_args__ (and __getstate__ below) as fixed; this one is being built
+    setattr(cls, "__match_args__", tuple(spec.name for spec in fields))  # noqa: B010
     methods = _make_methods(cls, fields, frozen)
     for name in ("__setattr__", "__delattr__"):
         if name in methods and name in cls.__dict__:
@@ -254,8 +256,8 @@ def _build(cls: type, frozen: bool, slots: bool) -> type:
     if not frozen and not explicit_hash:
         cls.__hash__ = None  # type: ignore[assignment]  # mutable and compared by value, as dataclasses
     if slots and frozen:
-        cls.__getstate__ = _getstate  # type: ignore[attr-defined]
-        cls.__setstate__ = _setstate  # type: ignore[attr-defined]
+        setattr(cls, "__getstate__", _getstate)  # noqa: B010
+        setattr(cls, "__setstate__", _setstate)  # noqa: B010
     return cls
 
 
@@ -293,12 +295,16 @@ def asdict(obj: Any) -> dict[str, Any]:
     """The record's fields as a dict; nested records, lists, tuples and dicts are copied too."""
     if not _is_record(obj):
         raise TypeError(f"asdict() should be called on a record, not {type(obj).__qualname__}")
-    return _copy(obj)
+    return _copy_fields(obj)
+
+
+def _copy_fields(obj: Any) -> dict[str, Any]:
+    return {spec.name: _copy(getattr(obj, spec.name)) for spec in type(obj).__record_fields__}
 
 
 def _copy(value: Any) -> Any:
     if _is_record(value):
-        return {spec.name: _copy(getattr(value, spec.name)) for spec in type(value).__record_fields__}
+        return _copy_fields(value)
     if isinstance(value, list | tuple):
         return type(value)(_copy(item) for item in value)
     if isinstance(value, dict):

@@ -60,11 +60,6 @@ class Round:
             return "banker"
         return "tie"
 
-    @property
-    def natural(self) -> bool:
-        """Either hand's first two cards total 8 or 9."""
-        return hand_score(self.player[:2]) >= 8 or hand_score(self.banker[:2]) >= 8
-
     def player_pair(self) -> bool:
         """The Player's first two cards have the same rank."""
         return self.player[0].rank == self.player[1].rank

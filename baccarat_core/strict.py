@@ -41,6 +41,14 @@ MAX_TABLE_MAXIMUM = 1_000_000
 MAX_PORTS = 64
 #: Most indicators on a bomb, lit and unlit together.
 MAX_INDICATORS = 32
+#: Most port plates on a bomb (empty ones included).
+MAX_PLATES = 64
+#: Most battery holders on a bomb.
+MAX_BATTERY_HOLDERS = 32
+#: Largest ``[edgework] seed`` (TOML's largest whole number).
+MAX_SEED = 2**63 - 1
+#: Most games a saved game may count since the first start.
+MAX_GAMES = 1_000_000_000
 #: Longest command id (a string) echoed in a reply.
 MAX_ID_LENGTH = 64
 #: Largest command id (a whole number): JSON's safe integers.
@@ -168,25 +176,20 @@ def check_bool(value: object, what: str) -> bool:
     return value
 
 
-def check_text(value: object, what: str, *, max_length: int) -> str:
-    """``value`` if it is a string of at most ``max_length`` characters."""
-    if not isinstance(value, str):
-        raise InputError(f"{what} {show_value(value)} is not a string")
-    if len(value) > max_length:
-        raise InputError(f"{what} {show_value(value)} is longer than {max_length} characters")
+def _whole_dollars(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{name} {show_value(value)} is not a whole number of dollars")
     return value
 
 
 def check_limits(minimum: object, maximum: object) -> TableLimits:
     """Table limits from outside: whole dollars, a manual minimum, a maximum up to :data:`MAX_TABLE_MAXIMUM`."""
-    for name, value in (("minimum", minimum), ("maximum", maximum)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise InputError(f"{name} {show_value(value)} is not a whole number of dollars")
-    if maximum > MAX_TABLE_MAXIMUM:  # type: ignore[operator]
+    low, high = _whole_dollars(minimum, "minimum"), _whole_dollars(maximum, "maximum")
+    if high > MAX_TABLE_MAXIMUM:
         raise InputError(
-            f"maximum {show_value(maximum)} is above the largest the prop shows ({format_dollars(MAX_TABLE_MAXIMUM)})"
+            f"maximum {show_value(high)} is above the largest the prop shows ({format_dollars(MAX_TABLE_MAXIMUM)})"
         )
-    return TableLimits(minimum, maximum)  # type: ignore[arg-type]
+    return TableLimits(low, high)
 
 
 def check_request_id(value: object) -> str | int | None:
@@ -201,7 +204,9 @@ def check_request_id(value: object) -> str | int | None:
     )
 
 
-def check_keys(data: object, what: str, *, required: frozenset[str], optional: frozenset[str] = frozenset()) -> dict:
+def check_keys(
+    data: object, what: str, *, required: frozenset[str], optional: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     """``data`` if it is an object with all of ``required`` and nothing beyond ``optional``."""
     if not isinstance(data, dict):
         raise InputError(f"{what} {show_value(data)} is not an object")

@@ -3,7 +3,7 @@
 The only module that reads the config *and* builds things from it: the
 devices get plain wiring values, the daemon gets a module, a board and
 screens, and the room services (saved state, control socket, MQTT, Room 2.0)
-attach to the daemon as listeners and command sources.
+attach to the daemon's hooks and send it commands.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from gpiozero.pins import Factory
 
 from baccarat_core import BaccaratModule
 
+from . import sdnotify, storage
 from .config import Config
 from .daemon import Daemon
 from .devices.board import PropBoard, named_pin_factory
@@ -42,10 +43,14 @@ if TYPE_CHECKING:
 log = logging.getLogger("baccarat")
 
 
+#: A log line as the journal receives it (the journal adds its own time stamps).
+JOURNAL_FORMAT = "%(levelname)s %(name)s: %(message)s"
+
+
 def setup_logging(level: str = "INFO") -> None:
     """Log lines to stderr; under systemd the journal adds its own time stamps."""
     under_journal = bool(os.environ.get("JOURNAL_STREAM"))
-    fmt = "%(levelname)s %(name)s: %(message)s" if under_journal else "%(asctime)s %(levelname)s %(name)s: %(message)s"
+    fmt = JOURNAL_FORMAT if under_journal else f"%(asctime)s {JOURNAL_FORMAT}"
     logging.basicConfig(level=getattr(logging, level.upper(), logging.INFO), format=fmt, stream=sys.stderr)
 
 
@@ -90,8 +95,8 @@ def build_daemon(
     lgpio, RPi.GPIO, ...); tests and the simulator pass a ``MockFactory``.
     ``module`` is a restored game, or ``restore`` returns one (or None) once the board and the
     displays are open, so that a start refused there says nothing about the game; without
-    either a fresh one starts. ``clock`` is what the debounce filters read (tests drive bounce
-    with their own).
+    either a fresh one starts. ``clock`` is what the debounce filters and the hold timer read
+    (tests drive bounce and holds with their own).
     """
     rng = rng if rng is not None else random.Random()
     board = build_board(config, pin_factory=pin_factory, clock=clock)
@@ -107,7 +112,9 @@ def build_daemon(
             screen.close()
         raise
     if module is None:
-        module = BaccaratModule(config.edgework, config.limits, rng=rng, first_color=config.first_color)
+        module = BaccaratModule(
+            config.edgework, config.limits, rng=rng, first_color=config.first_color, bombs=config.bombs
+        )
     return Daemon(
         module,
         board,
@@ -132,7 +139,7 @@ def attach_services(
 ) -> list[Callable[[], None]]:
     """Start the room services the config asks for; returns their stop functions, last first.
 
-    Call before the daemon's game thread starts, so that the listeners see the
+    Call before the daemon's game thread starts, so that the hooks see the
     first events. Everything is optional: with no ``[mqtt]`` section the prop
     runs standalone; the web console is on in the simulator (``simulate``, where
     ``pin_driver`` gives the page its front panel) and on a Pi once ``[web]`` is set;
@@ -144,10 +151,10 @@ def attach_services(
     path = saved_state.state_path(config)
     if path is not None:
         keeper = saved_state.StateKeeper(path, config, background=True)
-        daemon.listeners.append(keeper)
-        daemon.settled_listeners.append(keeper.settled)
+        daemon.on_handled.append(keeper)
         closers.append(keeper.close)
         log.info("game state is saved to %s", path)
+        storage.warn_if_volatile(path)  # tmpfs, or Raspberry Pi OS's overlay file system: lost at a power cut
     try:
         _start_sound(daemon, config, closers, simulate=simulate, pin_factory=pin_factory)
         _start_control(commands, config, closers)
@@ -155,12 +162,14 @@ def attach_services(
             from .room.mqtt import MqttService
 
             service = MqttService(daemon, commands, config.mqtt)
-            if config.mqtt.home_assistant:
-                from .room.home_assistant import HomeAssistantService
+            from .room.home_assistant import HomeAssistantService
 
-                home = HomeAssistantService(service, prefix=config.mqtt.home_assistant_prefix)
-                home.start()
-                closers.append(home.stop)
+            # Off, it only clears a discovery message an earlier config left (Home Assistant drops the device).
+            home = HomeAssistantService(
+                service, prefix=config.mqtt.home_assistant_prefix, enabled=config.mqtt.home_assistant
+            )
+            home.start()
+            closers.append(home.stop)
             service.start()
             closers.append(service.stop)
             if config.mqtt.room:
@@ -185,8 +194,8 @@ def _start_sound(
     from .sound import SoundListener, make_player
 
     player = make_player(config.sound, pin_factory=pin_factory, simulate=simulate)
-    sound = SoundListener(player, card_seconds=daemon.card_seconds, result_seconds=daemon.result_seconds)
-    daemon.shown_listeners.append(sound.on_shown)
+    sound = SoundListener(player, card_seconds=daemon.card_seconds)
+    daemon.on_shown.append(sound.on_shown)
     closers.append(sound.close)  # after the daemon stopped: no cue on a dark prop
     log.info("sound: %s", config.sound.output)
 
@@ -207,13 +216,13 @@ def _start_web(
     settings = parse_web_section(config.web_table, simulate=simulate)
     if not settings.enabled:
         return
-    from .web.attach import announce, attach_web
+    from .web.attach import CONSOLE_LINE, announce, attach_web
 
     service = attach_web(daemon, commands, settings, pin_driver=pin_driver)
     if service is None:
         return
     closers.append(service.stop)
-    log.info("web console at %s", service.url)
+    log.info("web console at %s", service.url, extra=CONSOLE_LINE)  # the simulator keeps it on screen
     if simulate:
         announce(service.url)
 
@@ -237,7 +246,7 @@ def _start_control(commands: GameMaster, config: Config, closers: list[Callable[
 
 
 def resume_collection(events: list[Event], module: BaccaratModule) -> None:
-    """A settled listener for a process that turned Python's cyclic garbage collector off for
+    """An ``on_settled`` hook for a process that turned Python's cyclic garbage collector off for
     its start-up (``baccarat run``): at the first settled call, right after "ready", freeze
     what start-up made (``gc.freeze``: later collections never scan it again) and turn the
     collector back on. Later calls do nothing.
@@ -259,11 +268,14 @@ def close_daemon(daemon: Daemon) -> None:
 
 def run_forever(daemon: Daemon, closers: list[Callable[[], None]] | None = None) -> int:
     """Run until SIGTERM or SIGINT; lights and displays end off. Returns the exit status."""
+    notifier = sdnotify.attach(daemon)  # READY, the watchdog's pings and STOPPING under systemd
 
     def stop(signum: int, frame: FrameType | None) -> None:
         # The handler runs on this thread, which may be inside the game queue's lock:
         # hand the stop to another thread instead of taking that lock here.
         log.info("signal %s received", signal.Signals(signum).name)
+        if notifier is not None:
+            notifier.stopping()
         threading.Thread(target=daemon.stop, name="baccarat-stop", daemon=True).start()
 
     signal.signal(signal.SIGTERM, stop)
@@ -302,4 +314,6 @@ def run_forever(daemon: Daemon, closers: list[Callable[[], None]] | None = None)
     for close in closers or []:
         close()
     close_daemon(daemon)
+    if notifier is not None:
+        notifier.close()
     return 0

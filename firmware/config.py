@@ -10,26 +10,27 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from baccarat_core import BaccaratError, Edgework, TableLimits, strict
+from baccarat_core import events as ev
+from baccarat_core.bomb import RandomBombs
 from baccarat_core.deck import COLORS
 from baccarat_core.limits import MINIMUMS
 from baccarat_core.numbers import format_dollars, show_value
 from baccarat_core.records import record
-from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
+from baccarat_core.strict import MAX_SEED, MAX_SOLVED, MAX_TABLE_MAXIMUM
 
 from .devices.header import BCM_TO_PHYSICAL, I2C1_PINS, I2S_PINS, RESERVED_PINS, SPI_BUS_PINS
-from .devices.wiring import DRIVERS, INPUT_NAMES, DeckLightWiring, DisplaySpec, InputWiring, StatusLightWiring
+from .devices.wiring import DRIVERS, INPUT_NAMES, ROLES, DeckLightWiring, DisplaySpec, InputWiring, StatusLightWiring
 from .errors import ConfigError
-from .sound.settings import SoundConfigError, SoundSettings, parse_sound_section
+from .sound.settings import DEFAULT_BUZZER_PIN, OUTPUTS, SoundSettings
 
 DEFAULT_CONFIG = Path(__file__).with_name("default-config.toml")
-
-ROLES: tuple[str, ...] = ("placard", "table", "bets")
 
 #: Largest config file read (the reference config is about 6 KB).
 MAX_CONFIG_BYTES = 256 * 1024
@@ -43,6 +44,15 @@ MAX_SOCKET_PATH = 107
 
 #: Largest ``[mqtt] queue_limit``.
 MAX_QUEUE_LIMIT = 100_000
+
+#: Game events a config can act on, by their event names: ``[mqtt.room_requests]``.
+TRIGGER_EVENTS: tuple[str, ...] = (ev.Solved.kind, ev.Strike.kind, ev.ModuleReset.kind, ev.DealStarted.kind)
+#: A Room 2.0 request another prop or the room's controller acts on: ``REQU <prop> -> <command>``
+#: (a prop name may hold spaces) or ``PROG <program>``.
+ROOM_REQUEST = re.compile(r"REQU \S(?:.*\S)? -> \S(?:.*\S)?|PROG \S(?:.*\S)?")
+#: Longest Room 2.0 request, and most requests on one event.
+MAX_ROOM_REQUEST = 200
+MAX_ROOM_REQUESTS = 16
 
 #: Keys whose values never appear in a message.
 SECRET_KEYS = frozenset({"password", "controller_token"})
@@ -86,13 +96,19 @@ class MqttConfig:
     reconnect_max_seconds: float = 30.0
     home_assistant: bool = False
     home_assistant_prefix: str = "homeassistant"
+    #: Room 2.0 outbox requests per game event, in config order: ``(("solved", ("REQU ...",)), ...)``.
+    room_requests: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @record
 class Config:
-    """A whole, validated config file."""
+    """A whole, validated config file.
 
-    edgework: Edgework
+    ``edgework`` is the fixed edgework, or None with ``[edgework] mode = "random"``, where
+    ``bombs`` draws each game's bomb instead.
+    """
+
+    edgework: Edgework | None
     limits: TableLimits | None
     first_color: str | None
     inputs: InputWiring
@@ -108,31 +124,48 @@ class Config:
     web_table: dict[str, Any] | None = None
     sound: SoundSettings = SoundSettings()
     source: str = "<defaults>"
+    bombs: RandomBombs | None = None
 
 
 # -- reading -------------------------------------------------------------------
 
 
-class _Section:
-    """Typed access to one table of the file, reporting problems by key."""
+class Section:
+    """One table of the file, read key by key: the section validator of the config loader,
+    ``[web]`` (:mod:`firmware.web.settings`) and ``[sound]`` alike.
 
-    def __init__(self, name: str, data: Any) -> None:
+    Each value's type (and ``check``) is tested as it is read; every problem is one
+    :class:`ConfigError` (or ``error``, a subclass) naming the table, the key and the
+    value, never a secret's. :meth:`finish` then refuses any key nobody asked for.
+
+    >>> timing = Section("timing", {"card_seconds": 0.5, "speed": 2})
+    >>> timing.get("card_seconds", float, 0.6, check=within(0, 60))
+    0.5
+    >>> timing.finish()
+    Traceback (most recent call last):
+    ...
+    firmware.errors.ConfigError: [timing] speed: unknown key
+    >>> Section("sound", {"pin": 40}).gpio("pin")
+    Traceback (most recent call last):
+    ...
+    firmware.errors.ConfigError: [sound] pin = 40: not a GPIO on the 40-pin header (BCM numbers 0-27)
+    """
+
+    def __init__(self, name: str, data: Any, *, error: type[ConfigError] = ConfigError) -> None:
         if not isinstance(data, dict):
-            raise ConfigError(f"[{name}] must be a table, not {data!r}")
+            raise error(f"[{name}] must be a table, not {show_setting(data)}")
         self.name = name
         self.data = data
+        self.error = error
         self.used: set[str] = set()
 
     def fail(self, key: str, problem: str) -> ConfigError:
-        """The error for ``key``, naming its value (never a secret's)."""
+        """The error for ``key``, naming its value (a secret's never: only its key)."""
         value = self.data.get(key)
         if key in SECRET_KEYS:
-            shown = "(hidden)"
-        elif key == "address" and type(value) is int:
-            shown = f"0x{value:02X}"
-        else:
-            shown = _show(value)
-        return ConfigError(f"[{self.name}] {key} = {shown}: {problem}")
+            return self.error(f"[{self.name}] {key}: {problem}")
+        shown = f"0x{value:02X}" if key == "address" and type(value) is int else show_setting(value)
+        return self.error(f"[{self.name}] {key} = {shown}: {problem}")
 
     def get(
         self,
@@ -146,7 +179,7 @@ class _Section:
         self.used.add(key)
         if key not in self.data:
             if default is ...:
-                raise ConfigError(f"[{self.name}] {key} is missing")
+                raise self.error(f"[{self.name}] {key} is missing")
             return default
         value = self.data[key]
         kinds = kind if isinstance(kind, tuple) else (kind,)
@@ -173,24 +206,41 @@ class _Section:
                 raise self.fail(key, problem)
         return value
 
-    def gpio(self, key: str, default: Any = ...) -> int:
-        """A BCM GPIO number on the 40-pin header."""
-        return self.get(key, int, default, check=_gpio_problem)
+    @overload
+    def gpio(self, key: str, default: int = ...) -> int: ...
+    @overload
+    def gpio(self, key: str, default: None) -> int | None: ...
+
+    def gpio(self, key: str, default: Any = ...) -> int | None:
+        """A BCM GPIO number on the 40-pin header (``default`` when absent, None included; the one
+        GPIO rule: :func:`gpio_problem`)."""
+        pin: int | None = self.get(key, int, default, check=gpio_problem)
+        return pin
+
+    def value(self, key: str, default: Any = None) -> Any:
+        """The raw value of ``key`` (``default`` when absent), for a caller that checks it itself."""
+        self.used.add(key)
+        return self.data.get(key, default)
 
     def finish(self) -> None:
         """Refuse any key nobody asked for."""
         for key in self.data:
             if key not in self.used:
-                raise ConfigError(f"[{self.name}] {key}: unknown key")
+                raise self.error(f"[{self.name}] {key}: unknown key")
 
 
-def _show(value: Any) -> str:
+def show_setting(value: Any) -> str:
+    """A config value as a message quotes it, as TOML spells it: ``true``, ``nan``, ``"hw:1, 0"``, ``40``."""
     if isinstance(value, bool):
         return str(value).lower()
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # nan, inf, -inf: TOML's spelling (JSON's would be NaN, Infinity)
     return show_value(value, 60)
 
 
-def _gpio_problem(value: int) -> str | None:
+def gpio_problem(value: int) -> str | None:
+    """Why ``value`` cannot be a part's GPIO, or None: a BCM number on the 40-pin header, not the
+    HAT EEPROM bus (GPIO0/1)."""
     if value not in BCM_TO_PHYSICAL:
         return "not a GPIO on the 40-pin header (BCM numbers 0-27)"
     if value in (0, 1):
@@ -198,15 +248,12 @@ def _gpio_problem(value: int) -> str | None:
     return None
 
 
-def _non_negative(value: float) -> str | None:
-    return "must not be negative" if value < 0 else None
+def port_problem(value: int) -> str | None:
+    """Why ``value`` cannot be a TCP port, or None."""
+    return None if 1 <= value <= 65535 else "must be 1-65535"
 
 
-def _positive(value: float) -> str | None:
-    return "must be above zero" if value <= 0 else None
-
-
-def _within(low: float, high: float, *, above: bool = False) -> Callable[[float], str | None]:
+def within(low: float, high: float, *, above: bool = False) -> Callable[[float], str | None]:
     """A check for ``low <= value <= high`` (``low < value`` with ``above``)."""
 
     def check(value: float) -> str | None:
@@ -218,7 +265,25 @@ def _within(low: float, high: float, *, above: bool = False) -> Callable[[float]
 
 
 def _seconds(*, above: bool) -> Callable[[float], str | None]:
-    return _within(0, MAX_SECONDS, above=above)
+    return within(0, MAX_SECONDS, above=above)
+
+
+#: Each ``[timing]`` key's check (the file's, and the command line's overrides': :func:`timing_problem`).
+TIMING_CHECKS: dict[str, Callable[[float], str | None]] = {
+    "hold_seconds": _seconds(above=True),
+    "debounce_seconds": _seconds(above=False),
+    "strike_flash_seconds": _seconds(above=True),
+    "card_seconds": _seconds(above=False),
+    "result_seconds": _seconds(above=False),
+}
+
+
+def timing_problem(key: str, value: float) -> str | None:
+    """What is wrong with ``value`` as ``[timing] key`` (None: nothing), as the file is checked:
+    a command-line flag that overrides a duration goes through the same check."""
+    if not math.isfinite(value):
+        return "must be a finite number"
+    return TIMING_CHECKS[key](value)
 
 
 def socket_path_problem(path: str) -> str | None:
@@ -286,10 +351,10 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         if key not in known:
             raise ConfigError(f"[{key}]: unknown section")
 
-    edgework = _edgework(_Section("edgework", data.get("edgework", {})))
-    limits = _limits(_Section("limits", data.get("limits", {})))
+    edgework, bombs = _edgework(Section("edgework", data.get("edgework", {})))
+    limits = _limits(Section("limits", data.get("limits", {})))
 
-    deck = _Section("deck", data.get("deck", {}))
+    deck = Section("deck", data.get("deck", {}))
     first = deck.get(
         "first_color",
         str,
@@ -298,16 +363,16 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
     )
     deck.finish()
 
-    inputs = _Section("inputs", data.get("inputs", {}))
+    inputs = Section("inputs", data.get("inputs", {}))
     pins = {name: inputs.gpio(name) for name in INPUT_NAMES}
     inputs_cfg = InputWiring(pins, inputs.get("pull_up", bool, True), inputs.get("deal_active_high", bool, False))
     inputs.finish()
 
-    status = _Section("status_light", data.get("status_light", {}))
+    status = Section("status_light", data.get("status_light", {}))
     status_cfg = StatusLightWiring(status.gpio("red"), status.gpio("green"), status.get("active_high", bool, True))
     status.finish()
 
-    light = _Section("deck_light", data.get("deck_light", {}))
+    light = Section("deck_light", data.get("deck_light", {}))
     light_cfg = DeckLightWiring(
         light.gpio("red"),
         light.gpio("green"),
@@ -317,13 +382,15 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
     )
     light.finish()
 
-    timing = _Section("timing", data.get("timing", {}))
+    timing = Section("timing", data.get("timing", {}))
     timing_cfg = TimingConfig(
-        hold_seconds=float(timing.get("hold_seconds", float, 0.5, check=_seconds(above=True))),
-        debounce_seconds=float(timing.get("debounce_seconds", float, 0.02, check=_seconds(above=False))),
-        strike_flash_seconds=float(timing.get("strike_flash_seconds", float, 1.0, check=_seconds(above=True))),
-        card_seconds=float(timing.get("card_seconds", float, 0.6, check=_seconds(above=False))),
-        result_seconds=float(timing.get("result_seconds", float, 1.5, check=_seconds(above=False))),
+        hold_seconds=float(timing.get("hold_seconds", float, 0.5, check=TIMING_CHECKS["hold_seconds"])),
+        debounce_seconds=float(timing.get("debounce_seconds", float, 0.02, check=TIMING_CHECKS["debounce_seconds"])),
+        strike_flash_seconds=float(
+            timing.get("strike_flash_seconds", float, 1.0, check=TIMING_CHECKS["strike_flash_seconds"])
+        ),
+        card_seconds=float(timing.get("card_seconds", float, 0.6, check=TIMING_CHECKS["card_seconds"])),
+        result_seconds=float(timing.get("result_seconds", float, 1.5, check=TIMING_CHECKS["result_seconds"])),
     )
     timing.finish()
     if timing_cfg.debounce_seconds >= timing_cfg.hold_seconds:
@@ -335,7 +402,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
     raw_displays = data.get("displays", [])
     if not isinstance(raw_displays, list):
         raise ConfigError(f"[[displays]] must be a list of tables, not {raw_displays!r}")
-    displays = tuple(_display(_Section(f"displays.{i}", d)) for i, d in enumerate(raw_displays))
+    displays = tuple(_display(Section(f"displays.{i}", d)) for i, d in enumerate(raw_displays))
     roles = [d.role for d in displays]
     for role in ROLES:
         if roles.count(role) > 1:
@@ -352,18 +419,15 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         if spi_spots.count(spot) > 1:
             raise ConfigError(f"[displays] device = {spot[1]}: two displays on SPI{spot[0]} CE{spot[1]}")
 
-    mqtt = _mqtt(_Section("mqtt", data["mqtt"])) if "mqtt" in data else None
+    mqtt = _mqtt(Section("mqtt", data["mqtt"])) if "mqtt" in data else None
 
-    state = _Section("state", data.get("state", {}))
+    state = Section("state", data.get("state", {}))
     state_file = state.get("file", str, None)
     state.finish()
-    control = _Section("control", data.get("control", {}))
+    control = Section("control", data.get("control", {}))
     control_socket = control.get("socket", str, None, check=socket_path_problem)
     control.finish()
-    try:
-        sound = parse_sound_section(data.get("sound", {}))
-    except SoundConfigError as error:
-        raise ConfigError(str(error)) from None
+    sound = parse_sound_section(data.get("sound", {}))
     web_table = data.get("web")
     if web_table is not None:
         from .web.settings import parse_web_section
@@ -385,6 +449,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         web_table,
         sound,
         source,
+        bombs=bombs,
     )
     problems = pin_problems(config) if check_pins else []
     if problems:
@@ -392,23 +457,110 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
     return config
 
 
-def _edgework(section: _Section) -> Edgework:
+def parse_sound_section(data: Any) -> SoundSettings:
+    """The ``[sound]`` table (as ``tomllib`` reads it; absent keys take the defaults).
+
+    The pin is checked to be a GPIO on the header here; that no other part uses it
+    is the one pin check (:func:`pin_problems`, through :attr:`SoundSettings.pins`).
+    """
+    section = Section("sound", data)
+    output = section.get(
+        "output", str, "none", check=lambda v: None if v in OUTPUTS else 'must be "none", "alsa" or "buzzer"'
+    )
+    device = section.get(
+        "device",
+        str,
+        "default",
+        check=lambda v: (
+            None
+            if v and not any(c.isspace() or not c.isprintable() for c in v)
+            else 'must be an ALSA device name without spaces, such as "default" or "hw:1,0"'
+        ),
+    )
+    pin = section.gpio("pin", DEFAULT_BUZZER_PIN)
+    volume = section.get(
+        "volume", float, 0.8, check=lambda v: None if 0 <= v <= 1 else "must be from 0.0 (silent) to 1.0 (full)"
+    )
+    i2s = section.get("i2s", bool, False)
+    section.finish()
+    if i2s and output != "alsa":
+        raise section.fail("i2s", 'is for output = "alsa" (an I2S amplifier is an ALSA sound card)')
+    return SoundSettings(output, device, pin, float(volume), i2s)
+
+
+#: ``[edgework]`` keys that describe a fixed bomb (a random one draws its own).
+_FIXED_EDGEWORK_KEYS = ("serial", "ports", "lit", "unlit", "batteries", "plates")
+
+
+def _edgework(section: Section) -> tuple[Edgework | None, RandomBombs | None]:
+    """The fixed edgework (and None), or None and the random bombs (``mode = "random"``)."""
+    mode = section.get(
+        "mode", str, "fixed", check=lambda v: None if v in ("fixed", "random") else "must be fixed or random"
+    )
+    solved = section.get("solved", int, 0, check=within(0, MAX_SOLVED))
+    if mode == "random":
+        for key in _FIXED_EDGEWORK_KEYS:
+            if key in section.data:
+                raise section.fail(key, 'is only read with mode = "fixed" (a random bomb draws its own)')
+        seed = section.get(
+            "seed", int, None, check=lambda v: None if 0 <= v <= MAX_SEED else f"must be from 0 to {MAX_SEED}"
+        )
+        section.finish()
+        return None, RandomBombs(seed, solved)
+    if "seed" in section.data:
+        raise section.fail("seed", 'is only read with mode = "random"')
     serial = section.get("serial", str)
     lists = {}
-    for key in ("ports", "lit", "unlit"):
+    for key in ("ports", "lit", "unlit", "batteries"):
         value = section.get(key, list, [])
         if not all(isinstance(v, str) for v in value):
             raise section.fail(key, "must be a list of names in quotes")
         lists[key] = tuple(value)
-    solved = section.get("solved", int, 0, check=_within(0, MAX_SOLVED))
+    plates = section.get("plates", list, None)
+    if plates is not None and not all(isinstance(p, list) and all(isinstance(v, str) for v in p) for p in plates):
+        raise section.fail("plates", 'must be a list of port plates, each a list of names: [["Parallel"], []]')
     section.finish()
     try:
-        return Edgework(serial, lists["ports"], lists["lit"], lists["unlit"], solved)
+        edgework = Edgework(
+            serial,
+            lists["ports"],
+            lists["lit"],
+            lists["unlit"],
+            solved,
+            lists["batteries"],
+            None if plates is None else tuple(tuple(p) for p in plates),
+        )
     except BaccaratError as error:
-        raise ConfigError(f"[edgework] {error}") from None
+        # The rules name the value at fault; the message names the key that holds it too:
+        # the first that makes the edgework fail when the keys are added one by one.
+        given: dict[str, Any] = {
+            **lists,
+            "solved": solved,
+            "plates": None if plates is None else tuple(tuple(p) for p in plates),
+        }
+        keys = ("serial", "ports", "lit", "unlit", "batteries", "plates")
+        key = next(
+            k
+            for n, k in enumerate(keys, 1)
+            if n == len(keys) or _fails(serial, {name: given[name] for name in ("solved", *keys[1:n])})
+        )
+        message = str(error)
+        raise ConfigError(
+            f"[edgework] {message}" if message.startswith(key) else f"[edgework] {key}: {message}"
+        ) from None
+    return edgework, None
 
 
-def _limits(section: _Section) -> TableLimits | None:
+def _fails(serial: str, given: dict[str, Any]) -> bool:
+    """Whether edgework with this serial and these other keys is refused."""
+    try:
+        Edgework(serial, **given)
+    except BaccaratError:
+        return True
+    return False
+
+
+def _limits(section: Section) -> TableLimits | None:
     mode = section.get(
         "mode", str, "random", check=lambda v: None if v in ("random", "fixed") else "must be random or fixed"
     )
@@ -443,7 +595,7 @@ def _limits(section: _Section) -> TableLimits | None:
         raise ConfigError(f"[limits] {error}") from None
 
 
-def _display(section: _Section) -> DisplaySpec:
+def _display(section: Section) -> DisplaySpec:
     role = section.get("role", str, check=lambda v: None if v in ROLES else f"must be one of {', '.join(ROLES)}")
     driver = section.get(
         "driver",
@@ -457,7 +609,7 @@ def _display(section: _Section) -> DisplaySpec:
         "rotate", int, 0, check=lambda v: None if v in (0, 1, 2, 3) else "must be 0, 1, 2 or 3 (quarter turns)"
     )
     if interface == "i2c":
-        port = section.get("port", int, 1, check=_within(0, 255))
+        port = section.get("port", int, 1, check=within(0, 255))
         address = section.get(
             "address",
             int,
@@ -470,20 +622,20 @@ def _display(section: _Section) -> DisplaySpec:
     device = section.get("device", int, 0, check=lambda v: None if v in (0, 1, 2) else "must be 0, 1 or 2")
     dc = section.gpio("dc", 24)
     reset = section.gpio("reset", None)
-    speed = section.get("bus_speed_hz", int, 8_000_000, check=_within(0, 125_000_000, above=True))
+    speed = section.get("bus_speed_hz", int, 8_000_000, check=within(0, 125_000_000, above=True))
     section.finish()
     return DisplaySpec(
         role, driver, interface, width, height, rotate, port=port, device=device, dc=dc, reset=reset, bus_speed_hz=speed
     )
 
 
-def _mqtt(section: _Section) -> MqttConfig:
+def _mqtt(section: Section) -> MqttConfig:
     def text(key: str, default: Any = None) -> Any:
         return section.get(key, str, default)
 
     cfg = MqttConfig(
         host=section.get("host", str, check=lambda v: None if v.strip() else "must not be empty"),
-        port=section.get("port", int, 1883, check=lambda v: None if 1 <= v <= 65535 else "must be 1-65535"),
+        port=section.get("port", int, 1883, check=port_problem),
         client_id=text("client_id", "baccarat"),
         username=text("username"),
         password=text("password"),
@@ -495,22 +647,25 @@ def _mqtt(section: _Section) -> MqttConfig:
         bomb_prefix=text("bomb_prefix", "bomb").rstrip("/"),
         room=text("room"),
         prop=text("prop", "baccarat"),
-        keepalive=section.get("keepalive", int, 30, check=_within(0, 65535, above=True)),
-        queue_limit=section.get("queue_limit", int, 1000, check=_within(0, MAX_QUEUE_LIMIT, above=True)),
+        keepalive=section.get("keepalive", int, 30, check=within(0, 65535, above=True)),
+        queue_limit=section.get("queue_limit", int, 1000, check=within(0, MAX_QUEUE_LIMIT, above=True)),
         reconnect_min_seconds=float(
-            section.get("reconnect_min_seconds", float, 1.0, check=_within(0, 3600, above=True))
+            section.get("reconnect_min_seconds", float, 1.0, check=within(0, 3600, above=True))
         ),
         reconnect_max_seconds=float(
-            section.get("reconnect_max_seconds", float, 30.0, check=_within(0, 3600, above=True))
+            section.get("reconnect_max_seconds", float, 30.0, check=within(0, 3600, above=True))
         ),
         home_assistant=section.get("home_assistant", bool, False),
         home_assistant_prefix=text("home_assistant_prefix", "homeassistant").rstrip("/"),
+        room_requests=_room_requests(section),
     )
     section.finish()
     if cfg.reconnect_max_seconds < cfg.reconnect_min_seconds:
         raise section.fail(
             "reconnect_max_seconds", f"must not be below reconnect_min_seconds ({cfg.reconnect_min_seconds})"
         )
+    if cfg.room_requests and cfg.room is None:
+        raise ConfigError('[mqtt.room_requests] is only read with room set ([mqtt] room = "...")')
     for key in ("cert_file", "key_file", "ca_file"):
         if getattr(cfg, key) and not cfg.tls:
             raise section.fail(key, "is only read with tls = true")
@@ -570,7 +725,38 @@ def _mqtt_value_problem(key: str, value: str) -> str | None:
     return None
 
 
-def _check_tls(section: _Section, cfg: MqttConfig) -> None:
+def _room_requests(mqtt: Section) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``[mqtt.room_requests]``: per event (:data:`TRIGGER_EVENTS`), Room 2.0 requests to send.
+
+    ``solved = ["REQU Relay -> door:open", "PROG audio-final:start"]``: each a ``REQU`` or
+    ``PROG`` line as the Room 2.0 convention writes it, sent on the outbox after the event.
+    """
+    mqtt.used.add("room_requests")
+    table = mqtt.data.get("room_requests", {})
+    if not isinstance(table, dict):
+        raise mqtt.fail("room_requests", 'must be a table: [mqtt.room_requests] with solved = ["REQU ..."]')
+    section = Section("mqtt.room_requests", table)
+    requests = []
+    for event in table:
+        if event not in TRIGGER_EVENTS:
+            raise ConfigError(f"[mqtt.room_requests] {event}: not an event (use {', '.join(TRIGGER_EVENTS)})")
+        lines = section.get(event, list)
+        if len(lines) > MAX_ROOM_REQUESTS:
+            raise section.fail(event, f"at most {MAX_ROOM_REQUESTS} requests on one event")
+        for line in lines:
+            if not isinstance(line, str):
+                raise ConfigError(f"[mqtt.room_requests] {event} = {show_setting(line)}: must be a string in quotes")
+            if len(line) > MAX_ROOM_REQUEST or not ROOM_REQUEST.fullmatch(line) or not line.isprintable():
+                raise ConfigError(
+                    f"[mqtt.room_requests] {event} = {show_setting(line)}: must be "
+                    f'"REQU <prop> -> <command>" or "PROG <program>" (one line, at most {MAX_ROOM_REQUEST} characters)'
+                )
+        requests.append((event, tuple(lines)))
+    section.finish()
+    return tuple(requests)
+
+
+def _check_tls(section: Section, cfg: MqttConfig) -> None:
     """The TLS files exist and load as paho will load them (``check-config`` and ``run`` both ask)."""
     import ssl  # here: loading it costs 15 ms of every start, and only TLS needs it
 
@@ -635,7 +821,8 @@ def pin_uses(config: Config) -> list[PinUse]:
     uses += [PinUse(pin, f"[sound] {key}", "sound") for key, pin in config.sound.pins.items()]
     for d in config.displays:
         if d.interface == "spi":
-            uses.append(PinUse(d.dc, f"[{d.role} display] dc", "display"))
+            if d.dc is not None:  # always, from the loader
+                uses.append(PinUse(d.dc, f"[{d.role} display] dc", "display"))
             if d.reset is not None:
                 uses.append(PinUse(d.reset, f"[{d.role} display] reset", "display"))
     return uses
@@ -658,14 +845,31 @@ def _part_uses(config: Config) -> list[PinUse]:
     return [use for use in pin_uses(config) if use.kind not in ("bus", "reserved")]
 
 
+def describe_edgework(config: Config) -> str:
+    """The ``Edgework:`` line of ``check-config``: the fixed bomb, or how the random ones are drawn."""
+    e = config.edgework
+    if e is None:
+        bombs = config.bombs or RandomBombs()
+        solved = f"; {bombs.solved} solved at the first start" if bombs.solved else ""
+        if bombs.seed is None:
+            return f"Edgework: a new bomb drawn at random for each game (no seed){solved}"
+        return (
+            f"Edgework: a bomb drawn at random for each game, seed {bombs.seed} (game 1 has serial "
+            f"{bombs.bomb(1).serial}; baccarat deck --seed {bombs.seed} prints its deck){solved}"
+        )
+    batteries = f", battery holders {', '.join(e.batteries)}" if e.batteries else ""
+    return (
+        f"Edgework: serial {e.serial}, ports {', '.join(e.ports) or 'none'}, lit {', '.join(e.lit) or 'none'}, "
+        f"unlit {', '.join(e.unlit) or 'none'}{batteries}, {e.solved} solved"
+    )
+
+
 def describe_wiring(config: Config) -> str:
     """The wiring a config describes, as ``check-config`` prints it."""
     lines = [
         f"Config {config.source} is valid.",
         "",
-        f"Edgework: serial {config.edgework.serial}, ports {', '.join(config.edgework.ports) or 'none'}, "
-        f"lit {', '.join(config.edgework.lit) or 'none'}, unlit {', '.join(config.edgework.unlit) or 'none'}, "
-        f"{config.edgework.solved} solved",
+        describe_edgework(config),
         f"Limits: {config.limits.placard() if config.limits else 'random at start'}; "
         f"first deck: {config.first_color or 'random colour'}",
         "",

@@ -1,4 +1,4 @@
-"""The game thread: inputs in, the module's events out to listeners, lights and displays.
+"""The game thread: inputs in, the module's events out to hooks, lights and displays.
 
 One thread owns the game: gpiozero's callbacks only queue inputs, and
 commands from the network or the shell are queued as calls, so the module,
@@ -12,8 +12,28 @@ then; the game master's calls wait for it, except a new solved count, which
 is applied just before the round is finished, so that a replacement deck
 reads the count of the moment it appears.
 
-The daemon knows nothing of MQTT, the socket or the state file: they attach
-as listeners (``listeners``, ``frame_listeners``) and send calls.
+The daemon knows nothing of MQTT, the socket, the web or the state file: they
+attach to its four hooks, each named by the moment it fires (all on the game
+thread, in this order for a batch; see :class:`Daemon`), and send calls.
+
+==================  ===========================  ================================================
+hook                called with                  when
+==================  ===========================  ================================================
+``on_handled``      ``(events, module)``         a batch of events, as the module made it, before
+                                                 any of it is shown (the state file is written
+                                                 here: a deal counts from its gesture)
+``on_shown``        ``(event)``                  each event at the moment it is shown: a card as
+                                                 it turns, the result, the clearing (sound)
+``on_frame``        ``(role, image)``            each picture, as it went to a display
+``on_settled``      ``(events, module)``         the game thread caught up: every input and call
+                                                 queued so far is handled and the displays show
+                                                 it; ``events`` since the last call, maybe none
+                                                 (only frames changed: a card turned). Work for
+                                                 other threads (MQTT, the console) is handed over
+                                                 here, never before a frame
+==================  ===========================  ================================================
+
+A hook that raises is logged and the others still run (:func:`notify`).
 """
 
 from __future__ import annotations
@@ -22,15 +42,16 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 from PIL import Image
 
 from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
-from baccarat_core.inputs import Deal, Input, SetSolved, describe_input
+from baccarat_core.inputs import Input, SetSolved, describe_input
 from baccarat_core.records import field, record
 
 from .devices.board import PropBoard
@@ -40,26 +61,30 @@ from .scene import RoundOnTable, Scene, compose, render_view
 
 log = logging.getLogger("baccarat")
 
-#: ``listener(events, module)``: every batch of events, on the game thread, before it is shown.
-Listener = Callable[[list[ev.Event], BaccaratModule], None]
-#: ``frame_listener(role, image)``: a frame that went to a display.
-FrameListener = Callable[[str, Image.Image], None]
+#: ``hook(events, module)``: :attr:`Daemon.on_handled` and :attr:`Daemon.on_settled`.
+BatchHook = Callable[[list[ev.Event], BaccaratModule], None]
+#: ``hook(event)``: :attr:`Daemon.on_shown`.
+ShownHook = Callable[[ev.Event], None]
+#: ``hook(role, image)``: :attr:`Daemon.on_frame`.
+FrameHook = Callable[[str, Image.Image], None]
 
 #: How often a display that stopped answering is tried again.
 RETRY_SECONDS = 1.0
+
+T = TypeVar("T")
 
 
 @record(frozen=False)
 class _Call:
     fn: Callable[[], Any]
-    future: Future
-    during_round: bool = False  # runs at once even while a round is shown (reads only)
+    future: Future[Any]
+    during_round: bool = False  # runs at once even while a round is shown (reads, or refuses then)
 
 
 @record(frozen=False)
 class _SolvedCount:
     count: int
-    future: Future
+    future: Future[list[ev.Event]]
     only_if_changed: bool = False
 
 
@@ -78,11 +103,54 @@ class _Round:
     solved_counts: list[_SolvedCount] = field(default_factory=list)
 
 
-_STOP = object()
+class _Stop:
+    """What :meth:`Daemon.stop` queues."""
+
+
+_STOP = _Stop()
+
+
+def notify(hooks: Sequence[Callable[..., None]], *args: Any) -> None:
+    """Call each hook with ``args``; one that raises is logged, and the rest still run."""
+    for hook in hooks:
+        try:
+            hook(*args)
+        except Exception:
+            log.exception("hook %r failed", hook)
 
 
 class Daemon:
-    """The prop: a module, a board and screens, run from one thread."""
+    """The prop: a module, a board and screens, run from one thread.
+
+    The reference build on gpiozero's mock pins and luma's ``dummy`` displays (as the
+    simulator and the tests run it), a tap on the Player area, and what was shown:
+
+    >>> import random
+    >>> from firmware.app import build_daemon, close_daemon, mock_pin_factory
+    >>> from firmware.config import load_config
+    >>> from firmware.devices.displays import open_dummy_device
+    >>> from firmware.simulator.pins import ManualClock, PinDriver
+    >>> clock = ManualClock()  # what the debounce filters read: a tap takes no real time
+    >>> daemon = build_daemon(
+    ...     load_config(), pin_factory=mock_pin_factory(), device_factory=open_dummy_device,
+    ...     rng=random.Random(1), clock=clock,
+    ... )
+    >>> shown = []
+    >>> daemon.on_shown.append(lambda event: shown.append(event.describe()))
+    >>> daemon.start()
+    >>> daemon.ready.wait(5)
+    True
+    >>> shown[0]
+    'limits $10 - $10,000 (drawn at random)'
+    >>> PinDriver(daemon.board, clock=clock).tap("player")  # pin edges, debounce, the game's queue
+    >>> daemon.wait_idle()
+    >>> shown[-1], daemon.module.bets()["player"]
+    ('chip $1 on player: stack bottom to top $1 = $1', 1)
+    >>> daemon.screens["bets"].frames_sent  # at the start, and with the chip
+    2
+    >>> daemon.stop()  # lights off, displays blank
+    >>> close_daemon(daemon)
+    """
 
     def __init__(
         self,
@@ -100,25 +168,33 @@ class Daemon:
         self.card_seconds = card_seconds
         self.result_seconds = result_seconds
         self.retry_seconds = retry_seconds
-        self.listeners: list[Listener] = []
-        self.frame_listeners: list[FrameListener] = []
+        #: ``hook(events, module)``: each batch as the module made it, before any of it is shown.
+        self.on_handled: list[BatchHook] = []
         #: ``hook(event)``: each event at the moment it is shown (a card as it turns, the result,
-        #: the clearing after the pause), on the game thread. Sound plays from here.
-        self.shown_listeners: list[Callable[[ev.Event], None]] = []
-        #: ``hook(events, module)``: on the game thread once everything queued so far is handled
-        #: and its frame sent, with every event since the last call (called only if there was a
-        #: batch). Work for other threads (MQTT's JSON and sockets) is handed over here, so that
-        #: it never competes with a frame for the interpreter (benchmarks/README.md).
-        self.settled_listeners: list[Listener] = []
-        self._unsettled: list[ev.Event] | None = None  # events since the last settled call
+        #: the clearing after the pause). Sound plays from here.
+        self.on_shown: list[ShownHook] = []
+        #: ``hook(role, image)``: each picture as it went to a display.
+        self.on_frame: list[FrameHook] = []
+        #: ``hook(events, module)``: once everything queued so far is handled and the displays show
+        #: it, with every event since the last call (none when only frames changed). Work for other
+        #: threads (MQTT's JSON and sockets, the console) is handed over here, so that it never
+        #: competes with a frame for the interpreter (benchmarks/README.md).
+        self.on_settled: list[BatchHook] = []
+        self._unsettled: list[ev.Event] = []  # events since the last settled call
+        self._to_settle = False  # a batch was handled or a frame sent since the last settled call
         self.ready = threading.Event()
-        self._queue: queue.Queue = queue.Queue()
+        self._queue: queue.Queue[Input | _Call | _SolvedCount | _Stop] = queue.Queue()
+        self._ended = False  # the game thread has stopped: calls fail at once (under _end_lock)
+        self._end_lock = threading.Lock()
         self._on_table: RoundOnTable | None = None
         self._round: _Round | None = None
         self._drawn: dict[str, object] = {}
         self._retry_at = float("inf")
         self._identify_until = float("-inf")
         self._thread: threading.Thread | None = None
+        self._beat: Callable[[], None] | None = None
+        self._beat_every = float("inf")
+        self._beat_due = float("inf")
 
     # -- feeding the daemon (any thread) ---------------------------------------------
     def submit(self, action: Input) -> None:
@@ -128,17 +204,17 @@ class Daemon:
             return
         self._queue.put(action)
 
-    def call(self, fn: Callable[[], Any], *, during_round: bool = False) -> Future:
+    def call(self, fn: Callable[[], T], *, during_round: bool = False) -> Future[T]:
         """Run ``fn`` on the game thread; the future holds its result.
 
         While a round is being shown the call waits for its end, unless
         ``during_round`` (for calls that only read).
         """
-        future: Future = Future()
-        self._queue.put(_Call(fn, future, during_round))
+        future: Future[T] = Future()
+        self._enqueue(_Call(fn, future, during_round))
         return future
 
-    def apply(self, produce: Callable[[BaccaratModule], list[ev.Event]]) -> Future:
+    def apply(self, produce: Callable[[BaccaratModule], list[ev.Event]]) -> Future[list[ev.Event]]:
         """Run a command on the module (on the game thread) and show its events."""
 
         def run() -> list[ev.Event]:
@@ -148,16 +224,45 @@ class Daemon:
 
         return self.call(run)
 
-    def set_solved(self, count: int, *, only_if_changed: bool = False) -> Future:
+    def play(self, produce: Callable[[BaccaratModule], list[ev.Event]]) -> Future[list[ev.Event]]:
+        """Run a batch of player inputs on the module (remote play: the ``bet`` command) on the
+        game thread, shown as the same inputs pressed one after the other are: the last hands
+        leave the table, and a deal in the batch is shown card by card on the same schedule.
+
+        While a round is being shown the future fails at once (:class:`PropError`), as pressed
+        inputs are ignored then: a bet is the players' move on the table they see, and played
+        after the round it would land on a table they have not seen.
+        """
+
+        def run() -> list[ev.Event]:
+            if self._round is not None:
+                raise PropError("a round is being dealt: bet again once the table is cleared")
+            self._on_table = None  # as a pressed input: the next input takes the last hands off the table
+            events = produce(self.module)
+            self._handle(events)
+            return events
+
+        return self.call(run, during_round=True)
+
+    def set_solved(self, count: int, *, only_if_changed: bool = False) -> Future[list[ev.Event]]:
         """The bomb's solved count: applied at once, or during a round just before the round
         is finished (so a replacement deck uses it). The future holds the events.
 
         ``only_if_changed`` skips a count equal to the module's (a retained message
         arriving again after a reconnect).
         """
-        future: Future = Future()
-        self._queue.put(_SolvedCount(count, future, only_if_changed))
+        future: Future[list[ev.Event]] = Future()
+        self._enqueue(_SolvedCount(count, future, only_if_changed))
         return future
+
+    def _enqueue(self, item: _Call | _SolvedCount) -> None:
+        """Queue a call for the game thread, or fail it at once if that thread has stopped
+        (its caller must not wait for an answer that cannot come)."""
+        with self._end_lock:
+            if not self._ended:
+                self._queue.put(item)
+                return
+        _fail_stopped(item.future)
 
     # -- running -------------------------------------------------------------------------
     def start(self) -> None:
@@ -178,12 +283,13 @@ class Daemon:
         log.info("ready: inputs armed, displays drawn")
         self.ready.set()
         self._settled()
+        self._heartbeat()
         while True:
             try:
                 item = self._queue.get(timeout=self._timeout())
             except queue.Empty:
                 item = None
-            if item is _STOP:
+            if isinstance(item, _Stop):
                 break
             if item is not None:
                 try:
@@ -194,6 +300,8 @@ class Daemon:
             if self._queue.empty():  # inputs queued behind this one are handled before the next frame
                 self._draw()
                 self._settled()
+            if time.monotonic() >= self._beat_due:
+                self._heartbeat()
         self._shutdown()
 
     def stop(self) -> None:
@@ -201,6 +309,15 @@ class Daemon:
         self._queue.put(_STOP)
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=10)
+
+    def heartbeat(self, seconds: float, beat: Callable[[], None]) -> None:
+        """Call ``beat()`` on the game thread once the prop is ready (after the first frames and
+        the "ready" line), then every ``seconds`` for as long as the game loop comes round: a
+        thread stuck in a display write or a deadlock stops its beats (the service manager's
+        watchdog, :mod:`firmware.sdnotify`). The loop wakes for a beat when nothing else wakes it,
+        once per ``seconds``. Set before :meth:`start`."""
+        self._beat = beat
+        self._beat_every = seconds
 
     def running(self) -> bool:
         """True while the game thread started by :meth:`start` runs."""
@@ -215,7 +332,7 @@ class Daemon:
         """Block until everything queued so far has been handled and shown (tests, tools)."""
         self.call(lambda: None).result(timeout)
 
-    def identify(self, seconds: float = 3.0) -> Future:
+    def identify(self, seconds: float = 3.0) -> Future[dict[str, float]]:
         """Blink both lights and invert every display for ``seconds``, so the game master sees
         which prop this is (runs at once, even during a round)."""
 
@@ -252,6 +369,7 @@ class Daemon:
     # -- internals ------------------------------------------------------------------------
     def _timeout(self) -> float | None:
         due = self._round.steps[0].due if self._round is not None and self._round.steps else float("inf")
+        due = min(due, self._beat_due)
         if self._identify_until != float("-inf"):
             due = min(due, self._identify_until)
         if any(screen.failing for screen in self.screens.values()):
@@ -262,7 +380,7 @@ class Daemon:
             self._retry_at = float("inf")
         return None if due == float("inf") else max(0.0, due - time.monotonic())
 
-    def _dispatch(self, item: object) -> None:
+    def _dispatch(self, item: Input | _Call | _SolvedCount) -> None:
         if isinstance(item, _Call):
             if self._round is not None and not item.during_round:
                 self._round.deferred.append(item)
@@ -277,9 +395,7 @@ class Daemon:
             log.debug("ignored %s: it came during the deal", describe_input(item))
         else:
             self._on_table = None  # the next input takes the last hands off the table
-            action: Input = item  # type: ignore[assignment]
-            events = self.module.deal(finish=False) if isinstance(action, Deal) else self.module.handle(action)
-            self._handle(events)
+            self._handle(self.module.handle(item))  # a deal stops at its result: _finish_round ends it
 
     def _run_call(self, call: _Call) -> None:
         if not call.future.set_running_or_notify_cancel():
@@ -305,16 +421,11 @@ class Daemon:
         self._run_call(_Call(run, item.future))
 
     def _handle(self, events: list[ev.Event]) -> None:
-        """Hand a batch to the listeners (the state is saved before it is shown), then show it:
-        at once, or, for a deal, card by card on a schedule."""
-        if self._unsettled is None:
-            self._unsettled = []
+        """Hand a batch to the ``on_handled`` hooks (the state is saved before it is shown), then
+        show it: at once, or, for a deal, card by card on a schedule."""
         self._unsettled.extend(events)
-        for listener in self.listeners:
-            try:
-                listener(events, self.module)
-            except Exception:
-                log.exception("listener %r failed", listener)
+        self._to_settle = True  # a batch, even an empty one
+        notify(self.on_handled, events, self.module)
         cards = [e for e in events if isinstance(e, ev.CardDealt)]
         if not cards:
             for event in events:
@@ -326,7 +437,7 @@ class Daemon:
             self._present(event)
         self._on_table = RoundOnTable(tuple(cards))
         now = time.monotonic()
-        steps = [_Step(now + i * self.card_seconds, lambda card=card: self._turn(card)) for i, card in enumerate(cards)]
+        steps = [_Step(now + i * self.card_seconds, partial(self._turn, card)) for i, card in enumerate(cards)]
         result_at = now + len(cards) * self.card_seconds
         steps.append(_Step(result_at, lambda: self._show_result(events[last + 1 :])))
         steps.append(_Step(result_at + self.result_seconds, self._finish_round))
@@ -368,11 +479,7 @@ class Daemon:
             self._dispatch(call)
 
     def _present(self, event: ev.Event) -> None:
-        for hook in self.shown_listeners:
-            try:
-                hook(event)
-            except Exception:
-                log.exception("shown listener %r failed", hook)
+        notify(self.on_shown, event)
         log.info("%s", event.describe())
         if isinstance(event, ev.DeckAppeared):
             self.board.deck_light.show(event.color)
@@ -404,38 +511,54 @@ class Daemon:
             image = render_view(role, view, screen.size, screen.mode, inverted=scene.inverted)
             self._drawn[role] = (view, scene.inverted)
             if screen.show(image):
-                for listener in self.frame_listeners:
-                    try:
-                        listener(role, image)
-                    except Exception:
-                        log.exception("frame listener %r failed", listener)
+                self._to_settle = True
+                notify(self.on_frame, role, image)
         self._retry_at = float("inf")  # still failing: the next wait schedules another try
 
-    def _settled(self) -> None:
-        events, self._unsettled = self._unsettled, None
-        if events is None:
+    def _heartbeat(self) -> None:
+        if self._beat is None:
             return
-        for hook in self.settled_listeners:
-            try:
-                hook(events, self.module)
-            except Exception:
-                log.exception("settled listener %r failed", hook)
+        self._beat_due = time.monotonic() + self._beat_every
+        try:
+            self._beat()
+        except Exception:
+            log.exception("heartbeat %r failed", self._beat)
+
+    def _settled(self) -> None:
+        if not self._to_settle:
+            return
+        events, self._unsettled, self._to_settle = self._unsettled, [], False
+        notify(self.on_settled, events, self.module)
 
     def _shutdown(self) -> None:
         self._settled()  # what the last inputs did reaches the services before they stop
         log.info("stopping: lights off, displays blank")
         waiting = self._round
         self._round = None
-        if waiting is not None:  # the round's result is saved; the next start finishes it
-            for item in [*waiting.deferred, *waiting.solved_counts]:
-                if not item.future.done():
-                    item.future.set_exception(PropError("the prop stopped before the command ran"))
+        with self._end_lock:
+            self._ended = True
+        left: list[object] = [] if waiting is None else [*waiting.deferred, *waiting.solved_counts]
+        while True:  # and what was queued behind the stop
+            try:
+                left.append(self._queue.get_nowait())
+            except queue.Empty:
+                break
+        # The round's result is saved (the next start finishes it); the calls that waited for
+        # its end, or came after the stop, fail now rather than leave their callers waiting.
+        for item in left:
+            if isinstance(item, _Call | _SolvedCount):
+                _fail_stopped(item.future)
         try:
             self.board.lights_off()
         except Exception:
             log.exception("lights did not turn off")
         for screen in self.screens.values():
             screen.off()
+
+
+def _fail_stopped(future: Future[Any]) -> None:
+    if not future.done() and future.set_running_or_notify_cancel():
+        future.set_exception(PropError("the prop stopped before the command ran"))
 
 
 def _summary(module: BaccaratModule) -> str:

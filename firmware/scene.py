@@ -18,9 +18,8 @@ from baccarat_core.numbers import format_cents
 from baccarat_core.records import record, replace
 from baccarat_core.rounds import AREAS
 
+from .devices.wiring import ROLES
 from .render import BetsView, TableView, render_bets, render_placard, render_table
-
-ROLES: tuple[str, ...] = ("placard", "table", "bets")
 
 _WINNERS = {"player": "PLAYER WINS", "banker": "BANKER WINS", "tie": "TIE"}
 
@@ -57,7 +56,8 @@ class Scene:
         """The view of ``role`` (``placard``, ``table`` or ``bets``)."""
         if role not in ROLES:
             raise KeyError(f"no display role {role!r}")
-        return getattr(self, role)
+        view: TableLimits | TableView | BetsView = getattr(self, role)
+        return view
 
 
 def result_text(result: ev.RoundPlayed) -> str:

@@ -25,6 +25,7 @@ from baccarat_core.inputs import Arrow, Deal, Press  # noqa: E402
 from firmware.app import build_daemon, mock_pin_factory  # noqa: E402
 from firmware.config import load_config  # noqa: E402
 from firmware.devices.displays import open_dummy_device  # noqa: E402
+from firmware.devices.wiring import ROLES  # noqa: E402
 from firmware.scene import render_view  # noqa: E402
 
 #: (driver, width, height, mode) of the displays a builder would pick.
@@ -34,7 +35,6 @@ SIZES: tuple[tuple[str, int, int, str], ...] = (
     ("ssd1322", 256, 64, "RGB"),
     ("ssd1351", 128, 128, "RGB"),
 )
-ROLES = ("placard", "table", "bets")
 
 
 def _scene_daemon():

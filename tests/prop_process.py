@@ -4,7 +4,7 @@ It builds the daemon as ``baccarat run`` does (restore_module, build_daemon,
 attach_services) on mock pins and dummy displays. Commands arrive on stdin as
 JSON lines: ``{"tap": "player"}``, ``{"deal": true}`` (no wait: the deal runs
 on), ``{"hint": true}``, ``{"snapshot": true}``. Stdout gets JSON lines: a
-``ready`` line, each batch of events as the daemon hands it to its listeners,
+``ready`` line, each batch of events as the daemon hands it to its on_handled hooks,
 and one answer per command.
 """
 
@@ -42,7 +42,7 @@ def main(config_file: str, seed: str) -> None:
         config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=rng, module=module
     )
     attach_services(daemon, config)  # the state keeper listens first ...
-    daemon.listeners.append(lambda events, m: emit({"events": [e.kind for e in events]}))  # ... then we
+    daemon.on_handled.append(lambda events, m: emit({"events": [e.kind for e in events]}))  # ... then we
     daemon.start()
     daemon.ready.wait(5)
     emit({"ready": {"restored": module is not None, "snapshot": daemon.call(daemon.module.snapshot).result(5)}})

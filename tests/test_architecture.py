@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -49,7 +50,11 @@ def test_devices_import_nothing_from_the_rest_of_firmware(path: Path) -> None:
     assert not outside, f"{path.name} imports {outside}"
 
 
-@pytest.mark.parametrize("path", _files("firmware/sound"), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path",
+    [p for p in _files("firmware/sound") if p.name != "__main__.py"],  # the bring-up tool: an entry point, as cli/
+    ids=lambda p: p.name,
+)
 def test_sound_imports_nothing_from_the_rest_of_firmware(path: Path) -> None:
     outside = {n for n in _firmware_imports(path) if not n.startswith("firmware.sound")}
     assert not outside, f"{path.name} imports {outside}"
@@ -78,3 +83,26 @@ def test_the_config_needs_no_hardware_library() -> None:
     assert not {n for n in imported if n.split(".")[0] in {"gpiozero", "luma", "PIL"}}, imported
     devices = {n for n in _firmware_imports(ROOT / "firmware" / "config.py") if n.startswith("firmware.devices")}
     assert all(n.startswith(("firmware.devices.wiring", "firmware.devices.header")) for n in devices), devices
+
+
+def _commands(script: Path) -> list[str]:
+    """A shell script's command lines, comments and blank lines left out."""
+    lines = (line.split(" #")[0].strip() for line in script.read_text(encoding="utf-8").splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def test_test_sh_checks_the_types() -> None:
+    """`bash scripts/test.sh` runs mypy before the suite and stops when it fails; pyproject's
+    [tool.mypy] makes that strict mode over both packages, and the test extras install mypy."""
+    commands = _commands(ROOT / "scripts" / "test.sh")
+    assert "set -euo pipefail" in commands, "without set -e a failing check does not stop test.sh"
+    assert ".venv/bin/mypy" in commands, f"scripts/test.sh does not run mypy: {commands}"
+    suite = next(i for i, line in enumerate(commands) if "-m pytest" in line)
+    assert commands.index(".venv/bin/mypy") < suite, "mypy runs after the suite"
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    config = project["tool"]["mypy"]
+    assert config["strict"] is True
+    assert sorted(config["files"]) == ["baccarat_core", "firmware"]
+    typeless = {module for override in config.get("overrides", []) for module in override["module"]}
+    assert all(name.split(".")[0] in {"gpiozero", "luma"} for name in typeless), typeless
+    assert any(req.startswith("mypy") for req in project["project"]["optional-dependencies"]["test"])

@@ -103,6 +103,22 @@ CASES = [
     Broken("serial-missing", (('serial = "AB3DE4"\n', ""),), "serial"),
     Broken("solved-negative", (("solved = 0", "solved = -1"),), "solved"),
     Broken("lit-not-a-label", (('lit = ["FRK"]', 'lit = ["F-K"]'),), "lit"),
+    Broken("edgework-mode", (('mode = "fixed"', 'mode = "randm"'),), "mode"),
+    Broken("seed-with-fixed-edgework", (('mode = "fixed"', 'mode = "fixed"\nseed = 7'),), "seed"),
+    Broken("serial-with-random-edgework", (('mode = "fixed"', 'mode = "random"'),), "serial"),
+    Broken(
+        "seed-negative",
+        (
+            ('serial = "AB3DE4"', "#"),
+            ('ports = ["Parallel", "Serial", "RJ-45"]', "#"),
+            ('lit = ["FRK"]', "#"),
+            ('unlit = ["CAR"]', "#"),
+            ('mode = "fixed"', 'mode = "random"\nseed = -1'),
+        ),
+        "seed",
+    ),
+    Broken("battery-holder", (('mode = "fixed"', 'mode = "fixed"\nbatteries = ["AAA"]'),), "batteries"),
+    Broken("plates-disagree", (('mode = "fixed"', 'mode = "fixed"\nplates = [["Serial"]]'),), "plates"),
     # limits and timing
     Broken("limits-mode", (('mode = "random"', 'mode = "sometimes"'),), "mode"),
     Broken("limits-min-not-the-manuals", (('mode = "random"', 'mode = "fixed"\nmin = 7\nmax = 1000'),), "min"),

@@ -14,16 +14,20 @@ so the test refuses them here: a typo would otherwise never show.
 from __future__ import annotations
 
 import json
+import logging
 import random
 import re
+from datetime import datetime
 
+import firmware
 from baccarat_core.deck import COLORS
 from baccarat_core.limits import TableLimits
 from baccarat_core.strict import MAX_SOLVED
-from firmware.app import build_daemon, close_daemon
+from firmware.app import attach_services, build_daemon, close_daemon
 from firmware.devices.displays import open_dummy_device
 from firmware.room import commands as gm_commands
 from firmware.room.commands import GameMaster
+from firmware.room.diagnostics import Diagnostics
 from firmware.room.home_assistant import HomeAssistantService, device_id, discovery_payload, discovery_topic
 from firmware.room.mqtt import MqttService
 from tests import test_mqtt
@@ -174,6 +178,7 @@ PLATFORMS = {
         },
     ),
     "button": ({"command_topic"}, {"command_topic", "command_template", "payload_press", "device_class", "retain"}),
+    "event": ({"state_topic", "event_types"}, {"state_topic", "value_template", "event_types", "device_class"}),
     "switch": (
         {"command_topic"},
         {
@@ -228,6 +233,7 @@ TOPICS = {
     "status": "bomb/baccarat/status",
     "events": "bomb/baccarat/events",
     "reply": "bomb/baccarat/reply",
+    "diagnostics": "bomb/baccarat/diagnostics",
 }
 
 
@@ -275,6 +281,9 @@ def check_device_discovery(payload: dict) -> dict[str, dict]:
             assert config["entity_category"] in ENTITY_CATEGORIES
         if config.get("device_class") == "enum":
             assert platform == "sensor" and config["options"], component_id
+        if platform == "event":
+            types = config["event_types"]
+            assert isinstance(types, list) and types and all(isinstance(t, str) for t in types), component_id
         if platform == "switch" and "payload_on" in config:
             # state_on defaults to payload_on: a JSON command would never match the state.
             assert {"state_on", "state_off"} <= set(config), component_id
@@ -297,12 +306,20 @@ def test_payload_matches_the_documented_schema():
         ("button", "Force solve"),
         ("button", "Identify"),
         ("button", "Reset"),
+        ("event", "Solve"),
+        ("event", "Strike"),
         ("number", "Solved modules on the bomb"),
         ("sensor", "Deck colour"),
+        ("sensor", "Last error"),
+        ("sensor", "Started"),
         ("sensor", "Strikes"),
         ("sensor", "Table limits"),
+        ("sensor", "Version"),
         ("switch", "Enabled"),
     ]
+    diagnostic = sorted(c["name"] for c in components.values() if c.get("entity_category") == "diagnostic")
+    assert diagnostic == ["Last error", "Started", "Version"]
+    assert payload["o"] == {"name": "baccarat-prop", "sw": "0.1.0"} and payload["dev"]["sw"] == "0.1.0"
     assert payload["avty"] == [{"t": TOPICS["status"], "pl_avail": "online", "pl_not_avail": "offline"}]
     assert components["baccarat_deck"]["options"] == list(COLORS)
 
@@ -328,6 +345,8 @@ def test_commands_are_the_props_own():
 def test_templates_read_the_state_document(rig):
     doc = rig.daemon.call(lambda: gm_commands.state_document(rig.daemon.module)).result(5)
     for config in check_device_discovery(discovery_payload("baccarat", TOPICS)).values():
+        if config.get("state_topic") != TOPICS["state"]:
+            continue
         template = config.get("value_template", "")
         for path in template_paths(template):
             if path == ["enabled"]:
@@ -337,6 +356,71 @@ def test_templates_read_the_state_document(rig):
             for key in path:
                 assert isinstance(value, dict) and key in value, f"{template}: no {'.'.join(path)} in the state"
                 value = value[key]
+
+
+def render(template: str, payload: str) -> str:
+    """A template as Home Assistant renders one: Jinja2's sandbox, the payload as ``value`` and, when it
+    is JSON, as ``value_json``. Undefined names fail here (Home Assistant would render them empty)."""
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    env = ImmutableSandboxedEnvironment(undefined=StrictUndefined)
+    return env.from_string(template).render(value=payload, value_json=json.loads(payload)).strip()
+
+
+def home_assistant_event(config: dict, payload: str) -> tuple[str, dict] | None:
+    """What Home Assistant's MQTT event entity makes of a message: None (ignored) or its type and attributes."""
+    rendered = render(config["value_template"], payload)
+    if not rendered:
+        return None
+    attributes = json.loads(rendered)
+    event_type = attributes.pop("event_type")
+    assert event_type in config["event_types"], f"Home Assistant refuses event type {event_type!r}"
+    return event_type, attributes
+
+
+def test_every_template_renders_from_what_the_prop_publishes(rig):
+    """Each entity's template against the payloads of its topic: the state document, every event of a
+    strike and a forced solve, and the diagnostics document (rendered with Jinja2, as Home Assistant does)."""
+    rig.deal()  # no bet: a strike
+    rig.daemon.apply(lambda module: module.force_solve()).result(5)
+    rig.daemon.wait_idle()
+    events = [json.dumps({"seq": n, **event.to_dict()}) for n, event in enumerate(rig.events, 1)]
+    kinds = [json.loads(e)["event"] for e in events]
+    assert "strike" in kinds and "solved" in kinds and len(set(kinds)) > 3, kinds
+    state = json.dumps(rig.daemon.call(lambda: gm_commands.state_document(rig.daemon.module)).result(5))
+    diagnostics = Diagnostics(lambda: None)
+    quiet = json.dumps(diagnostics.document())
+    diagnostics.emit(logging.makeLogRecord({"name": "baccarat.displays", "levelname": "ERROR", "msg": "bets: EIO"}))
+    troubled = json.dumps(diagnostics.document())
+
+    components = check_device_discovery(discovery_payload("baccarat", TOPICS, sw_version="0.1.0"))
+    fired: dict[str, list] = {}
+    for key, config in components.items():
+        topic = config.get("state_topic")
+        if topic == TOPICS["state"]:
+            assert render(config["value_template"], state) not in ("", "None"), key
+        elif topic == TOPICS["events"]:
+            fired[config["name"]] = [home_assistant_event(config, e) for e in events]
+        elif topic == TOPICS["diagnostics"]:
+            shown = render(config["value_template"], quiet)
+            if config["name"] == "Version":
+                assert shown == "0.1.0"
+            elif config["name"] == "Started":
+                assert config["device_class"] == "timestamp"
+                assert datetime.fromisoformat(shown).tzinfo is not None, shown
+            else:
+                assert shown == "none"
+                assert render(config["value_template"], troubled) == "ERROR baccarat.displays: bets: EIO"
+                at = json.loads(render(config["json_attributes_template"], troubled))["at"]
+                assert datetime.fromisoformat(at).tzinfo is not None
+                assert json.loads(render(config["json_attributes_template"], quiet)) == {"at": None}
+        else:
+            assert "state_topic" not in config, key
+    strike = [e for e in fired["Strike"] if e is not None]
+    assert strike == [("strike", {"strikes": 1, "reason": "exclusive", "detail": strike[0][1]["detail"]})]
+    assert fired["Solve"].count(None) == len(events) - 1
+    assert [e for e in fired["Solve"] if e is not None] == [("solved", {"forced": True})]
 
 
 def test_limits_and_solved_count_read_as_the_prop_shows_and_takes_them(rig):
@@ -404,3 +488,138 @@ def test_discovery_on_the_broker(mock_factory, broker, watcher_factory):
         home.stop()
         service.stop()
         close_daemon(daemon)
+
+
+def start_prop(mock_factory, broker, *, client_id: str = "casino-baccarat", **mqtt):
+    """A daemon with its MQTT service and Home Assistant's discovery, as ``attach_services`` makes them."""
+    config = make_config(
+        mqtt=test_mqtt.mqtt_section(broker, client_id=client_id, **mqtt), state={"file": ""}, control={"socket": ""}
+    )
+    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
+    rig = Rig(daemon, mock_factory)
+    closers = attach_services(daemon, config)
+    daemon.start()
+    assert daemon.ready.wait(5)
+
+    def stop() -> None:
+        daemon.stop()
+        for close in closers:
+            close()
+        close_daemon(daemon)
+
+    return rig, stop
+
+
+def home_of(rig) -> HomeAssistantService:
+    service = next(
+        listener.__self__
+        for listener in rig.daemon.on_settled
+        if isinstance(getattr(listener, "__self__", None), MqttService)
+    )
+    (hook,) = [h for h in service.link.connect_hooks if isinstance(getattr(h, "__self__", None), HomeAssistantService)]
+    return hook.__self__
+
+
+def test_events_and_diagnostics_reach_home_assistant(mock_factory, broker, watcher_factory):
+    """A strike and a solve on ``P/events`` fire the event entities; the diagnostics are retained and
+    follow the prop's last warning."""
+    watcher = watcher_factory(topics=("homeassistant/#", "bomb/baccarat/#"))
+    rig, stop = start_prop(mock_factory, broker, home_assistant=True)
+    try:
+        topic = "homeassistant/device/casino-baccarat/config"
+        components = check_device_discovery(json.loads(watcher.wait_for(topic)))
+        diagnostics = json.loads(watcher.wait_for("bomb/baccarat/diagnostics"))
+        assert diagnostics["version"] == firmware.__version__ and diagnostics["last_error"] == "none"
+        assert datetime.fromisoformat(diagnostics["started"]).tzinfo is not None
+        late = watcher_factory(topics=("bomb/baccarat/diagnostics",))
+        assert json.loads(late.wait_for("bomb/baccarat/diagnostics")) == diagnostics, "not retained"
+
+        rig.deal()  # no bet: a strike
+        watcher.command({"command": "force_solve"})
+        strike, solve = components["casino-baccarat_strike_event"], components["casino-baccarat_solved_event"]
+        watcher.wait_for("bomb/baccarat/events", lambda p: json.loads(p)["event"] == "solved")
+        fired = [
+            fired
+            for payload in watcher.on("bomb/baccarat/events")
+            for fired in (home_assistant_event(strike, payload), home_assistant_event(solve, payload))
+            if fired is not None
+        ]
+        assert [name for name, _ in fired] == ["strike", "solved"]
+
+        # A warning becomes the last error, retained (a bad solved count is refused with one).
+        watcher.publish("bomb/solved", "-3")
+        text = watcher.wait_for("bomb/baccarat/diagnostics", lambda p: json.loads(p)["last_error"] != "none")
+        last = json.loads(text)
+        assert last["last_error"].startswith("WARNING baccarat.mqtt: ignored the message on bomb/solved: "), last
+        assert datetime.fromisoformat(last["last_error_at"]) >= datetime.fromisoformat(last["started"])
+        late = watcher_factory(topics=("bomb/baccarat/diagnostics",))
+        assert json.loads(late.wait_for("bomb/baccarat/diagnostics")) == last, "not retained"
+    finally:
+        stop()
+
+
+def test_an_entity_no_longer_configured_is_removed(mock_factory, broker, watcher_factory):
+    """The retained document of an earlier run declares an entity this one does not: it is published once
+    in Home Assistant's removal form, then the document without it, which stays retained."""
+    topic = "homeassistant/device/casino-baccarat/config"
+    old = discovery_payload("casino-baccarat", TOPICS, sw_version="0.0.9")
+    old["cmps"]["casino-baccarat_bomb_timer"] = {
+        "p": "sensor",
+        "name": "Bomb timer",
+        "unique_id": "casino-baccarat_bomb_timer",
+        "state_topic": TOPICS["state"],
+        "value_template": "{{ value_json.timer }}",
+    }
+    watcher = watcher_factory(topics=(topic,))
+    watcher.publish(topic, json.dumps(old), retain=True)
+    watcher.wait_for(topic)
+
+    rig, stop = start_prop(mock_factory, broker, home_assistant=True)
+    try:
+        home = home_of(rig)
+        removal = watcher.wait_for(
+            topic, lambda p: "casino-baccarat_bomb_timer" in json.loads(p)["cmps"] and p != json.dumps(old)
+        )
+        assert json.loads(removal)["cmps"]["casino-baccarat_bomb_timer"] == {"p": "sensor"}
+        assert set(json.loads(removal)["cmps"]) == set(home.document["cmps"]) | {"casino-baccarat_bomb_timer"}
+        start = watcher.on(topic).index(removal)
+        watcher.wait_after(topic, start + 1, lambda p: json.loads(p) == home.document)
+        assert home.removed == ["casino-baccarat_bomb_timer"]
+        late = watcher_factory(topics=(topic,))
+        assert json.loads(late.wait_for(topic)) == home.document, "the removal form stayed retained"
+
+        # Home Assistant comes back: the document again, no removal (nothing stale is retained now).
+        count = len(watcher.on(topic))
+        watcher.publish("homeassistant/status", "online")
+        watcher.wait_after(topic, count, lambda p: json.loads(p) == home.document)
+        assert home.removed == ["casino-baccarat_bomb_timer"]
+    finally:
+        stop()
+
+
+def test_home_assistant_turned_off_removes_the_device(mock_factory, broker, watcher_factory):
+    topic = "homeassistant/device/casino-baccarat/config"
+    watcher = watcher_factory(topics=(topic,))
+    watcher.publish(topic, json.dumps(discovery_payload("casino-baccarat", TOPICS)), retain=True)
+    watcher.wait_for(topic)
+    rig, stop = start_prop(mock_factory, broker, home_assistant=False)
+    try:
+        watcher.wait_for(topic, lambda p: p == "")
+        late = watcher_factory(topics=(topic, "bomb/baccarat/status"))
+        late.wait_for("bomb/baccarat/status")
+        assert late.on(topic) == [], "a discovery message is still retained"
+        assert not home_of(rig).enabled
+    finally:
+        stop()
+
+
+def test_home_assistant_off_and_never_on_publishes_nothing_there(mock_factory, broker, watcher_factory):
+    watcher = watcher_factory(topics=("homeassistant/#",))
+    rig, stop = start_prop(mock_factory, broker)
+    try:
+        test_mqtt.connected(rig)
+        watcher.publish("homeassistant/status", "online")
+        test_mqtt.settle(rig)
+        assert [t for t, _, _ in watcher.messages if t != "homeassistant/status"] == []
+    finally:
+        stop()

@@ -89,7 +89,6 @@ def test_player_draws_on_five_or_less(player_total):
     draws = player_total <= 5
     assert len(game.player) == (3 if draws else 2)
     assert len(game.banker) == 2  # Banker 7 never draws
-    assert not game.natural
 
 
 @pytest.mark.parametrize("natural", [8, 9])
@@ -100,7 +99,6 @@ def test_naturals_end_the_round_for_either_hand(natural, other):
         assert len(game.player) == 2
         assert len(game.banker) == 2
         assert len(game.order) == 4
-        assert game.natural
         assert (game.player_score, game.banker_score) == (player_total, banker_total)
 
 

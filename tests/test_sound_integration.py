@@ -46,7 +46,7 @@ def test_cues_follow_the_cards_as_they_are_shown_and_a_buzzer_plays_them(mock_fa
         config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(3), clock=clock
     )
     shown: list[tuple[float, str]] = []
-    daemon.shown_listeners.append(lambda event: shown.append((time.monotonic(), event.kind)))
+    daemon.on_shown.append(lambda event: shown.append((time.monotonic(), event.kind)))
     closers = attach_services(daemon, config, pin_factory=mock_factory)
     rig = Rig(daemon, mock_factory, clock)
     daemon.start()

@@ -33,9 +33,9 @@ def daemon(mock_factory):
 
 
 def test_off_attaches_nothing(daemon):
-    listeners = list(daemon.listeners)
+    listeners = list(daemon.on_handled)
     assert attach_web(daemon, GameMaster(daemon), WebSettings(enabled=False)) is None
-    assert daemon.listeners == listeners
+    assert daemon.on_handled == listeners
 
 
 def test_on_serves_the_page(daemon):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import http.client
+import json
 import logging
 import urllib.error
 import urllib.request
@@ -29,6 +31,7 @@ def get(web, path: str, token: str | None = TOKEN) -> tuple[int, str]:
 @pytest.mark.parametrize("path", PATHS)
 def test_every_path_refuses_a_missing_or_wrong_token(web_factory, path, caplog):
     web = web_factory()
+    web.service.wrong_secret_pause = 0  # the pause itself: test_web_hostile.py
     before = web.state()
     for token in (None, "", "wrong-token-0123456789", TOKEN + "x", TOKEN[:-1]):
         status, body = get(web, path, token)
@@ -92,3 +95,118 @@ def test_post_and_unknown_paths(web_factory):
     assert not web.state()["solved"]
     status, _, _ = web.request("GET", f"/explode?token={TOKEN}")
     assert status == 404
+
+
+# -- reachable from a controller's page in a browser (CORS) ---------------------------------------
+
+CONSOLE_ROUTES = [
+    ("GET", "/"),
+    ("GET", "/login"),
+    ("GET", "/api/session"),
+    ("GET", "/events"),
+    ("POST", "/api/command"),
+    ("POST", "/api/panel"),
+    ("POST", "/logout"),
+    ("GET", "/static/console.js"),
+    ("GET", "/sound/chip.wav"),
+    ("GET", "/explode"),
+]
+
+
+@pytest.mark.parametrize("path", [*PATHS, "json"])
+def test_every_controller_answer_allows_any_origin(web_factory, path):
+    """A browser lets Escape Room Master's page read the answer: success and refusal alike."""
+    web = web_factory()
+    origin = {"Origin": "http://erm.example:8000"}
+    for token in (TOKEN, "wrong-token-0123456789"):
+        status, headers, _ = web.request("GET", f"/{path}?token={token}", headers=origin)
+        assert status == (200 if token == TOKEN else 403)
+        assert headers.get("access-control-allow-origin") == "*", (path, status, headers)
+        assert "access-control-allow-credentials" not in headers
+    status, headers, _ = web.request("POST", f"/{path}?token={TOKEN}", headers=origin)
+    assert status == 405 and headers.get("access-control-allow-origin") == "*"
+
+
+@pytest.mark.parametrize("path", [*PATHS, "json"])
+def test_a_preflight_is_answered_and_runs_nothing(web_factory, path):
+    web = web_factory()
+    before = web.state()
+    status, headers, body = web.request(
+        "OPTIONS",
+        f"/{path}?token={TOKEN}",
+        headers={
+            "Origin": "http://erm.example:8000",
+            "Access-Control-Request-Method": "GET",
+            "Access-Control-Request-Headers": "cache-control, x-requested-with",
+            "Access-Control-Request-Private-Network": "true",
+        },
+    )
+    assert status == 204 and body == b""
+    assert headers["access-control-allow-origin"] == "*"
+    assert "GET" in headers["access-control-allow-methods"].split(", ")
+    assert headers["access-control-allow-headers"] == "cache-control, x-requested-with"
+    assert headers["access-control-allow-private-network"] == "true"
+    web.daemon.wait_idle()
+    assert web.state() == before
+
+
+def test_a_preflight_echoes_no_bad_header_names(web_factory):
+    web = web_factory()
+    bad = "x-ok, bad header"
+    status, headers, _ = web.request("OPTIONS", "/status", headers={"Access-Control-Request-Headers": bad})
+    assert status == 204 and "access-control-allow-headers" not in headers
+    status, headers, _ = web.request("OPTIONS", "/status")
+    assert status == 204 and "access-control-allow-private-network" not in headers
+
+
+@pytest.mark.parametrize(("method", "path"), CONSOLE_ROUTES)
+def test_the_console_allows_no_other_origin(web_factory, method, path):
+    """The console's pages, session, event stream and commands keep the same-origin rule."""
+    web = web_factory()
+    web.login()
+    headers = {"Origin": "http://erm.example:8000", "Cookie": web.cookie or ""}
+    if path == "/events":  # a stream: the headers are enough
+        connection = http.client.HTTPConnection("127.0.0.1", web.service.port, timeout=10)
+        try:
+            connection.request(method, path, headers=headers)
+            response = connection.getresponse()
+            status, answer = response.status, {k.lower(): v for k, v in response.getheaders()}
+        finally:
+            connection.close()
+        assert status == 200 and answer["content-type"] == "text/event-stream"
+    else:
+        status, answer, _ = web.request(method, path, b"{}" if method == "POST" else None, headers)
+    assert not any(name.startswith("access-control-") for name in answer), (path, status, answer)
+    status, answer, _ = web.request("OPTIONS", path, headers={**headers, "Access-Control-Request-Method": "POST"})
+    assert status in (403, 404, 405), (path, status)
+    assert not any(name.startswith("access-control-") for name in answer), (path, status, answer)
+
+
+def test_json_is_the_frameworks_state(web_factory):
+    """``GET /json`` as Escape Room Techs' framework answers it: numbers, and the outputs (none yet)."""
+    web = web_factory()
+    status, headers, body = web.request("GET", f"/json?token={TOKEN}")
+    assert status == 200 and headers["content-type"].startswith("application/json")
+    assert json.loads(body) == {"status": 0, "enabled": 1, "strikes": 0, "outputs": []}
+    web.rig.deal()  # no bet: a strike
+    assert get(web, "disable") == (200, "ok")
+    assert json.loads(web.request("GET", f"/json?token={TOKEN}")[2]) == {
+        "status": 0,
+        "enabled": 0,
+        "strikes": 1,
+        "outputs": [],
+    }
+    assert get(web, "trigger") == (200, "ok")
+    assert json.loads(web.request("GET", f"/json?token={TOKEN}")[2])["status"] == 1
+
+
+def test_json_lists_outputs_from_the_state_document():
+    from firmware.web.controllers import controller_json
+
+    state = {"solved": True, "enabled": True, "strikes": 2, "outputs": [{"name": "door", "on": True}]}
+    assert controller_json(state) == {
+        "status": 1,
+        "enabled": 1,
+        "strikes": 2,
+        "outputs": [{"name": "door", "on": 1}],
+    }

@@ -1,8 +1,8 @@
 """The ``baccarat`` command: one parser, and one place that turns errors into messages.
 
 Subcommands live beside this file: ``deck`` and ``play`` (:mod:`.deck_play`),
-``run`` and ``check-config`` (:mod:`.run`), and the game master's commands
-to a running daemon (:mod:`.gm`).
+``run`` and ``check-config`` (:mod:`.run`), ``doctor`` (:mod:`.doctor`), and the
+game master's commands to a running daemon (:mod:`.gm`).
 """
 
 from __future__ import annotations
@@ -20,18 +20,20 @@ from ..errors import PropError
 
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors, no usage dump, and help text made only when shown:
-    ``epilog`` may be a function that returns it, and ``before_help`` is called once before
-    the help is first formatted (most runs, the service's above all, never show it)."""
+    ``make_epilog`` returns the epilog, and ``before_help`` is called once before the help
+    is first formatted (most runs, the service's above all, never show it)."""
 
     before_help: Callable[[], None] | None = None
+    make_epilog: Callable[[], str] | None = None
 
     def format_help(self) -> str:
         """The help, its lazy parts made first."""
         hook, self.before_help = self.before_help, None
         if hook is not None:
             hook()
-        if callable(self.epilog):
-            self.epilog = self.epilog()
+        make_epilog, self.make_epilog = self.make_epilog, None
+        if make_epilog is not None:
+            self.epilog = make_epilog()
         return super().format_help()
 
     def error(self, message: str) -> NoReturn:
@@ -68,13 +70,16 @@ class _Version(argparse.Action):
 COMMAND_MODULES = {
     "deck": "deck_play",
     "play": "deck_play",
+    "casing": "casing",
     "run": "run",
     "check-config": "run",
+    "doctor": "doctor",
     "solved": "gm",
     "reset": "gm",
     "force-solve": "gm",
     "hint": "gm",
     "status": "gm",
+    "bet": "gm",
 }
 
 
@@ -110,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     try:
-        code = args.handler(args)
+        code: int = args.handler(args)
         sys.stdout.flush()  # a reader that left shows here, not in the interpreter's flush at exit
         return code
     except (BaccaratError, PropError) as error:

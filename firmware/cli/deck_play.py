@@ -7,39 +7,72 @@ import json
 import random
 import sys
 from collections.abc import Iterable, Iterator
-from typing import BinaryIO, TextIO
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from baccarat_core import BaccaratError, BaccaratModule, Edgework, TableLimits, build_deck, strict
+from baccarat_core.bomb import RandomBombs, check_game, check_seed
 from baccarat_core.deck import COLORS, check_color
 from baccarat_core.edgework import split_list
-from baccarat_core.inputs import parse_input
+from baccarat_core.events import Event
+from baccarat_core.inputs import Input, parse_input
 from baccarat_core.numbers import parse_count, parse_dollars
 from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 
-from . import arg_type
+from . import Parser, arg_type
+
+if TYPE_CHECKING:
+    from ..config import Config
+
+#: The options that describe a fixed bomb (``--seed`` draws one instead).
+_FIXED_OPTIONS = ("serial", "ports", "lit", "unlit", "batteries")
 
 
-def add_edgework_arguments(parser: argparse.ArgumentParser, *, limits_required: bool) -> None:
-    """``--serial``, ``--ports``, ``--lit``, ``--unlit``, ``--solved``, ``--min``, ``--max``."""
-    group = parser.add_argument_group("edgework and limits")
-    group.add_argument("--serial", required=True, help="serial number, 1-6 letters or digits")
-    group.add_argument("--ports", default="", help="comma-separated, one name per port")
-    group.add_argument("--lit", default="", help="lit indicator labels, comma-separated")
-    group.add_argument("--unlit", default="", help="unlit indicator labels, comma-separated")
+def add_edgework_arguments(parser: argparse.ArgumentParser, *, limits: bool = True) -> None:
+    """``--serial``, ``--ports``, ``--lit``, ``--unlit``, ``--batteries``, ``--solved``, and with
+    ``limits`` ``--min`` and ``--max``."""
+    group = parser.add_argument_group("edgework and limits" if limits else "edgework")
+    group.add_argument("--serial", help="serial number, 1-6 letters or digits")
+    group.add_argument("--ports", help="comma-separated, one name per port")
+    group.add_argument("--lit", help="lit indicator labels, comma-separated")
+    group.add_argument("--unlit", help="unlit indicator labels, comma-separated")
+    group.add_argument("--batteries", help="battery holders, comma-separated: AA (two cells) or D (one)")
     group.add_argument(
         "--solved",
         type=arg_type(lambda t: parse_count(t, "solved count", maximum=MAX_SOLVED)),
-        default=0,
+        default=None,
         help="solved modules (default 0)",
     )
+    if not limits:
+        return
     dollars = arg_type(lambda t: parse_dollars(t, "amount", maximum=MAX_TABLE_MAXIMUM))
-    group.add_argument("--min", type=dollars, required=limits_required, help="table minimum")
-    group.add_argument("--max", type=dollars, required=limits_required, help="table maximum")
+    group.add_argument("--min", type=dollars, help="table minimum")
+    group.add_argument("--max", type=dollars, help="table maximum")
 
 
-def edgework_from(args: argparse.Namespace) -> Edgework:
-    """The edgework the arguments describe."""
-    return Edgework(args.serial, split_list(args.ports), split_list(args.lit), split_list(args.unlit), args.solved)
+def _given(args: argparse.Namespace) -> list[str]:
+    return [f"--{name}" for name in _FIXED_OPTIONS if getattr(args, name) is not None]
+
+
+def edgework_from(args: argparse.Namespace, bombs: RandomBombs | None = None) -> Edgework:
+    """The edgework the arguments describe: ``--serial`` and its siblings, or the bomb of game
+    ``--game`` that ``bombs`` draw (``--seed``'s, or a random-mode config's)."""
+    if bombs is not None:
+        if _given(args):
+            raise BaccaratError(f"{_given(args)[0]} describes a bomb and the seed draws one: give one or the other")
+        solved = bombs.solved if args.solved is None else args.solved
+        return RandomBombs(bombs.seed, solved).bomb(getattr(args, "game", 1))
+    if getattr(args, "game", 1) != 1:
+        raise BaccaratError("--game is only read with --seed (or a config whose edgework is random)")
+    if args.serial is None:
+        raise BaccaratError("give the bomb's --serial (and --ports, --lit, --unlit), or --seed N for a random bomb")
+    return Edgework(
+        args.serial,
+        split_list(args.ports),
+        split_list(args.lit),
+        split_list(args.unlit),
+        args.solved or 0,
+        split_list(args.batteries),
+    )
 
 
 def limits_from(args: argparse.Namespace) -> TableLimits | None:
@@ -51,12 +84,48 @@ def limits_from(args: argparse.Namespace) -> TableLimits | None:
     return TableLimits(args.min, args.max)
 
 
+def _deck_inputs(args: argparse.Namespace) -> tuple[Edgework, TableLimits]:
+    """``baccarat deck``'s edgework and limits: the options', else ``--config``'s (its fixed edgework,
+    or the bomb its seed draws; its fixed limits)."""
+    bombs = RandomBombs(args.seed) if args.seed is not None else None
+    limits = limits_from(args)
+    if args.config is None:
+        if limits is None:
+            raise BaccaratError("give the table's --min and --max (the placard)")
+        return edgework_from(args, bombs), limits
+    from ..config import load_config
+
+    config = load_config(args.config)
+    if limits is None:
+        if config.limits is None:
+            raise BaccaratError(f"give the table's --min and --max ({args.config} draws the limits at random)")
+        limits = config.limits
+    return config_edgework(args, config, bombs), limits
+
+
+def config_edgework(args: argparse.Namespace, config: Config, bombs: RandomBombs | None) -> Edgework:
+    """The bomb of the options (``--serial`` and the rest, or ``--seed``'s ``bombs``) where given,
+    else ``config``'s: its fixed edgework, or the bomb of game ``--game`` its seed draws."""
+    if bombs is not None or _given(args):
+        return edgework_from(args, bombs)
+    if config.edgework is not None:
+        if args.game != 1:
+            raise BaccaratError(f"--game is only read with --seed ({config.source} has fixed edgework)")
+        solved = config.edgework.solved if args.solved is None else args.solved
+        return config.edgework.with_solved(solved)
+    if config.bombs is None or config.bombs.seed is None:
+        raise BaccaratError(
+            f"{config.source} draws a new bomb for each game without a seed: give --seed N, or read the bomb "
+            "off the prop (baccarat status) and give --serial, --ports, --lit and --unlit"
+        )
+    return edgework_from(args, config.bombs)
+
+
 def cmd_deck(args: argparse.Namespace) -> int:
     """Print the deck that appears now, and the rounds it deals."""
     from baccarat_core.cheatsheet import cheat_sheet
 
-    edgework = edgework_from(args)
-    limits = TableLimits(args.min, args.max)
+    edgework, limits = _deck_inputs(args)
     deck = build_deck(edgework, limits, args.color)
     if args.json:
         print(json.dumps(deck.to_dict()))
@@ -68,7 +137,11 @@ def cmd_deck(args: argparse.Namespace) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     """JSON inputs on stdin, one JSON event per line on stdout."""
     lines = bounded_lines(sys.stdin.buffer) if hasattr(sys.stdin, "buffer") else sys.stdin
-    return run_session(edgework_from(args), limits_from(args), args.color, args.seed, lines, sys.stdout, sys.stderr)
+    if args.serial is None and args.seed is not None and not _given(args):
+        bombs = RandomBombs(args.seed, args.solved or 0)  # the bomb --seed draws, as `baccarat deck --seed`
+        return run_session(None, limits_from(args), args.color, args.seed, lines, sys.stdout, sys.stderr, bombs)
+    edgework = edgework_from(args)
+    return run_session(edgework, limits_from(args), args.color, args.seed, lines, sys.stdout, sys.stderr)
 
 
 def bounded_lines(stream: BinaryIO, limit: int = strict.MAX_BYTES) -> Iterator[bytes]:
@@ -86,24 +159,27 @@ def bounded_lines(stream: BinaryIO, limit: int = strict.MAX_BYTES) -> Iterator[b
         yield line
 
 
-def parse_line(line: str | bytes) -> object:
+def parse_line(line: str | bytes) -> Input:
     """One ``baccarat play`` line: strict JSON (size, UTF-8, depth, no NaN), then :func:`parse_input`."""
-    return parse_input(strict.loads(line.rstrip(b"\r\n" if isinstance(line, bytes) else "\r\n"), "line"))
+    text = line.rstrip(b"\r\n") if isinstance(line, bytes) else line.rstrip("\r\n")
+    return parse_input(strict.loads(text, "line"))
 
 
 def run_session(
-    edgework: Edgework,
+    edgework: Edgework | None,
     limits: TableLimits | None,
     color: str,
     seed: int | None,
     lines: Iterable[str | bytes],
     out: TextIO,
     err: TextIO,
+    bombs: RandomBombs | None = None,
 ) -> int:
-    """Feed each input line to a module; write each event as one JSON line."""
-    module = BaccaratModule(edgework, limits, rng=random.Random(seed), first_color=color)
+    """Feed each input line to a module; write each event as one JSON line (``edgework`` None:
+    the first bomb of ``bombs``, announced by the first event)."""
+    module = BaccaratModule(edgework, limits, rng=random.Random(seed), first_color=color, bombs=bombs)
 
-    def emit(events: list) -> None:
+    def emit(events: list[Event]) -> None:
         for event in events:
             out.write(json.dumps(event.to_dict()) + "\n")
         out.flush()
@@ -118,24 +194,35 @@ def run_session(
             err.write(f"baccarat play: line {number}: {strict.one_line(str(error), 200)}\n")
             err.flush()
             continue
-        emit(module.handle(action))  # type: ignore[arg-type]
+        emit(module.handle(action))
+        emit(module.finish_round())  # a deal's chips leave the table at once: no pause to show its result
     return 0
 
 
-seed_number = arg_type(lambda t: parse_count(t, "seed"))
+seed_number = arg_type(lambda t: check_seed(parse_count(t, "seed")))
+game_number = arg_type(lambda t: check_game(parse_count(t, "game number")))
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     """Register ``deck`` and ``play``."""
     color = arg_type(check_color)
     deck = sub.add_parser("deck", help="print the deck that would appear now")
-    add_edgework_arguments(deck, limits_required=True)
+    add_edgework_arguments(deck)
+    bomb = deck.add_argument_group("a random bomb (instead of --serial and the rest)")
+    bomb.add_argument("--seed", type=seed_number, default=None, help="the bomb [edgework] seed = N draws")
+    bomb.add_argument("--game", type=game_number, default=1, help="which game's bomb: 1 (default) is the first")
+    deck.add_argument("--config", metavar="FILE", help="a config: its edgework, seed and fixed limits where not given")
     deck.add_argument("--color", type=color, required=True, help=", ".join(COLORS))
     deck.add_argument("--json", action="store_true", help="one JSON object instead of a listing")
     deck.set_defaults(handler=cmd_deck)
 
     play = sub.add_parser("play", help="a headless session: JSON inputs on stdin, events on stdout")
-    add_edgework_arguments(play, limits_required=False)
+    add_edgework_arguments(play)
     play.add_argument("--color", type=color, required=True, help="colour of the first deck")
-    play.add_argument("--seed", type=seed_number, default=None, help="seed for limits and later decks")
+    play.add_argument(
+        "--seed",
+        type=seed_number,
+        default=None,
+        help="seed for limits and later decks; without --serial, also the bomb (as deck --seed)",
+    )
     play.set_defaults(handler=cmd_play)

@@ -21,8 +21,9 @@ from baccarat_core.numbers import format_dollars, parse_count, parse_dollars
 from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 
 from ..errors import PropError
-from ..room.control_socket import COMMAND_TIMEOUT, read_reply, socket_path
-from . import arg_type
+from ..room.commands import COMMAND_TIMEOUT
+from ..room.control_socket import read_reply, socket_path
+from . import Parser, arg_type
 
 
 def _group_of(path: Path) -> str | None:
@@ -97,7 +98,8 @@ def _send(args: argparse.Namespace, payload: dict[str, Any]) -> dict[str, Any]:
     reply = request(_client_socket(args), payload)
     if not reply.get("ok"):
         raise PropError(reply.get("error") or "the daemon refused the command")
-    return reply["result"]
+    result: dict[str, Any] = reply["result"]  # every command's result is an object
+    return result
 
 
 def cmd_solved(args: argparse.Namespace) -> int:
@@ -159,15 +161,25 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"{doc['cards_left']} cards left (appeared with {doc['deck_solved']} solved)"
     )
     print(f"bets: {bets}; active chip {format_dollars(doc['denomination'])}")
+    batteries = f", battery holders {', '.join(e['batteries'])}" if e.get("batteries") else ""
+    drawn = f" (drawn at random for game {doc.get('game')})" if doc.get("edgework_drawn") else ""
     print(
         f"edgework: serial {e['serial']}, ports {', '.join(e['ports']) or 'none'}, lit "
-        f"{', '.join(e['lit']) or 'none'}, unlit {', '.join(e['unlit']) or 'none'}, {e['solved']} solved"
+        f"{', '.join(e['lit']) or 'none'}, unlit {', '.join(e['unlit']) or 'none'}{batteries}, "
+        f"{e['solved']} solved{drawn}"
     )
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
-    """``solved``, ``reset``, ``force-solve``, ``hint``, ``status``: talk to a running daemon."""
+def cmd_bet(args: argparse.Namespace) -> int:
+    """Play the players' bets (remote play): the table cleared, the chips stacked, the deal."""
+    result = _send(args, {"command": "bet", "bets": " ".join(args.bets)})
+    print(result["summary"])
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
+    """``solved``, ``reset``, ``force-solve``, ``hint``, ``status``, ``bet``: talk to a running daemon."""
     count = arg_type(lambda t: parse_count(t, "solved count", maximum=MAX_SOLVED))
     dollars = arg_type(lambda t: parse_dollars(t, "amount", maximum=MAX_TABLE_MAXIMUM))
 
@@ -191,3 +203,5 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     parser("hint", "which bet wins the next round from the current deck", cmd_hint)
     p = parser("status", "the running module's state", cmd_status)
     p.add_argument("--json", action="store_true", help="the state document as JSON")
+    p = parser("bet", "play the players' bets on a running daemon: clear, stack, deal (remote play)", cmd_bet)
+    p.add_argument("bets", nargs="+", metavar="WORDS", help="the bets: 25 on banker, 5 on tie")

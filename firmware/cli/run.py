@@ -10,13 +10,13 @@ import warnings
 from pathlib import Path
 
 from baccarat_core import BaccaratError, BaccaratModule
-from baccarat_core.numbers import parse_count
+from baccarat_core.numbers import parse_count, show_value
 from baccarat_core.records import replace
 
 from ..config import DEFAULT_CONFIG, Config, describe_wiring, load_config
 from ..config_perms import warn_if_readable
 from ..errors import ConfigError, PropError
-from . import arg_type
+from . import Parser, arg_type
 
 #: Where the service looks for its config when --config is not given.
 SYSTEM_CONFIG = Path("/etc/baccarat/config.toml")
@@ -39,6 +39,8 @@ the simulator (--simulate): the real daemon on gpiozero's mock pins, its display
   --view asciiblock  luma.emulator's coloured blocks (a large terminal)
   --gm               the game master's details on screen (the deck's derivation in the
                      log, the next round in the text view); players should not see them
+  --port N           the web console's port (default 8080); the screen says where the
+                     console is, or that the port is taken
 
 keys:
 {keys}
@@ -48,6 +50,7 @@ keys:
 examples:
   baccarat run --simulate
   baccarat run --simulate --view text --config my-config.toml
+  baccarat run --simulate --port 8081                   (a second simulator beside the first)
   baccarat run --config /etc/baccarat/config.toml      (on the Pi; the service does this)
 """
 
@@ -84,7 +87,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the prop until SIGTERM (or the simulator until it is closed)."""
     # Start-up makes long-lived objects only (modules, classes, devices): Python's cyclic
-    # collector is off until the prop is ready (app.resume_collection, a settled listener).
+    # collector is off until the prop is ready (app.resume_collection, an on_settled hook).
     gc.disable()
     try:
         return _run(args)
@@ -109,6 +112,10 @@ def _run(args: argparse.Namespace) -> int:
     if not args.simulate and (args.gm or args.scale is not None):
         raise PropError("--gm and --scale are for the simulator: add --simulate")
     config = load_config(config_path(args.config))
+    if args.port is not None:
+        if config.web_table is None and not args.simulate:
+            raise PropError(f"--port {args.port}: the console is off on a Pi until {config.source} has a [web] section")
+        config = replace(config, web_table={**(config.web_table or {}), "port": args.port})
     if args.simulate:
         check_displays(config)  # luma's dummy devices take any size: ask luma's real drivers
     if args.card_seconds is not None:
@@ -129,19 +136,30 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.simulate:
         from ..simulator import run_simulator
+        from ..simulator.screenlog import RecentLog
 
+        # Listening from the start: what the services say as they start (the console's address,
+        # a port already taken) is on the simulator's screen, not only after it quits.
+        recent = RecentLog()
+        logging.getLogger().addHandler(recent)
         daemon = build_daemon(
             config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=rng, restore=restore
         )
-        daemon.settled_listeners.append(resume_collection)
+        daemon.on_settled.append(resume_collection)
         from ..simulator.pins import PinDriver
 
         closers = attach_services(daemon, config, simulate=True, pin_driver=PinDriver(daemon.board))
         try:
             return run_simulator(
-                daemon, view=args.view, hold_seconds=config.timing.hold_seconds, scale=args.scale, gm=args.gm
+                daemon,
+                view=args.view,
+                hold_seconds=config.timing.hold_seconds,
+                scale=args.scale,
+                gm=args.gm,
+                recent=recent,
             )
         finally:
+            logging.getLogger().removeHandler(recent)
             for close in closers:
                 close()
     with warnings.catch_warnings(record=True) as caught:
@@ -163,8 +181,22 @@ def _run(args: argparse.Namespace) -> int:
             raise PropError(f"GPIO: {error}") from None
     for warning in caught:
         logging.getLogger("baccarat").info("gpiozero: %s", warning.message)
-    daemon.settled_listeners.append(resume_collection)
+    daemon.on_settled.append(resume_collection)
     return run_forever(daemon, attach_services(daemon, config))
+
+
+def _card_seconds(text: str) -> float:
+    """``--card-seconds``: a number of seconds the config's ``[timing] card_seconds`` could hold."""
+    from ..config import timing_problem
+
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise BaccaratError(f"{show_value(text)} is not a number of seconds") from None
+    problem = timing_problem("card_seconds", seconds)
+    if problem:
+        raise BaccaratError(f"{show_value(text.strip())} {problem} (as [timing] card_seconds)")
+    return seconds
 
 
 def _scale(text: str) -> int:
@@ -175,15 +207,23 @@ def _scale(text: str) -> int:
     return scale
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def _port(text: str) -> int:
+    """``--port``: a whole number from 1 to 65535."""
+    port = parse_count(text, "port", maximum=65535)
+    if port < 1:
+        raise BaccaratError("port 0 is below the least allowed (1)")
+    return port
+
+
+def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     """Register ``run`` and ``check-config``."""
     run = sub.add_parser(
         "run",
         help="run the prop (on a Pi), or the simulator with --simulate",
         description="Run the prop until SIGTERM, or with --simulate the simulator until you quit it.",
-        epilog=_run_epilog,  # made when the help is shown (cli.Parser)
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    run.make_epilog = _run_epilog  # made when the help is shown
     run.add_argument("--config", help=f"config file (default {SYSTEM_CONFIG} if present, else the reference build's)")
     run.add_argument(
         "--simulate", action="store_true", help="run on a PC: mock pins, emulated displays, keyboard input"
@@ -198,7 +238,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     run.add_argument("--gm", action="store_true", help="show the game master's details in the simulator")
     run.add_argument(
-        "--card-seconds", type=float, default=None, help="pause between cards during a deal (overrides the config)"
+        "--port",
+        type=arg_type(_port),
+        default=None,
+        metavar="N",
+        help="the web console's port, 1-65535 (overrides [web] port; the simulator's default is 8080)",
+    )
+    run.add_argument(
+        "--card-seconds",
+        type=arg_type(_card_seconds),
+        default=None,
+        metavar="SECONDS",
+        help="pause between cards during a deal, 0-60 (overrides the config)",
     )
     run.add_argument("--sound", action="store_true", help="play the cues even when the config's [sound] output is none")
     run.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))

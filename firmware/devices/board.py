@@ -58,7 +58,32 @@ def named_pin_factory() -> Factory | None:
 
 
 class PropBoard:
-    """Five betting areas, two arrows, the deal input, the status and deck lights."""
+    """Five betting areas, two arrows, the deal input, the status and deck lights.
+
+    On gpiozero's mock pins, with a clock the debounce filters read (a contact that
+    chatters for 2 ms is no press; one closed for 50 ms is):
+
+    >>> from gpiozero.pins.mock import MockFactory, MockPWMPin
+    >>> from firmware.devices.board import PropBoard
+    >>> from firmware.devices.wiring import INPUT_NAMES, DeckLightWiring, InputWiring, StatusLightWiring
+    >>> pins = dict(zip(INPUT_NAMES, (5, 6, 13, 19, 26, 16, 20, 21)))
+    >>> now = [0.0]
+    >>> board = PropBoard(
+    ...     InputWiring(pins), StatusLightWiring(22, 27), DeckLightWiring(17, 23, 24),
+    ...     pin_factory=MockFactory(pin_class=MockPWMPin), clock=lambda: now[0],
+    ... )
+    >>> heard = []
+    >>> board.connect(heard.append)
+    >>> player = board.areas["player"].button.pin  # pulled up: the contact pulls it low
+    >>> player.drive_low(); now[0] += 0.002; player.drive_high()  # bounce
+    >>> player.drive_low(); now[0] += 0.05; player.drive_high()  # a press, counted on release
+    >>> heard
+    [Press(area='player')]
+    >>> board.deck_light.show("blue")
+    >>> board.deck_light.led.value
+    (0.0, 0.0, 1.0)
+    >>> board.close()
+    """
 
     def __init__(
         self,
@@ -95,7 +120,7 @@ class PropBoard:
         def device(pin: int, *, sensor: bool = False) -> DigitalInputDevice:
             # Plain inputs: holds are timed by one HoldTimer, not a Button's HoldThread each.
             if sensor:  # a sensor that drives its output high: no pull
-                kwargs: dict = {"pull_up": None, "active_state": True}
+                kwargs: dict[str, object] = {"pull_up": None, "active_state": True}
             else:
                 kwargs = {"pull_up": inputs.pull_up}
             made = DigitalInputDevice(pin, pin_factory=pin_factory, **kwargs)
@@ -103,7 +128,7 @@ class PropBoard:
             return made
 
         button_high = not inputs.pull_up
-        self._holds = holds = HoldTimer()
+        self._holds = holds = HoldTimer(clock=clock)
         self.areas: dict[str, BettingArea] = {
             area: BettingArea(
                 device(inputs.pins[area]),
@@ -156,6 +181,12 @@ class PropBoard:
 
     def _emitter(self, action: Input) -> Callable[[], None]:
         return lambda: self._sink(action)
+
+    def catch_up(self) -> None:
+        """Return once every hold due by the clock's reading now has fired (a test that moves
+        the clock by hand calls this before its next edge, as time would pass on the Pi)."""
+        if self._holds is not None:
+            self._holds.catch_up()
 
     def lights_off(self) -> None:
         """Both lights off (the daemon's stop)."""

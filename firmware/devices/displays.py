@@ -90,7 +90,33 @@ def check_spec(spec: DisplaySpec) -> str | None:
 
 class Screen(oled.Screen):
     """One display of the prop (see :class:`oled.Screen`: frames only when they change; a display
-    that stops answering is logged once, retried, reopened and redrawn in full), for a spec."""
+    that stops answering is logged once, retried, reopened and redrawn in full), for a spec.
+
+    On luma's ``dummy`` device, and on a connector that does not answer at first:
+
+    >>> from PIL import Image, ImageDraw
+    >>> from firmware.devices.displays import Screen, open_dummy_device
+    >>> from firmware.devices.wiring import DisplaySpec
+    >>> spec = DisplaySpec("bets", "ssd1306", "i2c", 128, 64, address=0x3D)
+    >>> screen = Screen.open(spec, open_dummy_device)
+    >>> screen.size, screen.mode
+    ((128, 64), '1')
+    >>> picture = Image.new("1", screen.size)
+    >>> ImageDraw.Draw(picture).text((0, 0), "$25", fill=255)
+    >>> screen.show(picture), screen.show(picture.copy())  # the same picture again is not sent
+    (True, False)
+    >>> plugged = False
+    >>> def connector(spec):
+    ...     if not plugged:
+    ...         raise OSError(121, "Remote I/O error")  # nothing answers at 0x3D
+    ...     return open_dummy_device(spec)
+    >>> loose = Screen.open(spec, connector)  # logged: missing, trying again every second
+    >>> loose.failing, loose.show(picture)
+    (True, False)
+    >>> plugged = True
+    >>> loose.show(picture), loose.failing  # opened afresh and drawn in full
+    (True, False)
+    """
 
     def __init__(self, spec: DisplaySpec, device: Any | None, reopen: Callable[[], Any] | None = None) -> None:
         super().__init__(spec.role, device, reopen=reopen, greyscale=spec.driver in GREYSCALE_DRIVERS)

@@ -58,7 +58,7 @@ class DeckLight:
 
     def show(self, color: str) -> None:
         """Show a deck colour (``red``, ``blue``, ``green``, ``silver``)."""
-        mix = DECK_COLORS[color]
+        mix: tuple[float, ...] = DECK_COLORS[color]
         if not self.pwm:  # on/off pins: silver shows as white
             mix = tuple(1.0 if c > 0 else 0.0 for c in mix)
         self.led.color = mix

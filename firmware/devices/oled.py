@@ -143,6 +143,13 @@ class _ChangedPages:
     first after :meth:`invalidate` or after a failed transfer, goes out in full."""
 
     _sent: list[bytes] | None = None
+    # What the luma driver after this mixin in the bases has (luma ships no types):
+    mode: str
+    size: tuple[int, int]
+    _pages: int
+    preprocess: Callable[[Image.Image], Image.Image]
+    command: Callable[..., None]
+    data: Callable[[list[int]], None]
 
     def invalidate(self) -> None:
         """Send the next frame in full (at start, and when the display answers again)."""
@@ -202,6 +209,10 @@ def _plan_windows(changed: Sequence[tuple[int, int] | None], cost: int) -> list[
 class _ChangedPagesSSD1306(_ChangedPages):
     """SSD1306/SSD1309 in luma's horizontal addressing mode: a column and page window a change."""
 
+    _const: Any  # luma's, as above
+    _colstart: int
+    _colend: int
+
     def _send_full(self, pages: list[bytes]) -> None:
         c = self._const
         self.command(c.COLUMNADDR, self._colstart, self._colend - 1, c.PAGEADDR, 0, self._pages - 1)
@@ -239,15 +250,16 @@ class _ChangedPagesSH110x(_ChangedPages):
                 self.data(list(pages[page][x0 : x1 + 1]))
 
 
-class ssd1306(_ChangedPagesSSD1306, oled.ssd1306):
+# luma ships no types, so to mypy its drivers are Any, and strict mode flags a class built on one.
+class ssd1306(_ChangedPagesSSD1306, oled.ssd1306):  # type: ignore[misc]
     """luma.oled's SSD1306 sending only what changed."""
 
 
-class ssd1309(_ChangedPagesSSD1306, oled.ssd1309):
+class ssd1309(_ChangedPagesSSD1306, oled.ssd1309):  # type: ignore[misc]
     """luma.oled's SSD1309 sending only what changed."""
 
 
-class sh1106(_ChangedPagesSH110x, oled.sh1106):
+class sh1106(_ChangedPagesSH110x, oled.sh1106):  # type: ignore[misc]
     """luma.oled's SH1106 sending only what changed (its RAM is 132 columns wide:
     luma's ``page_address_offset``, 2 by default, centres a 128-column panel)."""
 
@@ -268,7 +280,7 @@ class sh1106(_ChangedPagesSH110x, oled.sh1106):
         self.command(0xB0 | page, column & 0x0F, 0x10 | column >> 4)
 
 
-class sh1107(_ChangedPagesSH110x, oled.sh1107):
+class sh1107(_ChangedPagesSH110x, oled.sh1107):  # type: ignore[misc]
     """luma.oled's SH1107 sending only what changed."""
 
     def _set_page(self, page: int, column: int) -> None:
@@ -293,6 +305,10 @@ def _segments(width: int, height: int) -> int:
 class _Framebuffered:
     """Mixin for luma's greyscale and colour drivers: ``invalidate()`` starts a new
     ``diff_to_previous`` framebuffer, whose first frame luma sends in full."""
+
+    _w: int  # luma's
+    _h: int
+    framebuffer: Any
 
     def invalidate(self) -> None:
         """Send the next frame in full (at start, and when the display answers again)."""
@@ -400,11 +416,12 @@ class Screen:
             return False
         if self.greyscale and image.mode == "RGB":
             image = image.convert("L").convert("RGB")
-        if not self.failing and self.last_frame is not None and _same(self.last_frame, image):
+        if self.last_frame is not None and _same(self.last_frame, image):  # never while failing: no last frame
             return False
         try:
             if self.failing:
                 self._recover()
+            assert self.device is not None  # opened, or reopened just now
             self.device.display(image)
         except Exception as error:  # a display must never stop the game
             self._failed(error)

@@ -13,6 +13,10 @@ from baccarat_core.rounds import AREAS
 #: The board's inputs by name: the five areas, the two arrows, the deck.
 INPUT_NAMES: tuple[str, ...] = (*AREAS, "arrow_left", "arrow_right", "deal")
 
+#: The prop's displays by role, in the order they are listed: the placard (the table limits),
+#: the table (the deck and the round being dealt) and the bets (the five stacks and the chip).
+ROLES: tuple[str, ...] = ("placard", "table", "bets")
+
 
 @record
 class InputWiring:

@@ -61,7 +61,7 @@ def tiny_width(text: str) -> int:
     return max(0, sum(widths) - 1)
 
 
-def draw_text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, fill: object) -> None:
+def draw_text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, fill: Ink) -> None:
     """``text`` in FONT at ``xy`` (the top of the glyph cell) with no column cut off the first letter."""
     x, y = xy
     draw.text((x - CHAR_W + 1, y), " " + text, font=FONT, fill=fill)
@@ -136,7 +136,7 @@ class Painter:
             draw_text(self.draw, (x, y - _TOP), text, fill)
             return
         glyphs = text_mask(text)
-        big = glyphs.resize((glyphs.width * scale, glyphs.height * scale), Image.NEAREST)
+        big = glyphs.resize((glyphs.width * scale, glyphs.height * scale), Image.Resampling.NEAREST)
         self.image.paste(fill, (x, y - _TOP * scale), big)
 
     def centred(

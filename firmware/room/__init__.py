@@ -1,6 +1,6 @@
 """The prop's place in the room: MQTT and Room 2.0, the local control socket,
 the one game-master command path, and the state that survives a power cut.
 
-Each service attaches to the daemon as a listener and sends it calls; the
+Each service attaches to the daemon's hooks and sends it calls; the
 daemon knows none of them.
 """

@@ -12,10 +12,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, TypeVar
 
 from baccarat_core import AREAS, BaccaratError, BaccaratModule, Edgework, TableLimits, strict
 from baccarat_core import events as ev
+from baccarat_core.bets import bet_outcome, describe_bets, parse_bets
 from baccarat_core.edgework import check_solved
 from baccarat_core.numbers import parse_count, parse_dollars, show_value
 from baccarat_core.records import record
@@ -25,21 +26,26 @@ from ..errors import PropError
 
 log = logging.getLogger("baccarat.commands")
 
+T = TypeVar("T")
+
 #: Longest error text in a reply or a log line (the offending values in it are cut shorter still).
 MAX_ERROR = 240
+#: How long a front end waits for a command's reply (a deal in progress holds a command a few seconds).
+COMMAND_TIMEOUT = 30.0
 
 #: Every command, with the argument keys it accepts.
 COMMANDS: dict[str, frozenset[str]] = {
     "reset": frozenset({"min", "max"}),
     "force_solve": frozenset(),
     "set_limits": frozenset({"min", "max"}),
-    "set_edgework": frozenset({"serial", "ports", "lit", "unlit", "solved"}),
+    "set_edgework": frozenset({"serial", "ports", "lit", "unlit", "solved", "batteries", "plates"}),
     "set_solved": frozenset({"solved"}),
     "hint": frozenset(),
     "status": frozenset(),
     "enable": frozenset(),
     "disable": frozenset(),
     "identify": frozenset(),
+    "bet": frozenset({"bets"}),
 }
 
 
@@ -56,12 +62,19 @@ class Command:
     edgework: Edgework | None = None
     solved: int | None = None
     keep_solved: bool = True
+    bets: dict[str, int] | None = None
+
+
+def known_command(text: object) -> str | None:
+    """``force-solve``, ``Force_Solve`` -> ``force_solve``; None when ``text`` names no command."""
+    name = text.strip().lower().replace("-", "_") if isinstance(text, str) else None
+    return name if name in COMMANDS else None
 
 
 def command_name(text: object) -> str:
-    """``force-solve``, ``Force_Solve`` -> ``force_solve``; unknown names are errors."""
-    name = text.strip().lower().replace("-", "_") if isinstance(text, str) else None
-    if name not in COMMANDS:
+    """The command ``text`` names (:func:`known_command`); unknown names are errors."""
+    name = known_command(text)
+    if name is None:
         raise CommandError(f"unknown command {show_value(text)} (known: {', '.join(COMMANDS)})")
     return name
 
@@ -87,19 +100,27 @@ def parse_command(data: Any) -> Command:
         if name == "set_edgework":
             edgework = Edgework.from_dict({**args, "solved": check_solved(args.get("solved", 0))})
             return Command(name, edgework=edgework, keep_solved="solved" not in args)
+        if name == "bet":
+            if "bets" not in args:
+                raise CommandError('bet: missing "bets" (e.g. {"banker": 25, "tie": 5} or "25 on banker, 5 on tie")')
+            return Command(name, bets=parse_bets(args["bets"]))
     except BaccaratError as error:
         raise CommandError(f"{name}: {error}") from None
     return Command(name)
 
 
 def parse_words(text: str) -> Command:
-    """A command from words: ``set-solved 3``, ``set-solved:3``, ``reset min=25 max=1000``.
+    """A command from words: ``set-solved 3``, ``set-solved:3``, ``reset min=25 max=1000``,
+    ``bet 25 on banker, 5 on tie``.
 
     Each argument once: ``set-solved 3 4`` and ``reset min=25 min=50`` are errors.
     """
-    words = strict.decode_text(text, "command").replace(":", " ", 1).split()
+    line = strict.decode_text(text, "command").replace(":", " ", 1).strip()
+    words = line.split()
     if not words:
         raise CommandError("empty command")
+    if command_name(words[0]) == "bet":  # the rest is the bets in words, as the players wrote them
+        return parse_command({"command": "bet", "bets": line[len(words[0]) :]})
     data: dict[str, Any] = {"command": words[0]}
     for word in words[1:]:
         key, sep, value = word.partition("=")
@@ -113,7 +134,7 @@ def parse_words(text: str) -> Command:
 
 
 def _word_value(key: str, value: str) -> Any:
-    if key in ("ports", "lit", "unlit"):
+    if key in ("ports", "lit", "unlit", "batteries"):
         return [v for v in value.split(",") if v]
     if key in ("min", "max", "solved"):
         try:
@@ -154,14 +175,49 @@ class GameMaster:
     """The one command path: MQTT, Room 2.0 and the control socket all run commands here.
 
     ``default_limits`` are what ``reset`` without limits uses: the config's
-    fixed limits, or None for a fresh random placard.
+    fixed limits, or None for a fresh random placard. Every request gets a reply
+    document, as MQTT, the socket and the console send it back:
+
+    >>> from firmware.app import build_daemon, close_daemon, mock_pin_factory
+    >>> from firmware.config import load_config
+    >>> from firmware.devices.displays import open_dummy_device
+    >>> from firmware.room.commands import GameMaster
+    >>> prop = build_daemon(load_config(), pin_factory=mock_pin_factory(), device_factory=open_dummy_device)
+    >>> prop.start()
+    >>> master = GameMaster(prop)
+    >>> master.handle({"command": "set_solved", "solved": 2, "id": 7}).result(5)
+    {'id': 7, 'ok': True, 'command': 'set_solved', 'result': {'events': [{'event': 'solved_count', 'solved': 2}]}}
+    >>> master.handle("Set-Solved 3", words=True).result(5)["ok"]  # the shell's and Room 2.0's words
+    True
+    >>> master.handle({"command": "explode"}).result(5)["error"]
+    'unknown command "explode" (known: reset, force_solve, set_limits, set_edgework, set_solved, hint, ...)'
+    >>> master.handle({"command": "hint"}).result(5)["result"]["winner"] in ("player", "banker", "tie")
+    True
+    >>> prop.stop()
+    >>> close_daemon(prop)
     """
 
     def __init__(self, daemon: Daemon, *, default_limits: TableLimits | None = None) -> None:
         self.daemon = daemon
         self.default_limits = default_limits
+        self._document: dict[str, Any] | None = None
+        self._hooked = False  # _forget_document is one of the daemon's on_handled hooks
 
-    def submit(self, command: Command) -> Future:
+    def document(self) -> dict[str, Any]:
+        """The state document now (:func:`state_document`), built at most once a batch: MQTT,
+        Room 2.0 and the console share it (call on the game thread: an ``on_settled`` hook, or
+        before the daemon starts)."""
+        if not self._hooked:
+            self._hooked = True
+            self.daemon.on_handled.append(self._forget_document)
+        if self._document is None:
+            self._document = state_document(self.daemon.module)
+        return self._document
+
+    def _forget_document(self, events: list[ev.Event], module: BaccaratModule) -> None:
+        self._document = None  # a batch was handled: the module may have changed
+
+    def submit(self, command: Command) -> Future[Any]:
         """Run ``command`` on the game thread; the future holds a JSON-ready result."""
         daemon = self.daemon
         if command.name == "hint":
@@ -170,7 +226,12 @@ class GameMaster:
             return daemon.call(lambda: state_document(daemon.module), during_round=True)
         if command.name == "identify":
             return daemon.identify()
+        if command.name == "bet":
+            bets = command.bets
+            assert bets is not None  # parse_command gives bet its bets
+            return _then(daemon.play(lambda m: _bet(m, bets)), lambda events: bet_result(bets, events))
         if command.name == "set_solved":
+            assert command.solved is not None  # parse_command gives set_solved its count
             running = daemon.set_solved(command.solved)
         else:
             running = daemon.apply(self._producer(command))
@@ -184,12 +245,16 @@ class GameMaster:
         if command.name in ("enable", "disable"):
             return lambda m: m.set_enabled(command.name == "enable")
         if command.name == "set_limits":
-            return lambda m: m.set_limits(command.limits)
+            limits = command.limits
+            assert limits is not None  # parse_command gives set_limits its limits
+            return lambda m: m.set_limits(limits)
         if command.name == "set_edgework":
-            return lambda m: set_edgework(m, command.edgework, keep_solved=command.keep_solved)
+            edgework = command.edgework
+            assert edgework is not None  # and set_edgework its edgework
+            return lambda m: set_edgework(m, edgework, keep_solved=command.keep_solved)
         raise CommandError(f"unknown command {command.name!r}")
 
-    def handle(self, payload: Any, *, words: bool = False) -> Future:
+    def handle(self, payload: Any, *, words: bool = False) -> Future[dict[str, Any]]:
         """Parse and run one request; the future always holds a reply document.
 
         The reply is ``{"id", "ok": true, "command", "result"}`` or
@@ -197,7 +262,7 @@ class GameMaster:
         and is one warning line in the log. Text and bytes go through the strict
         reader (:mod:`baccarat_core.strict`): size, UTF-8, depth, strict JSON.
         """
-        done: Future = Future()
+        done: Future[dict[str, Any]] = Future()
         request_id = None
         name = None
         try:
@@ -217,7 +282,7 @@ class GameMaster:
             done.set_result(_reply(request_id, name, error=message))
             return done
 
-        def finish(future: Future) -> None:
+        def finish(future: Future[Any]) -> None:
             try:
                 done.set_result(_reply(request_id, name, result=future.result()))
             except Exception as error:  # noqa: BLE001 - reported to the sender, logged once
@@ -229,13 +294,23 @@ class GameMaster:
         return done
 
 
-def _reply(request_id: Any, name: Any, *, result: Any = None, error: str | None = None) -> dict[str, Any]:
-    known = isinstance(name, str) and name.strip().lower().replace("-", "_") in COMMANDS
-    reply: dict[str, Any] = {
-        "id": request_id,
-        "ok": error is None,
-        "command": name.strip().lower().replace("-", "_") if known else None,
+def _bet(module: BaccaratModule, bets: dict[str, int]) -> list[ev.Event]:
+    """The ``bet`` command on the game thread: logged as remote play, then the presses and the deal."""
+    log.info("remote play: bet %s", describe_bets(bets))
+    return module.bet(bets, finish=False)  # the daemon finishes the round after its pause, as for a press
+
+
+def bet_result(bets: dict[str, int], events: list[ev.Event]) -> dict[str, Any]:
+    """The ``bet`` command's result: the bets as read, what they came to in words, and the events."""
+    return {
+        "bets": dict(bets),
+        "summary": f"bet {describe_bets(bets)}: {bet_outcome(events)}",
+        "events": [e.to_dict() for e in events],
     }
+
+
+def _reply(request_id: Any, name: Any, *, result: Any = None, error: str | None = None) -> dict[str, Any]:
+    reply: dict[str, Any] = {"id": request_id, "ok": error is None, "command": known_command(name)}
     if error is None:
         reply["result"] = result
     else:
@@ -243,10 +318,10 @@ def _reply(request_id: Any, name: Any, *, result: Any = None, error: str | None 
     return reply
 
 
-def _then(future: Future, fn: Callable[[Any], Any]) -> Future:
-    out: Future = Future()
+def _then(future: Future[Any], fn: Callable[[Any], T]) -> Future[T]:
+    out: Future[T] = Future()
 
-    def done(f: Future) -> None:
+    def done(f: Future[Any]) -> None:
         try:
             out.set_result(fn(f.result()))
         except Exception as error:  # noqa: BLE001 - passed on to the waiter
@@ -274,6 +349,8 @@ def state_document(module: BaccaratModule) -> dict[str, Any]:
         "bets": module.bets(),
         "stacks": {area: list(module.stacks[area]) for area in AREAS},
         "edgework": module.edgework.to_dict(),
+        "edgework_drawn": module.edgework_drawn,
+        "game": module.game,
         "deck_solved": deck.solved if deck else None,
     }
 

@@ -26,20 +26,20 @@ import socketserver
 import stat
 import struct
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from baccarat_core import strict
 
 from ..errors import PropError
-from .commands import GameMaster
+from .commands import COMMAND_TIMEOUT, GameMaster
+from .saved_state import private_dir
 
 log = logging.getLogger("baccarat.control")
 
 #: Longest request line the server reads (without its newline); a longer one is refused whole.
 MAX_LINE = strict.MAX_BYTES
-#: How long a command may wait for the game thread (a deal in progress).
-COMMAND_TIMEOUT = 30.0
 #: A connection that sends nothing for this long is closed.
 IDLE_SECONDS = 60.0
 #: Connections served at once; more are answered with an error and closed.
@@ -50,14 +50,7 @@ BACKLOG = 128
 SERVICE_RUNTIME = Path("/run/baccarat")
 
 
-def private_dir(env: dict[str, str] | None = None) -> Path:
-    """The user's own fallback directory: ``$XDG_STATE_HOME/baccarat``, else ``~/.local/state/baccarat``."""
-    env = os.environ if env is None else env
-    base = Path(env.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-    return base / "baccarat"
-
-
-def socket_path(configured: str | None, env: dict[str, str] | None = None) -> Path | None:
+def socket_path(configured: str | None, env: Mapping[str, str] | None = None) -> Path | None:
     """The control socket, for the daemon and the client alike; ``socket = ""`` turns it off (None).
 
     1. ``[control] socket`` when set;
@@ -104,7 +97,8 @@ def peer_pid(path: Path, timeout: float = 2.0) -> int | None:
         except OSError as error:
             raise PropError(f"cannot check the socket {path} ({error.strerror or error})") from None
         creds = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-        return struct.unpack("3i", creds)[0]
+        pid: int = struct.unpack("3i", creds)[0]  # struct ucred: pid, uid, gid
+        return pid
 
 
 def _error_line(message: str) -> bytes:
@@ -112,14 +106,17 @@ def _error_line(message: str) -> bytes:
 
 
 class _Handler(socketserver.StreamRequestHandler):
+    server: ControlServer  # the only server that makes these
+
     def setup(self) -> None:
         """The connection's timeout is the server's idle limit: an idle client is dropped."""
-        self.timeout = self.server.idle_seconds  # type: ignore[attr-defined]
+        # typeshed declares timeout a ClassVar, but socketserver reads it from the instance
+        self.timeout = self.server.idle_seconds  # type: ignore[misc]
         super().setup()
 
     def handle(self) -> None:
         """Answer each request line with one reply line; a line over :data:`MAX_LINE` is refused whole."""
-        server: ControlServer = self.server  # type: ignore[assignment]
+        server: ControlServer = self.server
         try:
             while True:
                 line = self.rfile.readline(MAX_LINE + 1)
@@ -264,7 +261,7 @@ class ControlServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
                 ready = selector.select()
                 if any(key.fileobj == self._wake_r for key, _ in ready):
                     return
-                self._handle_request_noblock()
+                self._handle_request_noblock()  # type: ignore[attr-defined]  # socketserver's, not in typeshed
 
     def stop(self) -> None:
         """Stop serving and remove the socket file (only if it is still this server's)."""

@@ -2,16 +2,29 @@
 
 One retained message on ``homeassistant/device/<id>/config`` (Home Assistant's
 device-based discovery) declares the prop and its entities; they all read the
-prop's own retained state document and send the prop's own JSON commands, so
-nothing new is published while the game runs:
+prop's own topics (the retained state document, the events, the retained
+diagnostics) and send the prop's own JSON commands, so nothing new is published
+while the game runs:
 
 - solved (binary sensor), strikes, deck colour, table limits (sensors),
 - solved modules on the bomb (number: ``set_solved``),
 - reset, force solve, identify (buttons), enabled (switch: ``enable``/``disable``),
-- available while the prop's status topic says ``online`` (its last will says ``offline``).
+- strike and solve (``event`` entities, for automations: "when the prop strikes"),
+- version, started, last error (diagnostic sensors),
+- available while the prop's status topic says ``online`` (its last will says ``offline``),
+- ``origin`` names this software and its version, as the device-discovery spec requires.
 
 The discovery message is published on every connect and again whenever Home
 Assistant announces itself (``homeassistant/status`` = ``online``).
+
+**Entities no longer configured are removed.** On connect the prop reads its
+own retained discovery message back from the broker before publishing the new
+one; an entity the old one declares and the new one does not (an upgrade that
+renamed it, an output taken out of the config) is published once as Home
+Assistant's removal form (``{"p": "<platform>"}``), then the document without
+it. A prop whose config turns ``home_assistant`` off clears its retained
+discovery message (an empty retained payload): Home Assistant removes the device.
+
 :class:`HomeAssistantService` rides on :class:`~firmware.room.mqtt.MqttService`'s
 connection: no third client, and availability is that connection's will.
 """
@@ -30,6 +43,17 @@ log = logging.getLogger("baccarat.mqtt")
 
 DEFAULT_PREFIX = "homeassistant"
 ORIGIN = "baccarat-prop"
+
+#: Each event entity's payload, from an event on ``P/events``: Home Assistant's JSON with
+#: ``event_type`` (the rest become the event's attributes), or nothing for the other kinds of
+#: event (Home Assistant ignores an empty rendering).
+STRIKE_TEMPLATE = (
+    "{{ {'event_type': 'strike', 'strikes': value_json.strikes, 'reason': value_json.reason, "
+    "'detail': value_json.detail} | tojson if value_json.event == 'strike' else '' }}"
+)
+SOLVED_TEMPLATE = (
+    "{{ {'event_type': 'solved', 'forced': value_json.forced} | tojson if value_json.event == 'solved' else '' }}"
+)
 
 
 def device_id(client_id: str) -> str:
@@ -52,9 +76,10 @@ def discovery_payload(
     """The device discovery document for a prop whose topics are ``topics``.
 
     ``topics`` needs ``state`` (the retained state document), ``command`` (JSON
-    commands, as in docs/mqtt.md) and ``status`` (``online``/``offline``).
+    commands, as in docs/mqtt.md), ``status`` (``online``/``offline``), ``events``
+    (every game event) and ``diagnostics`` (the retained diagnostics document).
     """
-    state, command = topics["state"], topics["command"]
+    state, command, events, diagnostics = topics["state"], topics["command"], topics["events"], topics["diagnostics"]
 
     def entity(key: str, platform: str, label: str, **options: Any) -> tuple[str, dict[str, Any]]:
         return f"{prop_id}_{key}", {"p": platform, "name": label, "unique_id": f"{prop_id}_{key}", **options}
@@ -145,6 +170,53 @@ def discovery_payload(
                 payload_off=_command("disable"),
                 icon="mdi:power",
             ),
+            entity(
+                "strike_event",
+                "event",
+                "Strike",
+                state_topic=events,
+                event_types=["strike"],
+                value_template=STRIKE_TEMPLATE,
+                icon="mdi:alert-octagon",
+            ),
+            entity(
+                "solved_event",
+                "event",
+                "Solve",
+                state_topic=events,
+                event_types=["solved"],
+                value_template=SOLVED_TEMPLATE,
+                icon="mdi:check-decagram",
+            ),
+            entity(
+                "version",
+                "sensor",
+                "Version",
+                state_topic=diagnostics,
+                value_template="{{ value_json.version }}",
+                entity_category="diagnostic",
+                icon="mdi:tag",
+            ),
+            entity(
+                "started",
+                "sensor",
+                "Started",
+                state_topic=diagnostics,
+                value_template="{{ value_json.started }}",
+                device_class="timestamp",
+                entity_category="diagnostic",
+            ),
+            entity(
+                "last_error",
+                "sensor",
+                "Last error",
+                state_topic=diagnostics,
+                value_template="{{ value_json.last_error }}",
+                json_attributes_topic=diagnostics,
+                json_attributes_template="{{ {'at': value_json.last_error_at} | tojson }}",
+                entity_category="diagnostic",
+                icon="mdi:alert-circle-outline",
+            ),
         ]
     )
     device: dict[str, Any] = {
@@ -166,11 +238,36 @@ def discovery_payload(
     }
 
 
+def stale_components(previous: bytes | str, current: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Home Assistant's removal form (``{"p": platform}``) for each component of a ``previous``
+    discovery document that ``current`` (the new one's ``cmps``) no longer has.
+
+    Components already in the removal form, and a ``previous`` that is not a discovery
+    document, give nothing.
+    """
+    try:
+        data = json.loads(previous)
+    except (ValueError, UnicodeDecodeError):
+        return {}
+    components = data.get("cmps", data.get("components")) if isinstance(data, dict) else None
+    if not isinstance(components, dict):
+        return {}
+    stale = {}
+    for key, config in components.items():
+        if key in current or not isinstance(config, dict):
+            continue
+        platform = config.get("p", config.get("platform"))
+        if isinstance(platform, str) and set(config) - {"p", "platform"}:
+            stale[key] = {"p": platform}
+    return stale
+
+
 class HomeAssistantService:
     """Publishes the discovery document over an :class:`~firmware.room.mqtt.MqttService`'s connection.
 
     Call :meth:`start` before the MQTT service starts (or after: a live
-    connection gets the document at once).
+    connection gets the document at once). With ``enabled=False`` (``home_assistant =
+    false``) it publishes nothing, and clears a discovery message an earlier config left.
     """
 
     def __init__(
@@ -181,36 +278,87 @@ class HomeAssistantService:
         name: str = "Baccarat",
         prop_id: str | None = None,
         sw_version: str | None = None,
+        enabled: bool = True,
     ) -> None:
         self.mqtt = mqtt_service
         self.link = mqtt_service.link
+        self.enabled = enabled
         self.prop_id = prop_id or device_id(mqtt_service.cfg.client_id)
         self.topic = discovery_topic(self.prop_id, prefix)
         self.birth_topic = f"{prefix}/status"
-        self.document = discovery_payload(self.prop_id, mqtt_service.topics, name=name, sw_version=sw_version)
-        self.text = json.dumps(self.document, sort_keys=True)
+        self.name = name
+        self._sw_version = sw_version
+        self._document: dict[str, Any] | None = None
+        self._text: str | None = None
         self.published = 0
+        #: Components removed from Home Assistant since the start (their IDs).
+        self.removed: list[str] = []
+
+    @property
+    def document(self) -> dict[str, Any]:
+        """The discovery document, made at its first use (the version is read then, on paho's thread)."""
+        if self._document is None:
+            version = self._sw_version or self.mqtt.diagnostics.version
+            self._document = discovery_payload(self.prop_id, self.mqtt.topics, name=self.name, sw_version=version)
+        return self._document
+
+    @property
+    def text(self) -> str:
+        """The document as published."""
+        if self._text is None:
+            self._text = json.dumps(self.document, sort_keys=True)
+        return self._text
 
     def start(self) -> None:
-        """Publish on every connect and on Home Assistant's ``online``."""
+        """Publish on every connect and on Home Assistant's ``online``; watch the retained document."""
         self.link.connect_hooks.append(self.on_connect)
-        self.link.on_topic(self.birth_topic, self._on_birth)
+        self.link.on_topic(self.topic, self._on_discovery)
+        if self.enabled:
+            self.link.on_topic(self.birth_topic, self._on_birth)
         if self.link.listening.is_set():
             self.on_connect()
 
     def stop(self) -> None:
         """Stop listening for Home Assistant's announcements (the discovery stays, retained)."""
         self.link.on_topic(self.birth_topic, None)
+        self.link.on_topic(self.topic, None)
 
     def on_connect(self) -> None:
-        """Connected: listen for Home Assistant's birth message, publish the document."""
-        self.link.client.subscribe(self.birth_topic, qos=1)
+        """Connected: read the retained document back, listen for Home Assistant's birth message,
+        publish the document.
+
+        The subscription to the prop's own discovery topic goes first: the broker answers it
+        with the retained document of the last run before it handles the new one published next.
+        """
+        client = self.link.client
+        client.subscribe(self.topic, qos=1)
+        if not self.enabled:
+            return
+        client.subscribe(self.birth_topic, qos=1)
         self.publish()
 
     def publish(self) -> None:
         """Queue the retained discovery message (paho's thread sends it)."""
         self.published += 1
         self.link.publish(self.topic, self.text, retain=True)
+
+    def _on_discovery(self, client: Any, userdata: Any, message: Any) -> None:
+        """A message on the prop's own discovery topic: the retained one of an earlier run, or our own."""
+        if not message.payload:
+            return
+        if not self.enabled:
+            if message.retain:
+                log.info("home assistant: home_assistant = false: removing this prop from it (%s)", self.topic)
+                self.link.publish(self.topic, "", retain=True)
+            return
+        stale = stale_components(message.payload, self.document["cmps"])
+        if not stale:
+            return
+        self.removed.extend(stale)
+        log.info("home assistant: removing entities no longer configured: %s", ", ".join(sorted(stale)))
+        removal = {**self.document, "cmps": {**self.document["cmps"], **stale}}
+        self.link.publish(self.topic, json.dumps(removal, sort_keys=True), retain=True)
+        self.publish()  # then the document without them, as Home Assistant's documentation asks
 
     def _on_birth(self, client: Any, userdata: Any, message: Any) -> None:
         if message.payload.strip().lower() == b"online":

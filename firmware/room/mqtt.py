@@ -21,6 +21,10 @@ only appends to paho's outgoing queue.
   certificate verify failed, TLS handshake failed, connection refused; a broker
   that hangs up on the CONNECT unanswered is asked whether its port speaks TLS,
   and the log says which it was, a TLS port or a CONNECT the broker refused.
+- **Ticks**: paho's network thread wakes at least once a second while
+  connected (its ``select`` timeout, for the keepalive); :attr:`Link.tick_hooks`
+  run at each of those wakeups, so a periodic job (Room 2.0's ``DATA`` every
+  30 s) needs no timer and no thread, and wakes nothing that was not awake.
 - **After the first frame**: a service's link connects once the daemon is
   ready. paho-mqtt (with ``ssl``, ``hashlib`` and ``urllib``) takes 15-25 ms to
   import here, ten times that on a Pi Zero 2 W; it is imported on the link's
@@ -50,7 +54,8 @@ from baccarat_core.numbers import show_value
 from ..config import MqttConfig
 from ..daemon import Daemon
 from ..errors import PropError
-from .commands import GameMaster, set_edgework, state_document
+from .commands import GameMaster, set_edgework
+from .diagnostics import Diagnostics
 
 if TYPE_CHECKING:
     import paho.mqtt.client as mqtt
@@ -60,6 +65,9 @@ log = logging.getLogger("baccarat.mqtt")
 
 #: ``handler(topic, payload, retained)``, on paho's network thread.
 Handler = Callable[[str, bytes, bool], None]
+
+#: What the game or a log line hands the out thread to publish the diagnostics document again.
+DIAGNOSTICS = "diagnostics"
 
 #: Kinds of message with a limit of their own; anything else (presence) is never dropped.
 LIMITED = ("event", "reply")
@@ -123,6 +131,15 @@ def _new_client(client_id: str) -> Any:
 
             class Client(paho.Client):
                 last_error: BaseException | None = None
+                #: Called at each pass of paho's network loop (see :attr:`Link.tick_hooks`).
+                tick: Callable[[], None] | None = None
+
+                def loop_misc(self) -> MQTTErrorCode:
+                    """As paho's (the keepalive, at each pass of its loop), then :attr:`tick`."""
+                    result = super().loop_misc()
+                    if self.tick is not None and result == MQTTErrorCode.MQTT_ERR_SUCCESS:
+                        self.tick()
+                    return result
 
                 def reconnect(self) -> MQTTErrorCode:
                     """As paho's, remembering the error of a failed attempt in :attr:`last_error`."""
@@ -159,6 +176,10 @@ class Link:
         #: Called on paho's thread once the broker acknowledged every subscription after a connect
         #: (the service's presence, Home Assistant's discovery).
         self.connect_hooks: list[Callable[[], None]] = [on_connect] if on_connect is not None else []
+        #: Called on paho's thread at each pass of its network loop while connected: at least once a
+        #: second (paho's ``select`` timeout) and after each packet. Each must be quick and check
+        #: for itself whether it is due (``time.monotonic()``); none may block.
+        self.tick_hooks: list[Callable[[], None]] = []
         #: The broker accepted the connection.
         self.connected = threading.Event()
         #: ... and acknowledged every subscription: a command published now is heard.
@@ -167,7 +188,7 @@ class Link:
         self._said: set[str] = set()  # reasons already logged in this outage
         self._unanswered = 0  # CONNECTs the broker dropped unanswered, in a row
         self._lock = threading.Lock()
-        self._awaiting: dict[int, str] = {}  # SUBSCRIBE mid -> topic, until its SUBACK
+        self._awaiting: dict[int | None, str] = {}  # SUBSCRIBE mid -> topic, until its SUBACK (None: not sent)
         self._pending: dict[int, str] = {}  # PUBLISH mid -> kind, until its PUBACK
         self._early: set[int] = set()  # PUBACKs that came before publish() returned the mid
         self._waiting: Counter[str] = Counter()
@@ -248,7 +269,15 @@ class Link:
         client.on_subscribe = self._on_subscribe
         client.on_publish = self._on_publish
         client.on_message = self._on_message
+        client.tick = self._tick
         return client
+
+    def _tick(self) -> None:
+        for hook in self.tick_hooks:
+            try:
+                hook()
+            except Exception:  # paho's thread must go on: its loop would end with the exception
+                log.exception("%s: a periodic job failed", self.name)
 
     def on_topic(self, topic: str, handler: Callable[[Any, Any, Any], None] | None) -> None:
         """paho's ``handler(client, userdata, message)`` for messages on ``topic`` (``None``: none)."""
@@ -503,7 +532,8 @@ class Link:
         if self._handler is None:
             return
         try:
-            self._handler(message.topic, message.payload, bool(message.retain))
+            # paho types a payload bytes | bytearray; a received one is bytes, which bytes() returns as it is
+            self._handler(message.topic, bytes(message.payload), bool(message.retain))
         except Exception:
             log.exception("%s: message on %s could not be handled", self.name, show_value(message.topic))
 
@@ -520,6 +550,7 @@ class MqttService:
             "events": f"{p}/events",
             "state": f"{p}/state",
             "status": f"{p}/status",
+            "diagnostics": f"{p}/diagnostics",
             "command": f"{p}/command",
             "reply": f"{p}/reply",
             "edgework": f"{b}/edgework",
@@ -541,21 +572,26 @@ class MqttService:
         # What the game thread hands over once its frame is sent (``settled``); the out thread
         # formats and sends it, so that a press's frame never waits for JSON or a socket, nor
         # shares the interpreter with them (benchmarks/README.md).
-        # Items: (events, state document or None), or a reply document; None ends the thread.
-        self._out: queue.SimpleQueue[tuple[list[ev.Event], dict[str, Any] | None] | dict[str, Any] | None] = (
+        # Items: (events, state document or None), a reply document, or DIAGNOSTICS; None ends the thread.
+        self._out: queue.SimpleQueue[tuple[list[ev.Event], dict[str, Any] | None] | dict[str, Any] | str | None] = (
             queue.SimpleQueue()
         )
         self._out_thread: threading.Thread | None = None
+        #: The version, start time and last warning or error, retained on ``P/diagnostics``.
+        self.diagnostics = Diagnostics(self._diagnostics_changed)
+        self._diagnostics_queued = threading.Event()  # one request in the queue at most, whatever floods the log
 
     def start(self) -> None:
         """Listen to the daemon now; connect in the background once it is ready (after its first frame)."""
         self._out_thread = threading.Thread(target=self._send_out, name="baccarat-mqtt-out", daemon=True)
         self._out_thread.start()
-        self.daemon.settled_listeners.append(self.on_events)
+        self.diagnostics.attach()
+        self.daemon.on_settled.append(self.on_events)
         self.link.start(after=self.daemon.ready)
 
     def stop(self) -> None:
         """Send what the game handed over, say ``offline`` and close."""
+        self.diagnostics.detach()
         if self._out_thread is not None:
             self._out.put(None)
             self._out_thread.join(5.0)
@@ -564,16 +600,26 @@ class MqttService:
 
     # -- out ------------------------------------------------------------------------
     def on_events(self, events: list[ev.Event], module: BaccaratModule) -> None:
-        """Daemon settled hook (game thread, after the frame): hand the events and the state as it
-        is now to the out thread."""
-        self._out.put((events, state_document(module) if module.deck is not None else None))
+        """Daemon ``on_settled`` hook (game thread, after the frame): hand the events and the state as it
+        is now (the document shared with the console) to the out thread."""
+        if not events:  # only frames changed (a card turned): the state did not
+            return
+        self._out.put((events, self.commands.document() if module.deck is not None else None))
 
     def _send_out(self) -> None:
         while (item := self._out.get()) is not None:
+            if item == DIAGNOSTICS:
+                self._diagnostics_queued.clear()  # a warning from now on asks again
+                with self.diagnostics.quiet():  # a failure here is no new last problem: no loop
+                    try:
+                        self.publish_diagnostics()
+                    except Exception:
+                        log.exception("mqtt: publishing the diagnostics failed; the game goes on")
+                continue
             try:
                 if isinstance(item, dict):
                     self._send_reply(item)
-                else:
+                elif isinstance(item, tuple):
                     self._publish(*item)
             except Exception:
                 log.exception("mqtt: publishing failed; the game goes on")
@@ -600,6 +646,18 @@ class MqttService:
             text = self._state_text
         if text is not None:
             self.link.publish_latest(self.topics["state"], text)
+        self.publish_diagnostics()
+
+    def _diagnostics_changed(self) -> None:
+        """A new warning or error (any thread): the out thread publishes the document, once for a burst."""
+        if not self._diagnostics_queued.is_set():
+            self._diagnostics_queued.set()
+            self._out.put(DIAGNOSTICS)
+
+    def publish_diagnostics(self) -> None:
+        """The diagnostics document, retained, if the broker is listening (every connect sends it)."""
+        if self.link.listening.is_set():
+            self.link.publish_latest(self.topics["diagnostics"], strict.dumps(self.diagnostics.document()))
 
     def reply(self, reply: dict[str, Any]) -> None:
         """Publish a reply document: after the events of its command, which the out thread sends

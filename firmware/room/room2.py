@@ -4,10 +4,15 @@ Topics ``Room/<room>/Props/<prop>/inbox`` (commands as plain words) and
 ``.../outbox`` (human-readable messages):
 
 - ``CONNECTED`` (retained) on connect, ``DISCONNECTED`` as the retained will;
-- ``DATA key=value ...`` with the module's state whenever it changes;
+- ``DATA key=value ...`` with the module's state whenever it changes, and the
+  same line again once 30 s passed without one (the convention's periodic
+  resend, which a console may take for a heartbeat);
 - ``DONE <command>`` once a command ran, ``OMIT <command>`` for one that is
   unknown or invalid (followed by ``MESG`` with the reason);
 - ``OVER baccarat`` when the module is solved;
+- ``REQU <prop> -> <command>`` and ``PROG <program>`` lines from the config
+  (``[mqtt.room_requests]``) on a game event: ask another prop or the room's
+  controller to act (open a door, start a sound program);
 - ``PONG`` for ``@PING``; ``app:startup`` re-sends all ``DATA``.
 
 Commands go through the one command path (:mod:`.commands`), like MQTT JSON and the shell.
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any
 
 from baccarat_core import BaccaratModule, strict
@@ -24,12 +30,14 @@ from baccarat_core import events as ev
 
 from ..config import MqttConfig
 from ..daemon import Daemon
-from .commands import GameMaster, state_document
+from .commands import GameMaster
 from .mqtt import Link
 
 log = logging.getLogger("baccarat.room")
 
 CHALLENGE = "baccarat"
+#: The full ``DATA`` line goes out again once this many seconds passed without one.
+DATA_SECONDS = 30.0
 
 
 def data_line(doc: dict[str, Any]) -> str:
@@ -53,9 +61,13 @@ def data_line(doc: dict[str, Any]) -> str:
 class RoomService:
     """A second MQTT connection that speaks Room 2.0 (its own will: ``DISCONNECTED``)."""
 
-    def __init__(self, daemon: Daemon, commands: GameMaster, cfg: MqttConfig) -> None:
+    def __init__(
+        self, daemon: Daemon, commands: GameMaster, cfg: MqttConfig, *, data_seconds: float = DATA_SECONDS
+    ) -> None:
         self.daemon = daemon
         self.commands = commands
+        self.data_seconds = data_seconds
+        self.requests = dict(cfg.room_requests)
         base = f"Room/{cfg.room}/Props/{cfg.prop}"
         self.inbox, self.outbox = f"{base}/inbox", f"{base}/outbox"
         self.link = Link(
@@ -67,12 +79,14 @@ class RoomService:
             on_connect=self._on_connect,
             name="room",
         )
+        self.link.tick_hooks.append(self._tick)
         self._lock = threading.Lock()
         self._data: str | None = None
+        self._data_sent = float("-inf")  # time.monotonic() of the last DATA line sent
 
     def start(self) -> None:
         """Listen to the daemon now; connect in the background once it is ready (after its first frame)."""
-        self.daemon.settled_listeners.append(self.on_events)
+        self.daemon.on_settled.append(self.on_events)
         self.link.start(after=self.daemon.ready)
 
     def stop(self) -> None:
@@ -85,17 +99,24 @@ class RoomService:
 
     # -- out ----------------------------------------------------------------------------
     def on_events(self, events: list[ev.Event], module: BaccaratModule) -> None:
-        """Daemon settled hook (game thread, after the frame): ``DATA`` when the state changed,
+        """Daemon ``on_settled`` hook (game thread, after the frame): ``DATA`` when the state changed,
         ``OVER`` on a solve."""
+        if not events:  # only frames changed (a card turned): the state did not
+            return
         if module.deck is not None:
-            line = data_line(state_document(module))
+            line = data_line(self.commands.document())
             with self._lock:
                 changed = line != self._data
                 self._data = line
             if changed and self.link.listening.is_set():
-                self.send(line, kind="event")
+                self._send_data(kind="event")
         if any(isinstance(e, ev.Solved) for e in events):
             self.send(f"OVER {CHALLENGE}", kind="event")
+        if self.requests:
+            for event in events:
+                for request in self.requests.get(event.kind, ()):
+                    log.info("room: %s: %s", event.kind, request)
+                    self.send(request, kind="event")
 
     def _on_connect(self) -> None:
         self.send("CONNECTED", retain=True, kind="presence")
@@ -104,8 +125,17 @@ class RoomService:
     def _send_data(self, *, kind: str = "reply") -> None:
         with self._lock:
             line = self._data
+            if line is not None:
+                self._data_sent = time.monotonic()
         if line is not None:
             self.send(line, kind=kind)
+
+    def _tick(self) -> None:
+        """paho's thread, at each pass of its loop (about once a second): ``DATA`` again when due."""
+        with self._lock:
+            due = time.monotonic() - self._data_sent >= self.data_seconds
+        if due and self.link.listening.is_set():
+            self._send_data(kind="event")
 
     # -- in ---------------------------------------------------------------------------------
     def _on_message(self, topic: str, payload: bytes, retained: bool = False) -> None:
@@ -145,6 +175,8 @@ class RoomService:
             )
         elif reply["command"] == "status":
             self.send(data_line(result))
+        elif reply["command"] == "bet":
+            self.send(f"MESG {result['summary']}")
         self.send(f"DONE {text}")
 
 

@@ -1,10 +1,12 @@
 """Game state that survives a power cut: one small JSON file, written atomically.
 
-After every batch of events that changes :meth:`BaccaratModule.snapshot`, the
-file is rewritten (temporary file, fsync, rename, fsync of the directory), so a
-power cut leaves either the old state or the new one, never half of each. The
-write happens before the events are shown: pulling the plug during a deal
-cannot undo the round's strike.
+After every batch of events that changes :meth:`BaccaratModule.snapshot` in a way a
+restart would lose, the file is rewritten (temporary file, fsync, rename, fsync of the
+directory), so a power cut leaves either the old state or the new one, never half of each.
+The write happens before the events are shown: pulling the plug during a deal cannot undo
+the round's strike. What an SD card is spared (:class:`StateKeeper`): bets, the active chip
+on its own, and the clearing after a round, none of which a restore needs; an idle prop
+writes nothing.
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ import re
 import stat
 import tempfile
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from baccarat_core import BaccaratError, BaccaratModule, strict
 from baccarat_core import events as ev
+from baccarat_core.bomb import RandomBombs
 from baccarat_core.numbers import show_value
 
 from ..config import Config
@@ -31,11 +35,23 @@ log = logging.getLogger("baccarat.state")
 VERSION = 1
 #: Largest state file read (a real one is about 1 KB).
 MAX_STATE_BYTES = strict.MAX_BYTES
+#: A failed save is tried again after this many seconds, doubling up to :data:`RETRY_MAX_SECONDS`.
+RETRY_FIRST_SECONDS = 0.25
+RETRY_MAX_SECONDS = 5.0
 
 
-def state_path(config: Config, env: dict[str, str] | None = None) -> Path | None:
+def private_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The user's own directory for the prop, when no system directory serves:
+    ``$XDG_STATE_HOME/baccarat``, else ``~/.local/state/baccarat`` (the state file, and the
+    control socket where no runtime directory exists)."""
+    env = os.environ if env is None else env
+    base = Path(env.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    return base / "baccarat"
+
+
+def state_path(config: Config, env: Mapping[str, str] | None = None) -> Path | None:
     """Where the state lives: ``[state] file``; else systemd's ``$STATE_DIRECTORY``,
-    ``/var/lib/baccarat`` when writable, or ``~/.local/state/baccarat``.
+    ``/var/lib/baccarat`` when writable, or ``state.json`` in :func:`private_dir`.
     ``file = ""`` turns saving off (None)."""
     env = os.environ if env is None else env
     if config.state_file is not None:
@@ -45,13 +61,21 @@ def state_path(config: Config, env: dict[str, str] | None = None) -> Path | None
     system = Path("/var/lib/baccarat")
     if system.is_dir() and os.access(system, os.W_OK):
         return system / "state.json"
-    base = Path(env.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-    return base / "baccarat" / "state.json"
+    return private_dir(env) / "state.json"
 
 
 def fingerprint(config: Config) -> dict[str, Any]:
-    """The parts of the config a saved game depends on: if they change, start afresh."""
-    return {"edgework": config.edgework.to_dict(), "limits": config.limits.to_dict() if config.limits else None}
+    """The parts of the config a saved game depends on: if they change, start afresh.
+
+    With random edgework that is the mode, the seed and the first solved count, not a bomb:
+    the saved game's bomb is the one in play (a restart keeps it).
+    """
+    if config.edgework is not None:
+        edgework = config.edgework.to_dict()
+    else:
+        bombs = config.bombs or RandomBombs()
+        edgework = {"mode": "random", "seed": bombs.seed, "solved": bombs.solved}
+    return {"edgework": edgework, "limits": config.limits.to_dict() if config.limits else None}
 
 
 def _temp_prefix(path: Path) -> str:
@@ -159,7 +183,7 @@ def load_module(path: Path, config: Config, rng: random.Random) -> BaccaratModul
         raise BaccaratError(f"not a version {VERSION} state file")
     if data["config"] != fingerprint(config):
         raise BaccaratError("the config's edgework or limits changed since it was saved")
-    return BaccaratModule.restore(data["module"], rng=rng)
+    return BaccaratModule.restore(data["module"], rng=rng, bombs=config.bombs)
 
 
 def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
@@ -186,18 +210,31 @@ def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
 #: needs no snapshot compared (a test checks that these leave the snapshot as it was).
 _BETS_ONLY = (ev.ChipAdded, ev.AreaCleared, ev.InputIgnored)
 
+#: A batch of these changes the snapshot but needs no write: the clearing after a round that
+#: drew no new deck. The file still says the round's chips are on the table, and a restore
+#: finishes that round the same way (``BaccaratModule.resume``; a test checks it over thousands
+#: of rounds). It halves what a round writes to the SD card.
+_RESTORED_ALIKE = (ev.ChipsCleared,)
+
 
 class StateKeeper:
-    """A daemon listener that saves the snapshot whenever it changes.
+    """A daemon ``on_handled`` hook that saves the snapshot whenever a restart would otherwise lose something.
 
-    With ``background=True`` (the daemon's), a change of the active chip alone
-    (an arrow, the only frequent change that is saved) is compared and written
-    after its frame: :meth:`settled` (the daemon's settled hook) hands it to a
-    thread of its own, newest first, so the arrow's frame waits neither for the
-    JSON nor for an fsync; every other change (a deal, a strike, a new deck, a
-    reset) is written before the listener returns, so before it is shown: a
-    deal counts from its start. Without ``background`` every change is written
-    at once.
+    Every change that matters after a restart (a deal, a strike, a new deck, a reset, a
+    game-master command) is written before the hook returns, so before it is shown: a
+    deal counts from its start. The clearing after a round that drew no new deck is not
+    written: the restore finishes that round the same way.
+
+    With ``background=True`` (the daemon's) the writes happen on a thread of their own (the
+    listener waits at most 5 s for one, then the game goes on), and a change of the active
+    chip alone (an arrow) is not written on its own: like the bets, it belongs to placing a
+    bet, and it is saved with the next write (or at :meth:`close`). An arrow thus costs the
+    SD card nothing. Without ``background`` every change is written at once.
+
+    A save that fails (a full disk, no descriptor free, a read-only mount) is said
+    once, and the writer thread tries the newest snapshot again, after 0.25 s and
+    then up to every 5 s, until it is on disk: a change is never dropped for want
+    of a later one. The game never waits for those retries.
     """
 
     def __init__(self, path: Path, config: Config, *, background: bool = False) -> None:
@@ -213,24 +250,21 @@ class StateKeeper:
         self._handed = 0  # snapshots handed to the writer
         self._done = 0  # of those, written (or failed)
         self._closing = False
+        self._unsaved: str | None = None  # the newest snapshot whose write failed: tried again
         self._thread: threading.Thread | None = None
-        self._later: BaccaratModule | None = None  # an arrow's change, until :meth:`settled`
+        self._later: BaccaratModule | None = None  # an arrow's change, until the next write
 
     def __call__(self, events: list[ev.Event], module: BaccaratModule) -> None:
-        """Daemon listener: save the snapshot if it changed (before the events are shown)."""
+        """Daemon ``on_handled`` hook: save the snapshot if it changed (before the events are shown)."""
         if module.deck is None or (events and all(isinstance(event, _BETS_ONLY) for event in events)):
             return
+        if events and self._last is not None and all(isinstance(event, _RESTORED_ALIKE) for event in events):
+            return
         if self._background and events and all(isinstance(e, ev.DenominationChanged) for e in events):
-            self._later = module  # after the frame
+            self._later = module  # with the next write
             return
         self._later = None  # this snapshot has the arrow's change too
         self._save(module, urgent=True)
-
-    def settled(self, events: list[ev.Event] | None = None, module: BaccaratModule | None = None) -> None:
-        """Daemon settled hook (game thread, after the frame): hand an arrow's change to the writer."""
-        module, self._later = self._later, None
-        if module is not None:
-            self._save(module, urgent=False)
 
     def _save(self, module: BaccaratModule, *, urgent: bool) -> None:
         text = json.dumps({"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}, sort_keys=True)
@@ -238,17 +272,28 @@ class StateKeeper:
             return
         self._last = text
         if not self._background:
-            self._write(text)
+            if not self._write(text):
+                self._background = True  # from now on the writer thread writes, in order
+                with self._cond:
+                    self._unsaved = text
+                self._start_writer()
             return
+        self._hand(text)
+        if urgent:
+            self.flush()
+
+    def _hand(self, text: str) -> None:
+        """Give ``text`` to the writer thread (it replaces one not yet written)."""
         with self._cond:
             self._pending = text
             self._handed += 1
             self._cond.notify_all()
+        self._start_writer()
+
+    def _start_writer(self) -> None:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="baccarat-state", daemon=True)
             self._thread.start()
-        if urgent:
-            self.flush()
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every snapshot handed over so far is written; False if ``timeout`` ran out."""
@@ -257,8 +302,10 @@ class StateKeeper:
             return self._cond.wait_for(lambda: self._done >= target, timeout)
 
     def close(self) -> None:
-        """Write what is pending and stop the writer thread."""
-        self.settled()
+        """Write what is pending (an arrow's change) and stop the writer thread."""
+        module, self._later = self._later, None
+        if module is not None:
+            self._save(module, urgent=False)
         with self._cond:
             self._closing = True
             self._cond.notify_all()
@@ -266,26 +313,50 @@ class StateKeeper:
             self._thread.join(timeout=10)
 
     def _run(self) -> None:
+        delay = RETRY_FIRST_SECONDS
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: self._pending is not None or self._closing)
-                if self._pending is None:
+                if self._unsaved is None:
+                    self._cond.wait_for(lambda: self._pending is not None or self._closing)
+                elif self._pending is None and not self._closing:  # a newer snapshot or the stop ends the pause
+                    self._cond.wait_for(lambda: self._pending is not None or self._closing, delay)
+                closing = self._closing
+                if self._pending is not None:
+                    text, self._pending, upto = self._pending, None, self._handed
+                elif self._unsaved is not None:
+                    text, upto = self._unsaved, self._done
+                else:
                     return
-                text, self._pending, upto = self._pending, None, self._handed
-            self._write(text)
+                self._unsaved = None
+            saved = self._write(text)
             with self._cond:
-                self._done = upto
+                self._done = max(self._done, upto)  # flush() waits for the attempt, not for its success
+                if not saved and self._pending is None:
+                    self._unsaved = text
                 self._cond.notify_all()
+            if saved:
+                delay = RETRY_FIRST_SECONDS
+            elif closing:
+                log.error("stopping with the state unsaved in %s: its last change is lost", self.path)
+                return
+            else:
+                delay = min(delay * 2, RETRY_MAX_SECONDS)
 
-    def _write(self, text: str) -> None:
+    def _write(self, text: str) -> bool:
+        """Write ``text``; False (said once per failure spell) if it could not be written."""
         try:
             write_atomic(self.path, text + "\n")
         except OSError as error:
             if not self._failing:  # say it once per failure spell, not on every chip
-                log.error("cannot save the state to %s (%s); the game goes on", self.path, error.strerror or error)
+                log.error(
+                    "cannot save the state to %s (%s); the game goes on, the save is tried again",
+                    self.path,
+                    error.strerror or error,
+                )
             self._failing = True
-            self._last = None  # try again with the next change
-            return
+            self._last = None  # the next change is written even if it matches this one
+            return False
         if self._failing:
             log.info("state saved to %s again", self.path)
         self._failing = False
+        return True

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
+from typing import TypedDict
 
 from PIL import Image, ImageDraw
 
 from ..daemon import Daemon
+from ..devices.wiring import ROLES
 from ..render.canvas import draw_text
 from .keys import KEY_MAP_LINES
 
@@ -17,7 +19,16 @@ GAP = 8
 LOG_LINES = 4
 
 
-def light_states(daemon: Daemon) -> dict[str, object]:
+class LightStates(TypedDict):
+    """What :func:`light_states` reads: each light in words and as the colour to draw."""
+
+    status: str
+    status_rgb: tuple[int, int, int]
+    deck: str
+    deck_rgb: tuple[int, ...]
+
+
+def light_states(daemon: Daemon) -> LightStates:
     """What the status and deck lights show, read back from their gpiozero devices."""
     status = daemon.board.status
     red, green = bool(status.red.value), bool(status.green.value)
@@ -42,7 +53,7 @@ def compose(
 ) -> Image.Image:
     """The whole prop as one picture: the three displays' last frames, the lights (and ``strikes``),
     the key map and, given a ``log``, its last lines (wrapped; the picture's size does not depend on them)."""
-    frames = {role: _frame(daemon, role) for role in ("placard", "table", "bets")}
+    frames = {role: _frame(daemon, role) for role in ROLES}
     sizes = {role: (f.size if f else (128, 64)) for role, f in frames.items()}
     width = GAP + sizes["table"][0] + GAP + sizes["bets"][0] + GAP
     top = GAP + sizes["placard"][1] + GAP
@@ -59,8 +70,9 @@ def compose(
     def place(role: str, xy: tuple[int, int]) -> None:
         w, h = sizes[role]
         draw.rectangle((xy[0] - 1, xy[1] - 1, xy[0] + w, xy[1] + h), outline=(90, 90, 90))
-        if frames[role] is not None:
-            image.paste(frames[role], xy)
+        frame = frames[role]
+        if frame is not None:
+            image.paste(frame, xy)
         else:
             draw_text(draw, (xy[0] + 4, xy[1] + 4), f"no {role} display", (200, 80, 80))
 

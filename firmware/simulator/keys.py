@@ -20,7 +20,7 @@ class KeyAction:
     """What a key does: ``tap`` or ``hold`` an input (by the board's input name), or ``quit``."""
 
     kind: str
-    input: str | None = None
+    input: str = ""  # none for quit
 
 
 def action_for(key: str) -> KeyAction | None:

@@ -33,7 +33,7 @@ def player_line(event: ev.Event) -> str | None:
 class PlayerSafeLog(logging.Filter):
     """Rewrites the daemon's log lines that give the answer away into player-safe lines.
 
-    A daemon listener sees each event before the daemon logs it and notes the
+    A daemon ``on_handled`` hook sees each event before the daemon logs it and notes the
     event's log line and its player-safe form; the filter swaps the one for the
     other as the line is logged.
     """
@@ -43,7 +43,7 @@ class PlayerSafeLog(logging.Filter):
         self._safe: dict[str, str] = {}
 
     def listener(self, events: list[ev.Event], module: BaccaratModule) -> None:
-        """A ``Daemon.listeners`` entry: note the lines to swap (game thread)."""
+        """A ``Daemon.on_handled`` hook: note the lines to swap (game thread)."""
         for event in events:
             line = player_line(event)
             if line is not None:
@@ -63,27 +63,47 @@ def hide_secrets(daemon: Daemon) -> Callable[[], None]:
     safe = PlayerSafeLog()
     logger = logging.getLogger("baccarat")
     logger.addFilter(safe)
-    daemon.listeners.append(safe.listener)
+    daemon.on_handled.append(safe.listener)
 
     def undo() -> None:
         logger.removeFilter(safe)
-        if safe.listener in daemon.listeners:
-            daemon.listeners.remove(safe.listener)
+        if safe.listener in daemon.on_handled:
+            daemon.on_handled.remove(safe.listener)
 
     return undo
 
 
+#: ``log.info(..., extra={PIN: "console"})``: the line stays on the simulator's screen, below the
+#: scrolling log, until another line with the same pin replaces it.
+PIN = "pin"
+
+
 class RecentLog(logging.Handler):
-    """Keeps the last log lines, for the simulator to show beside the displays."""
+    """Keeps the last log lines, for the simulator to show beside the displays.
+
+    A record logged with ``extra={PIN: name}`` is pinned instead: :meth:`shown` always ends
+    with it (the console's address, or why there is none), however many lines came since.
+    """
 
     def __init__(self, size: int = 40) -> None:
         super().__init__(logging.INFO)
         self.lines: collections.deque[str] = collections.deque(maxlen=size)
+        self.pinned: dict[str, str] = {}
         self.count = 0
 
     def emit(self, record: logging.LogRecord) -> None:
         """Keep one line (the message only: no time stamp or level)."""
+        pin = getattr(record, PIN, None)
+        if isinstance(pin, str):
+            self.pinned[pin] = record.getMessage()[:300]
+            self.count += 1
+            return
         self.add(record.getMessage())
+
+    def shown(self) -> list[str]:
+        """The lines a view shows, oldest first: the recent ones, then the pinned ones (a view
+        that keeps the newest lines that fit keeps the pinned ones)."""
+        return [*self.lines, *self.pinned.values()]
 
     def add(self, line: str) -> None:
         """Keep a line of the simulator's own (e.g. why the view changed)."""

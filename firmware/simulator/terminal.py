@@ -16,14 +16,13 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ..daemon import Daemon
+from ..devices.wiring import ROLES
 from .braille import braille_lines
-from .compose import light_states
+from .compose import LightStates, light_states
 from .keys import KEY_MAP_LINES, action_for, press_length
 from .pins import PinDriver
 from .screenlog import RecentLog
 from .textview import MIN_SIZE, Snapshot, take_snapshot, terminal_is_utf8, text_lines, too_small_lines
-
-ROLES = ("placard", "table", "bets")
 
 #: Log lines the braille view shows at least.
 BRAILLE_LOG_LINES = 3
@@ -122,12 +121,12 @@ class _Screen:
         self.last_lines: list[str] | None = None
         self.last_size: tuple[int, int] | None = None
         self.last_count = -1
-        self.last_lights: dict[str, object] | None = None
+        self.last_lights: LightStates | None = None
         self.snapshot: Snapshot | None = None
         self.mode = ""
 
     def mark(self, *_: object) -> None:
-        """A daemon listener and frame listener: the game changed, draw again."""
+        """A daemon ``on_handled`` and ``on_frame`` hook: the game changed, draw again."""
         self.changed.set()
 
     def choose(self, size: tuple[int, int]) -> str:
@@ -160,11 +159,18 @@ class _Screen:
                 if self.snapshot is None:
                     return ["waiting for the prop..."]
         if mode == "braille":
-            recent = list(self.recent.lines)
+            recent = self.recent.shown()
             if self.snapshot.hint:
                 recent.append(self.snapshot.hint)
             return render_screen(self.daemon, columns, recent, rows, strikes=self.snapshot.strikes)
-        return text_lines(self.snapshot, list(self.recent.lines), columns, rows, unicode=self.unicode)
+        return text_lines(
+            self.snapshot,
+            list(self.recent.lines),
+            columns,
+            rows,
+            unicode=self.unicode,
+            pinned=list(self.recent.pinned.values()),
+        )
 
     def refresh(self, out: TextIO, fd: int) -> None:
         """Draw again if the size, the game, the lights or the log changed."""
@@ -208,8 +214,8 @@ def run_terminal(
     saved = termios.tcgetattr(fd)
     out = sys.stdout
     screen = _Screen(daemon, recent, view=view, gm=gm, unicode=terminal_is_utf8(out))
-    daemon.listeners.append(screen.mark)
-    daemon.frame_listeners.append(screen.mark)
+    daemon.on_handled.append(screen.mark)
+    daemon.on_frame.append(screen.mark)
     block_device = None
     try:
         tty.setcbreak(fd)
@@ -256,7 +262,7 @@ def run_terminal(
         root.removeHandler(recent)
         for handler in saved_handlers:
             root.addHandler(handler)
-        for listeners in (daemon.listeners, daemon.frame_listeners):
-            if screen.mark in listeners:
-                listeners.remove(screen.mark)
+        for hooks in (daemon.on_handled, daemon.on_frame):
+            if screen.mark in hooks:
+                hooks.remove(screen.mark)
         daemon.board.close()

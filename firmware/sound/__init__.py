@@ -6,10 +6,10 @@
 - :mod:`.players`: ``AlsaPlayer`` (``aplay``), ``BuzzerPlayer`` (gpiozero's
   ``TonalBuzzer``), ``PygameMixerPlayer`` (the simulator), ``NullPlayer``.
 - :mod:`.listener`: ``SoundListener``, what the daemon calls.
-- :mod:`.settings`: the ``[sound]`` config section.
+- :mod:`.settings`: the ``[sound]`` settings, as plain values.
 
 Importing this package loads no sound or GPIO library, and not even the cues or
-the players until one is asked for (the config reads :mod:`.settings` on every start, and a
+the players until one is asked for (the config imports :mod:`.settings` on every start, and a
 prop without sound should not pay for ``subprocess`` and ``wave``);
 :func:`make_player` loads the one the settings name.
 """
@@ -20,7 +20,7 @@ import importlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-from .settings import OUTPUTS, SoundConfigError, SoundSettings, parse_sound_section
+from .settings import OUTPUTS, SoundSettings
 
 if TYPE_CHECKING:
     from .cues import BUZZER_MID_TONE, BUZZER_OCTAVES, BUZZER_SEQUENCES, CUES, CuePlanner, cues_for
@@ -60,12 +60,10 @@ __all__ = [
     "Player",
     "Players",
     "PygameMixerPlayer",
-    "SoundConfigError",
     "SoundListener",
     "SoundSettings",
     "cues_for",
     "make_player",
-    "parse_sound_section",
 ]
 
 log = logging.getLogger("baccarat.sound")

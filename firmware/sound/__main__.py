@@ -15,10 +15,11 @@ import logging
 import sys
 import time
 
-from . import CUES, make_player, parse_sound_section
+from ..config import parse_sound_section
+from ..errors import ConfigError
+from . import CUES, make_player
 from .cues import BUZZER_SEQUENCES, sequence_seconds
 from .players import AlsaPlayer, BuzzerPlayer, load_clips
-from .settings import SoundConfigError
 from .synth import read_wav
 
 
@@ -49,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = parse_sound_section(
             {"output": args.output, "device": args.device, "pin": args.pin, "volume": args.volume}
         )
-    except SoundConfigError as error:
+    except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
 

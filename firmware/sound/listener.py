@@ -1,17 +1,11 @@
 """The daemon's sound listener: events in, cues out at the right moment, never on the game thread.
 
-Two ways to attach it (use one):
-
-- ``shown`` (recommended): the daemon calls :meth:`SoundListener.on_shown`
-  with each event at the moment it shows it (its ``_present``). Each card's
-  sounds then start with the card on the display, whatever the pacing.
-- ``batch``: the listener is one of ``daemon.listeners`` and gets each batch
-  of events before it is shown; it schedules the cues on the daemon's pacing
-  (``card_seconds``, ``result_seconds``), so no change in the daemon is needed.
-
-Either entry point only puts cues on a schedule and returns: a scheduler
-thread hands them to the player when they are due. It never blocks and never
-raises into the game thread; a failing player is logged once.
+The daemon calls :meth:`SoundListener.on_shown` (one of its ``on_shown`` hooks)
+with each event at the moment it shows it, so each card's sounds start with the
+card on the display, whatever the pacing. That only puts cues on a schedule and
+returns: a scheduler thread hands them to the player when they are due. It
+never blocks and never raises into the game thread; a failing player is logged
+once.
 """
 
 from __future__ import annotations
@@ -22,7 +16,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
 
 from baccarat_core import events as ev
 
@@ -42,17 +35,11 @@ class SoundListener:
         self,
         player: Player,
         *,
-        mode: Literal["shown", "batch"] = "shown",
         card_seconds: float = 0.6,
-        result_seconds: float = 1.5,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if mode not in ("shown", "batch"):
-            raise ValueError(f"mode {mode!r} is not 'shown' or 'batch'")
         self.player = player
-        self.mode = mode
         self.card_seconds = card_seconds
-        self.result_seconds = result_seconds
         self.clock = clock
         flip = FLIP_AFTER if card_seconds <= 0 else min(FLIP_AFTER, card_seconds / 2)
         self.planner = CuePlanner(flip_after=flip)
@@ -65,23 +52,11 @@ class SoundListener:
         self._thread.start()
 
     # -- the daemon's side (game thread): schedule and return ---------------------------
-    def __call__(self, events: Sequence[ev.Event], module: Any = None) -> None:
-        """A daemon listener: in ``batch`` mode, schedule the batch's cues on the daemon's pacing."""
-        if self.mode != "batch":
-            return
-        try:
-            cues = self.planner.for_batch(events, card_seconds=self.card_seconds, result_seconds=self.result_seconds)
-            self._schedule(cues)
-        except Exception:  # never into the game thread
-            log.exception("sound: events not scheduled")
-
     def on_shown(self, event: ev.Event) -> None:
-        """The daemon shows ``event`` now: in ``shown`` mode, schedule its cues from this moment."""
-        if self.mode != "shown":
-            return
+        """The daemon shows ``event`` now: schedule its cues from this moment."""
         try:
             self._schedule(self.planner.for_event(event))
-        except Exception:
+        except Exception:  # never into the game thread
             log.exception("sound: event not scheduled")
 
     def pending(self) -> list[str]:

@@ -27,6 +27,7 @@ from . import synth
 from .cues import BUZZER_SEQUENCES, CUES, PRIORITY, Tone
 
 if TYPE_CHECKING:
+    import pygame
     from gpiozero import TonalBuzzer
 
 log = logging.getLogger("baccarat.sound")
@@ -151,9 +152,9 @@ class AlsaPlayer:
         self._seconds = {cue: _clip_seconds(data) for cue, data in self._clips.items()}
         self._once = _Once(f"sound device {device!r}")
         self._off_until = float("-inf")
-        self._queue: queue.Queue = queue.Queue(maxsize=16)
+        self._queue: queue.Queue[tuple[str, float] | None] = queue.Queue(maxsize=16)
         self._lock = threading.Lock()
-        self._process: subprocess.Popen | None = None
+        self._process: subprocess.Popen[bytes] | None = None
         self._playing: str | None = None
         self._waiting = 0  # cues queued and not yet played or dropped
         self._cut = False
@@ -324,6 +325,7 @@ class BuzzerPlayer:
                 if self._closed:
                     break
                 cue, self._next = self._next, None
+                assert cue is not None  # the wait ends with a cue, or closed
                 self._playing = cue
             try:
                 self._play_sequence(self.sequences[cue])
@@ -374,7 +376,7 @@ class PygameMixerPlayer:
     """
 
     def __init__(self, clips: Mapping[str, bytes] | None = None, volume: float = 1.0) -> None:
-        self._sounds: dict[str, object] = {}
+        self._sounds: dict[str, pygame.mixer.Sound] = {}
         self._started = False
         self._once = _Once("PC sound")
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")

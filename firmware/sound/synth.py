@@ -136,7 +136,7 @@ def _swish(rng: random.Random, seconds: float, start_hz: float, end_hz: float, a
     n = int(round(seconds * SAMPLE_RATE))
 
     def corner(t: float) -> float:
-        return start_hz * (end_hz / start_hz) ** min(1.0, t / seconds)
+        return start_hz * math.pow(end_hz / start_hz, min(1.0, t / seconds))
 
     filtered = _lowpass_sweep(_noise(rng, seconds), corner)
     # a one-pole high-pass takes the rumble out: felt hisses, it does not boom
@@ -285,7 +285,7 @@ SYNTHS: dict[str, Callable[[], Samples]] = {
 
 
 # -- PCM and WAV -------------------------------------------------------------------------
-def to_pcm(samples: Iterable[float], volume: float = 1.0) -> array:
+def to_pcm(samples: Iterable[float], volume: float = 1.0) -> array[int]:
     """Floats in -1..1 to 16-bit signed samples, scaled by ``volume`` (0..1) and clipped."""
     out = array("h")
     for v in samples:
@@ -293,12 +293,12 @@ def to_pcm(samples: Iterable[float], volume: float = 1.0) -> array:
     return out
 
 
-def render(cue: str) -> array:
+def render(cue: str) -> array[int]:
     """The 16-bit PCM samples of ``cue`` at :data:`SAMPLE_RATE` (``KeyError`` for an unknown cue)."""
     return to_pcm(SYNTHS[cue]())
 
 
-def wav_bytes(pcm: array, rate: int = SAMPLE_RATE) -> bytes:
+def wav_bytes(pcm: array[int], rate: int = SAMPLE_RATE) -> bytes:
     """A mono 16-bit WAV file holding ``pcm``, as bytes (little-endian, as WAV requires)."""
     data = array("h", pcm)
     if data.itemsize != 2:
@@ -314,7 +314,7 @@ def wav_bytes(pcm: array, rate: int = SAMPLE_RATE) -> bytes:
     return buffer.getvalue()
 
 
-def read_wav(data: bytes) -> tuple[array, int]:
+def read_wav(data: bytes) -> tuple[array[int], int]:
     """The samples and the sample rate of a mono 16-bit WAV file given as bytes."""
     with wave.open(io.BytesIO(data), "rb") as source:
         if source.getnchannels() != 1 or source.getsampwidth() != 2:
@@ -326,7 +326,7 @@ def read_wav(data: bytes) -> tuple[array, int]:
     return pcm, rate
 
 
-def scale(pcm: array, volume: float) -> array:
+def scale(pcm: array[int], volume: float) -> array[int]:
     """``pcm`` at ``volume`` (0..1): the samples multiplied, rounded to whole numbers."""
     return array("h", (int(round(v * volume)) for v in pcm))
 

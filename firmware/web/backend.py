@@ -2,13 +2,21 @@
 
 :class:`ConsoleBackend` lists exactly what the server uses; nothing in
 ``firmware/web`` touches the daemon any other way. :class:`DaemonBackend`
-implements it on the daemon: a listener (called on the game thread after each
-batch of events), the daemon's frame listeners, the one command path
+implements it on the daemon: two of its hooks (``on_shown`` for the log and
+the sounds, ``on_settled`` for everything else), the one command path
 (:class:`~firmware.room.commands.GameMaster`) and, in the simulator, the
 mock-pin driver (:class:`~firmware.simulator.pins.PinDriver`).
 
-Nothing here runs while no page is open except the listener's bookkeeping on
-the game thread (the state document and the log lines): no thread, no timer.
+**One page view at a time.** Everything an open page shows (the frames, the
+state, the answer panel and how far the log goes) is taken together, on the
+game thread, when it settles (:class:`PageView`), so that a page never shows
+text ahead of or behind its displays. During a deal the text keeps what the
+displays showed before the gesture until the result is on the table; then the
+state, the answer panel (the next round) and the result's frame arrive as one
+update. Nothing goes back through the game's queue to get there.
+
+Nothing here runs while no page is open except that bookkeeping on the game
+thread (the shared state document, the log lines): no thread, no timer.
 """
 
 from __future__ import annotations
@@ -26,14 +34,12 @@ from PIL import Image
 from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
 from baccarat_core.cheatsheet import cheat_sheet
-from baccarat_core.rounds import AREAS
+from baccarat_core.records import record
 
 from ..daemon import Daemon
-from ..room.commands import GameMaster, hint, state_document
+from ..devices.wiring import ROLES
+from ..room.commands import GameMaster, hint
 from ..sound.cues import CuePlanner
-
-#: Inputs of the front panel, as the page and the pin driver name them.
-PANEL_INPUTS: tuple[str, ...] = (*AREAS, "arrow_left", "arrow_right", "deal")
 
 #: A strike's reason in plain words, for the log ("why did that strike?").
 STRIKE_WORDS: dict[str, str] = {
@@ -43,17 +49,33 @@ STRIKE_WORDS: dict[str, str] = {
     "loss": "the round lost money",
 }
 
-ChangeListener = Callable[[frozenset[str]], None]
+#: ``listener()``: the page view changed (any thread; returns at once).
+ChangeListener = Callable[[], None]
 EventSink = Callable[[list[dict[str, Any]]], None]
 #: ``sink(cues)``: sounds to play now, as ``[{"cue": "card_deal", "after": 0.0}, ...]`` (seconds after now).
 SoundSink = Callable[[list[dict[str, Any]]], None]
+
+
+@record
+class PageView:
+    """What an open page shows, taken at one moment on the game thread: never a frame
+    without the text that goes with it."""
+
+    #: The last picture sent to each display role (None: none yet, or the display is failing).
+    frames: dict[str, Image.Image | None]
+    #: The state document as the displays show it.
+    state: dict[str, Any]
+    #: The next round, its winning bet and the cheat sheet; None while no page is open.
+    answer: dict[str, Any] | None
+    #: The log goes up to this entry (see :meth:`ConsoleBackend.log_between`).
+    log_seq: int
 
 
 class PinDriver(Protocol):
     """Presses and releases the front panel's inputs by name (the simulator's mock pins)."""
 
     def press(self, name: str) -> None:
-        """Press input ``name`` (one of :data:`PANEL_INPUTS`) and keep it down."""
+        """Press input ``name`` (one of :data:`~firmware.devices.wiring.INPUT_NAMES`) and keep it down."""
 
     def release(self, name: str) -> None:
         """Release input ``name``."""
@@ -62,9 +84,8 @@ class PinDriver(Protocol):
 class ConsoleBackend(Protocol):
     """Everything the web service reads from and does to the prop.
 
-    Change notifications name what changed: a display role (``"placard"``,
-    ``"table"``, ``"bets"``), ``"state"`` (state document, answer panel) or
-    ``"log"``. They may come from any thread and must return at once.
+    The page view changes on the game thread; a change notice may come from any
+    thread and must return at once.
     """
 
     name: str
@@ -75,7 +96,7 @@ class ConsoleBackend(Protocol):
         """True when :meth:`press` and :meth:`release` drive the inputs (the simulator)."""
 
     def subscribe(self, listener: ChangeListener) -> None:
-        """Call ``listener(topics)`` whenever something a page shows changed."""
+        """Call ``listener()`` whenever the page view changed."""
 
     def subscribe_events(self, sink: EventSink) -> None:
         """Call ``sink(events)`` with each batch of game events as JSON-ready dicts (game thread)."""
@@ -86,25 +107,19 @@ class ConsoleBackend(Protocol):
     def set_watching(self, watching: bool) -> None:
         """A page is open (True) or the last one closed: compute the answer panel only while one is."""
 
-    def frame(self, role: str) -> Image.Image | None:
-        """The last picture sent to display ``role`` (None before the first or without the display)."""
-
-    def state(self) -> dict[str, Any]:
-        """The state document as the displays show it now (after the current deal's last card)."""
+    def page(self) -> PageView:
+        """What the pages show now: the frames, the state and the answer panel of one moment."""
 
     def controller_state(self) -> dict[str, Any]:
         """The newest state document (a deal counts from its start), for the room controllers."""
 
-    def answer(self) -> dict[str, Any] | None:
-        """The next round, its winning bet and the cheat sheet; None while no page is open."""
-
     def lights(self) -> dict[str, Any]:
         """The status light (``red``, ``green``) and the deck light (``deck``, ``deck_rgb``) now."""
 
-    def log_since(self, seq: int) -> list[dict[str, Any]]:
-        """Log entries with a sequence number above ``seq``, oldest first."""
+    def log_between(self, after: int, upto: int) -> list[dict[str, Any]]:
+        """Log entries with a sequence number above ``after`` and at most ``upto``, oldest first."""
 
-    def command(self, payload: dict[str, Any]) -> Future:
+    def command(self, payload: dict[str, Any]) -> Future[dict[str, Any]]:
         """Run a game-master command (the MQTT JSON form); the future holds the reply document."""
 
     def press(self, name: str) -> None:
@@ -137,25 +152,23 @@ class DaemonBackend:
         self.daemon = daemon
         self.commands = commands
         self.name = name or socket.gethostname()
-        self.roles = tuple(role for role in ("placard", "table", "bets") if role in daemon.screens)
+        self.roles: tuple[str, ...] = tuple(role for role in ROLES if role in daemon.screens)
         self._pins = pin_driver
         self._lock = threading.Lock()
         self._listeners: list[ChangeListener] = []
         self._sinks: list[EventSink] = []
         self._log: deque[dict[str, Any]] = deque(maxlen=log_size)
         self._seq = 0
-        self._shown_seq = 0
-        self._latest = state_document(daemon.module)
-        self._shown = self._latest
-        self._answer: dict[str, Any] | None = None
-        self._sheet_key: tuple | None = None
+        self._latest = commands.document()
+        self._page = PageView(dict.fromkeys(self.roles), self._latest, None, 0)
+        self._dealing = False  # a deal's cards are on the table and its result is not yet
+        self._sheet_key: tuple[object, ...] | None = None
         self._sheet = ""
         self._watching = False
         self._sound_sinks: list[SoundSink] = []
         self._cues = CuePlanner()
-        daemon.settled_listeners.append(self._on_events)
-        daemon.frame_listeners.append(self._on_frame)
-        daemon.shown_listeners.append(self._on_shown)
+        daemon.on_shown.append(self._on_shown)
+        daemon.on_settled.append(self._on_settled)
 
     # -- notifications ------------------------------------------------------------------
     @property
@@ -176,49 +189,60 @@ class DaemonBackend:
         self._sound_sinks.append(sink)
 
     def _on_shown(self, event: ev.Event) -> None:
-        """Daemon shown listener (game thread): the event's sounds, for the open pages."""
+        """Daemon ``on_shown`` hook (game thread): the log line and the sounds, as the event is shown."""
+        if isinstance(event, ev.CardDealt):
+            self._dealing = True
+        elif isinstance(event, ev.RoundPlayed):
+            self._dealing = False
+        with self._lock:
+            self._seq += 1
+            self._log.append({"seq": self._seq, "time": time.strftime("%H:%M:%S"), **log_entry(event)})
         cues = self._cues.for_event(event)  # always, so the planner keeps track of the chips
         if not cues or not self._watching:
             return
         for sink in self._sound_sinks:
             sink([{"cue": cue, "after": after} for after, cue in cues])
 
-    def _notify(self, topics: frozenset[str]) -> None:
-        for listener in self._listeners:
-            listener(topics)
+    def _on_settled(self, events: list[ev.Event], module: BaccaratModule) -> None:
+        """Daemon ``on_settled`` hook (game thread, the displays show everything handled): the
+        controllers' state, the webhooks, and the page view of this moment."""
+        if events:
+            with self._lock:
+                self._latest = self.commands.document()  # the one MQTT publishes (built once a batch)
+            if self._sinks:
+                dicts = [event.to_dict() for event in events]
+                for sink in self._sinks:
+                    sink(dicts)
+        self._take_page(module)
 
-    def _on_frame(self, role: str, image: Image.Image) -> None:
-        """Daemon frame listener (game thread): a new frame went to the display."""
-        self._notify(frozenset((role,)))
-
-    def _on_events(self, events: list[ev.Event], module: BaccaratModule) -> None:
-        """Daemon settled hook (game thread, after the frame): the state, the log and the webhooks."""
-        doc = state_document(module)
+    def _take_page(self, module: BaccaratModule) -> None:
+        """The page view now (game thread); the pages hear of it if anything in it changed."""
+        page = self._page
+        # While a deal's cards turn, the text stays what the displays showed before the gesture;
+        # with the result on the table, the state and the next round's answer come with it.
+        state = page.state if self._dealing else self._latest
+        if not self._watching:
+            answer = None
+        elif state is page.state and page.answer is not None:
+            answer = page.answer
+        elif self._dealing:  # a page opened during a deal: its answer comes with the result
+            answer = None
+        else:
+            answer = self._compute_answer(module)
+        frames = {role: self.daemon.screens[role].last_frame for role in self.roles}
         with self._lock:
-            self._latest = doc
-            for event in events:
-                self._seq += 1
-                self._log.append({"seq": self._seq, "time": time.strftime("%H:%M:%S"), **log_entry(event)})
-            if not self._watching:
-                self._shown = doc
-                self._shown_seq = self._seq
-        if events and self._sinks:
-            dicts = [event.to_dict() for event in events]
-            for sink in self._sinks:
-                sink(dicts)
-        if self._watching:
-            # Queued behind the current batch: runs once its cards are on the displays, so a
-            # page never shows the result before the table does.
-            self.daemon.call(self._presented)
-
-    def _presented(self) -> None:
-        """Game thread, after a batch: what the page shows catches up, with the answer panel."""
-        answer = self._compute_answer(self.daemon.module)
-        with self._lock:
-            self._shown = self._latest
-            self._shown_seq = self._seq
-            self._answer = answer
-        self._notify(frozenset(("state", "log")))
+            seq = self._seq
+            changed = (
+                state is not page.state
+                or answer is not page.answer
+                or seq != page.log_seq
+                or any(frames[role] is not page.frames[role] for role in self.roles)
+            )
+            if changed:
+                self._page = PageView(frames, state, answer, seq)
+        if changed:
+            for listener in self._listeners:
+                listener()
 
     def _compute_answer(self, module: BaccaratModule) -> dict[str, Any] | None:
         deck = module.deck
@@ -235,34 +259,27 @@ class DaemonBackend:
         return {"hint": next_round, "cheat_sheet": self._sheet, "cards_left": module.cards_left}
 
     def set_watching(self, watching: bool) -> None:
-        """See :meth:`ConsoleBackend.set_watching`."""
+        """See :meth:`ConsoleBackend.set_watching`: the answer panel is computed once now, on the
+        game thread (a call that only reads, so it runs even during a deal), and then at each
+        settled moment that changes what the page shows."""
         with self._lock:
             self._watching = watching
-            if not watching:
-                self._answer = None
-        if watching:
-            self.daemon.call(self._presented)
+        self.daemon.call(lambda: self._take_page(self.daemon.module), during_round=True)
 
     # -- reading ------------------------------------------------------------------------
-    def frame(self, role: str) -> Image.Image | None:
-        """See :meth:`ConsoleBackend.frame`."""
-        screen = self.daemon.screens.get(role)
-        return None if screen is None else screen.last_frame
-
-    def state(self) -> dict[str, Any]:
-        """See :meth:`ConsoleBackend.state`."""
+    def page(self) -> PageView:
+        """See :meth:`ConsoleBackend.page`."""
         with self._lock:
-            return self._shown
+            return self._page
+
+    def frame(self, role: str) -> Image.Image | None:
+        """The frame of ``role`` the pages show (the display's last frame once the game settled)."""
+        return self.page().frames.get(role)
 
     def controller_state(self) -> dict[str, Any]:
         """See :meth:`ConsoleBackend.controller_state`."""
         with self._lock:
             return self._latest
-
-    def answer(self) -> dict[str, Any] | None:
-        """See :meth:`ConsoleBackend.answer`."""
-        with self._lock:
-            return self._answer
 
     def lights(self) -> dict[str, Any]:
         """See :meth:`ConsoleBackend.lights` (gpiozero values are safe to read from any thread)."""
@@ -275,13 +292,13 @@ class DaemonBackend:
             "deck_rgb": [round(float(c), 3) for c in rgb],
         }
 
-    def log_since(self, seq: int) -> list[dict[str, Any]]:
-        """See :meth:`ConsoleBackend.log_since`."""
+    def log_between(self, after: int, upto: int) -> list[dict[str, Any]]:
+        """See :meth:`ConsoleBackend.log_between`."""
         with self._lock:
-            return [entry for entry in self._log if seq < entry["seq"] <= self._shown_seq]
+            return [entry for entry in self._log if after < entry["seq"] <= upto]
 
     # -- doing ------------------------------------------------------------------------------
-    def command(self, payload: dict[str, Any]) -> Future:
+    def command(self, payload: dict[str, Any]) -> Future[dict[str, Any]]:
         """See :meth:`ConsoleBackend.command`: the one command path of MQTT and the socket."""
         return self.commands.handle(payload)
 

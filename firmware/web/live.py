@@ -1,11 +1,14 @@
 """Live updates for the open pages: what changed, pushed as server-sent events.
 
-The game thread only says *what* changed (a display role, ``state``, ``log``);
-while no page is open that is one boolean test and nothing else. With pages
-open, the changes are gathered on the web thread's event loop, each new frame
-is encoded to PNG once for every page, and each page gets one merged update.
-The lights are polled a few times a second, and only while a page is open (the
-red flash ends on a gpiozero thread that tells nobody).
+The game thread only says *that* the page view changed (the backend's
+:class:`~firmware.web.backend.PageView`: frames, state, answer panel and log,
+taken together); while no page is open that is one boolean test and nothing
+else. With pages open, the web thread's event loop reads the newest page view
+once, sends what differs from the last one sent as one update (each new frame
+encoded to PNG once for every page), so an update never mixes the frames of one
+moment with the text of another. The lights are polled a few times a second,
+and only while a page is open (the red flash ends on a gpiozero thread that
+tells nobody).
 """
 
 from __future__ import annotations
@@ -15,13 +18,16 @@ import base64
 import io
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from PIL import Image
 
-from baccarat_core.limits import format_dollars
+from baccarat_core import TableLimits
+from baccarat_core.events import AREA_NAMES
+from baccarat_core.numbers import format_dollars
 
-from .backend import ConsoleBackend
+from .backend import ConsoleBackend, PageView
 
 log = logging.getLogger("baccarat.web")
 
@@ -36,62 +42,54 @@ def png_data_url(image: Image.Image) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _dimes(tenths: int) -> str:
-    """A side-bet limit (a tenth of a whole-dollar limit): ``$2.50``, ``$100``."""
-    dollars, rest = divmod(tenths, 10)
-    return f"${dollars:,}" if rest == 0 else f"${dollars:,}.{rest}0"
-
-
 def words(doc: dict[str, Any]) -> dict[str, Any]:
     """The state document in words for the console."""
-    limits = doc.get("limits") or {}
-    low, high = limits.get("min", 0), limits.get("max", 0)
+    limits = TableLimits(doc["limits"]["min"], doc["limits"]["max"])
     edgework = doc.get("edgework") or {}
 
     def names(key: str) -> str:
         return ", ".join(edgework.get(key) or []) or "none"
 
     bets = {area: amount for area, amount in (doc.get("bets") or {}).items() if amount}
-    area_names = {
-        "player": "Player",
-        "banker": "Banker",
-        "tie": "Tie",
-        "player_pair": "Player Pair",
-        "banker_pair": "Banker Pair",
-    }
     solved_on_bomb = edgework.get("solved", 0)
     deck = doc.get("deck")
     return {
         "status": "SOLVED" if doc.get("solved") else "ARMED",
         "strikes": doc.get("strikes", 0),
         "enabled": doc.get("enabled", True),
-        "limits": f"{format_dollars(low)} - {format_dollars(high)} on Player and Banker; side bets "
-        f"(Tie and the pairs) {_dimes(low)} - {_dimes(high)}",
+        "limits": f"{limits.placard()} on Player and Banker; side bets (Tie and the pairs) {limits.side_placard()}",
         "edgework": f"serial {edgework.get('serial', '?')}; ports {names('ports')}; lit {names('lit')}; "
         f"unlit {names('unlit')}; {solved_on_bomb} module{'s' if solved_on_bomb != 1 else ''} "
-        "solved on the bomb",
+        "solved on the bomb" + (f" (drawn at random for game {doc.get('game')})" if doc.get("edgework_drawn") else ""),
         "deck": (
             f"{deck} deck, {doc.get('cards_left')} cards left (dealt for {doc.get('deck_solved')} solved)"
             if deck
             else "no deck yet"
         ),
         "chip": f"active chip {format_dollars(doc.get('denomination', 1))}",
-        "bets": ", ".join(f"{area_names.get(a, a)} {format_dollars(v)}" for a, v in bets.items()) or "no bets",
+        "bets": ", ".join(f"{AREA_NAMES.get(a, a)} {format_dollars(v)}" for a, v in bets.items()) or "no bets",
     }
 
 
 class PageClient:
-    """One open page: the updates not yet written to it, merged."""
+    """One open page: the updates not yet written to it, merged.
 
-    def __init__(self) -> None:
+    ``view``, when given, turns each update into what this page may see before it is kept
+    (the players' pages: :mod:`.players`); the console's pages see everything.
+    """
+
+    def __init__(self, view: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
         self.wake = asyncio.Event()
         self.closed = False
         self.last_seq = 0
+        self.view = view
         self._pending: dict[str, Any] = {}
         self._log: list[dict[str, Any]] = []
 
     def merge(self, update: dict[str, Any]) -> None:
         """Add ``update``; later values replace earlier ones, log lines add up."""
+        if self.view is not None:
+            update = self.view(update)
         for key, value in update.items():
             if key == "log":
                 fresh = [entry for entry in value if entry["seq"] > self.last_seq]
@@ -127,12 +125,11 @@ class LiveHub:
         self.active = False  # read on the game thread: the whole cost of the console while no page is open
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
-        self._pending: set[str] = set()
         self._scheduled = False
+        self._sent: PageView | None = None  # the page view every open page has
         self._frames: dict[str, tuple[Image.Image, str]] = {}
         self._lights: dict[str, Any] | None = None
-        self._light_task: asyncio.Task | None = None
-        self._log_seq = 0
+        self._light_task: asyncio.Task[None] | None = None
         backend.subscribe(self.changed)
         backend.subscribe_sounds(self.sounds)
 
@@ -141,12 +138,11 @@ class LiveHub:
         self._loop = loop
 
     # -- any thread -------------------------------------------------------------------------
-    def changed(self, topics: frozenset[str]) -> None:
-        """Backend notice: ``topics`` changed. Returns at once; wakes the web thread only if a page is open."""
+    def changed(self) -> None:
+        """Backend notice: the page view changed. Returns at once; wakes the web thread only if a page is open."""
         if not self.active or self._loop is None:
             return
         with self._lock:
-            self._pending |= topics
             if self._scheduled:
                 return
             self._scheduled = True
@@ -169,16 +165,14 @@ class LiveHub:
         """A page opened: give it everything, and start watching if it is the first."""
         if not self.clients:
             self.active = True
-            self._log_seq = 0
             self.backend.set_watching(True)
             self._lights = self.backend.lights()
             self._light_task = asyncio.get_running_loop().create_task(self._poll_lights())
         self.clients.add(client)
-        update = self._build(frozenset((*self.backend.roles, "state")))
-        entries = self.backend.log_since(0)
-        if entries:
-            self._log_seq = max(self._log_seq, entries[-1]["seq"])
-        update["log"] = entries
+        page = self.backend.page()
+        if self._sent is None:
+            self._sent = page
+        update = self._update(page, None)
         update["lights"] = self._lights
         client.merge(update)
 
@@ -189,6 +183,7 @@ class LiveHub:
             return
         self.active = False
         self.backend.set_watching(False)
+        self._sent = None
         self._frames.clear()
         if self._light_task is not None:
             self._light_task.cancel()
@@ -207,30 +202,35 @@ class LiveHub:
 
     def _flush(self) -> None:
         with self._lock:
-            topics = frozenset(self._pending)
-            self._pending.clear()
             self._scheduled = False
-        if self.clients and topics:
-            self.broadcast(self._build(topics))
+        if not self.clients:
+            return
+        page = self.backend.page()  # one moment's frames, state, answer and log, read once
+        update = self._update(page, self._sent)
+        self._sent = page
+        if update:
+            self.broadcast(update)
 
-    def _build(self, topics: frozenset[str]) -> dict[str, Any]:
+    def _update(self, page: PageView, since: PageView | None) -> dict[str, Any]:
+        """What ``page`` shows that ``since`` (None: nothing yet) did not, as one update."""
         update: dict[str, Any] = {}
-        frames = {role: self._frame_url(role) for role in self.backend.roles if role in topics}
+        frames = {
+            role: self._frame_url(role, image)
+            for role, image in page.frames.items()
+            if since is None or image is not since.frames.get(role)
+        }
         if frames:
             update["frames"] = frames
-        if "state" in topics:
-            doc = self.backend.state()
-            update["state"] = {"doc": doc, "words": words(doc)}
-            update["answer"] = self.backend.answer()
-        if "log" in topics:
-            entries = self.backend.log_since(self._log_seq)
-            if entries:
-                self._log_seq = max(self._log_seq, entries[-1]["seq"])
-            update["log"] = entries
+        if since is None or page.state is not since.state:
+            update["state"] = {"doc": page.state, "words": words(page.state)}
+        if since is None or page.answer is not since.answer:
+            update["answer"] = page.answer
+        after = 0 if since is None else since.log_seq
+        if page.log_seq != after:
+            update["log"] = self.backend.log_between(after, page.log_seq)
         return update
 
-    def _frame_url(self, role: str) -> str | None:
-        image = self.backend.frame(role)
+    def _frame_url(self, role: str, image: Image.Image | None) -> str | None:
         if image is None:
             return None
         cached = self._frames.get(role)

@@ -1,6 +1,7 @@
 """The ``[web]`` section of the config: the console, the room controllers' endpoints, webhooks.
 
-``parse_web_section`` validates the table once, up front, and raises
+``parse_web_section`` validates the table once, up front, with the config's
+section validator (:class:`firmware.config.Section`), and raises
 :class:`WebConfigError` (a config error) with one line that names the key.
 The password and the controller token never appear in a message or a repr.
 """
@@ -14,6 +15,7 @@ from urllib.parse import urlsplit
 
 from baccarat_core.records import field, record
 
+from ..config import MAX_STRING, Section, port_problem, show_setting, within
 from ..errors import ConfigError
 
 #: Events a webhook can be sent on, as named in the config and in the event's JSON (``"event"``).
@@ -23,19 +25,13 @@ WEBHOOK_METHODS: tuple[str, ...] = ("GET", "POST")
 DEFAULT_PORT = 8080
 LOOPBACK_BIND = "127.0.0.1"
 
+#: Longest console password: the config's longest string (1,024 characters), which the section
+#: validator enforces. The login form is read up to 16 KiB (``server.MAX_BODY``): 1,024
+#: characters of 4 UTF-8 bytes each, percent-encoded, are 12,288 bytes, so the longest password
+#: allowed can always be typed in, and a passphrase of a few dozen words fits with room to spare.
+MAX_PASSWORD = MAX_STRING
 #: Characters a controller token may use: URL-safe, so it goes into ``?token=`` as typed.
 _TOKEN = re.compile(r"[A-Za-z0-9._~-]{12,128}")
-_KEYS = (
-    "enabled",
-    "bind",
-    "port",
-    "password",
-    "controller_token",
-    "front_panel",
-    "webhooks",
-    "webhook_timeout_seconds",
-    "webhook_retries",
-)
 
 
 class WebConfigError(ConfigError):
@@ -65,6 +61,7 @@ class WebSettings:
     password: str | None = field(default=None, repr=False)
     controller_token: str | None = field(default=None, repr=False)
     front_panel: bool = False
+    casing_public: bool = False  # /casing for anyone on the network, read-only (players' pages: players.py)
     webhooks: tuple[Webhook, ...] = ()
     webhook_timeout_seconds: float = 3.0
     webhook_retries: int = 3
@@ -113,39 +110,29 @@ def parse_web_section(data: dict[str, Any] | None, *, simulate: bool) -> WebSett
     """
     if data is None:
         return WebSettings(enabled=simulate, front_panel=simulate)
-    if not isinstance(data, dict):
-        raise WebConfigError(f"[web] must be a table, not {type(data).__name__}")
-    for key in data:
-        if key not in _KEYS:
-            raise WebConfigError(f"[web] {key}: unknown key (known: {', '.join(_KEYS)})")
-
-    enabled = _get(data, "enabled", bool, True)
-    bind = _get(data, "bind", str, LOOPBACK_BIND)
-    if not is_loopback(bind):
-        try:
-            ipaddress.ip_address(bind.strip("[]"))
-        except ValueError:
-            raise WebConfigError(
-                f"[web] bind = {_show(bind)}: must be an IP address such as 127.0.0.1, 0.0.0.0 or ::, or localhost"
-            ) from None
-    port = _get(data, "port", int, DEFAULT_PORT)
-    if not 1 <= port <= 65535:
-        raise WebConfigError(f"[web] port = {port}: must be 1-65535")
-    password = _secret(data, "password", minimum=8)
-    token = _secret(data, "controller_token", minimum=12)
+    section = Section("web", data, error=WebConfigError)
+    enabled = section.get("enabled", bool, True)
+    bind = section.get("bind", str, LOOPBACK_BIND, check=_bind_problem)
+    port = section.get("port", int, DEFAULT_PORT, check=port_problem)
+    password = _secret(section, "password", minimum=8)
+    token = _secret(section, "controller_token", minimum=12)
     if token is not None and not _TOKEN.fullmatch(token):
-        raise WebConfigError(
-            "[web] controller_token: must be 12-128 letters, digits or . _ ~ - "
-            "(it goes into the controllers' URLs as typed)"
+        raise section.fail(
+            "controller_token",
+            "must be 12-128 letters, digits or . _ ~ - (it goes into the controllers' URLs as typed)",
         )
-    front_panel = _get(data, "front_panel", bool, simulate)
-    timeout = float(_get(data, "webhook_timeout_seconds", (int, float), 3.0))
-    if not 0 < timeout <= 60:
-        raise WebConfigError(f"[web] webhook_timeout_seconds = {timeout:g}: must be above 0 and at most 60")
-    retries = _get(data, "webhook_retries", int, 3)
-    if not 0 <= retries <= 10:
-        raise WebConfigError(f"[web] webhook_retries = {retries}: must be 0-10")
-    hooks = _webhooks(data.get("webhooks", []))
+    front_panel = section.get("front_panel", bool, simulate)
+    casing_public = section.get("casing_public", bool, False)
+    if casing_public and is_loopback(bind):
+        raise section.fail(
+            "casing_public",
+            f'with bind = "{bind}" only this machine reaches the casing; '
+            'set bind = "0.0.0.0" (and a password, which the console then asks for)',
+        )
+    timeout = float(section.get("webhook_timeout_seconds", float, 3.0, check=within(0, 60, above=True)))
+    retries = section.get("webhook_retries", int, 3, check=lambda v: None if 0 <= v <= 10 else "must be 0-10")
+    hooks = _webhooks(section.value("webhooks", []))
+    section.finish()
     settings = WebSettings(
         enabled=enabled,
         bind=bind,
@@ -153,6 +140,7 @@ def parse_web_section(data: dict[str, Any] | None, *, simulate: bool) -> WebSett
         password=password,
         controller_token=token,
         front_panel=front_panel,
+        casing_public=casing_public,
         webhooks=hooks,
         webhook_timeout_seconds=timeout,
         webhook_retries=retries,
@@ -162,39 +150,25 @@ def parse_web_section(data: dict[str, Any] | None, *, simulate: bool) -> WebSett
     return settings
 
 
-def _show(value: Any) -> str:
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, str):
-        return f'"{value[:60]}"'
-    return repr(value)[:60]
-
-
-def _get(data: dict[str, Any], key: str, kind: type | tuple[type, ...], default: Any) -> Any:
-    if key not in data:
-        return default
-    value = data[key]
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-        wording = {str: "a string in quotes", int: "a whole number", float: "a number", bool: "true or false"}
-        names = " or ".join(wording[k] for k in kinds if not (k is int and float in kinds))
-        raise WebConfigError(f"[web] {key} = {_show(value)}: must be {names}")
-    return value
-
-
-def _secret(data: dict[str, Any], key: str, *, minimum: int) -> str | None:
-    """A password or token; its value is never part of a message."""
-    if key not in data:
+def _bind_problem(bind: str) -> str | None:
+    if is_loopback(bind):
         return None
-    value = data[key]
-    if not isinstance(value, str):
-        raise WebConfigError(f"[web] {key}: must be a string in quotes")
+    try:
+        ipaddress.ip_address(bind.strip("[]"))
+    except ValueError:
+        return "must be an IP address such as 127.0.0.1, 0.0.0.0 or ::, or localhost"
+    return None
+
+
+def _secret(section: Section, key: str, *, minimum: int) -> str | None:
+    """A password or token; its value is never part of a message (the section shows only its key)."""
+    value: str = section.get(key, str, "")
     if value == "":
         return None
     if len(value) < minimum:
-        raise WebConfigError(f"[web] {key}: must be at least {minimum} characters")
+        raise section.fail(key, f"must be at least {minimum} characters")
     if value != value.strip() or any(not c.isprintable() for c in value):
-        raise WebConfigError(f"[web] {key}: must not start or end with spaces or hold control characters")
+        raise section.fail(key, "must not start or end with spaces or hold control characters")
     return value
 
 
@@ -214,7 +188,7 @@ def _webhooks(raw: Any) -> tuple[Webhook, ...]:
                 raise WebConfigError(f"{where} {key}: unknown key (known: event, url, method)")
         event = item.get("event")
         if event not in WEBHOOK_EVENTS:
-            raise WebConfigError(f"{where} event = {_show(event)}: must be one of {', '.join(WEBHOOK_EVENTS)}")
+            raise WebConfigError(f"{where} event = {show_setting(event)}: must be one of {', '.join(WEBHOOK_EVENTS)}")
         url = item.get("url")
         if not isinstance(url, str):
             raise WebConfigError(f"{where} url: must be a string in quotes")
@@ -222,13 +196,13 @@ def _webhooks(raw: Any) -> tuple[Webhook, ...]:
             parts = urlsplit(url)
             parts.port  # noqa: B018 - raises ValueError for a bad port
         except ValueError:
-            raise WebConfigError(f"{where} url = {_show(redact_url(url))}: is not a valid URL") from None
+            raise WebConfigError(f"{where} url = {show_setting(redact_url(url))}: is not a valid URL") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise WebConfigError(
-                f"{where} url = {_show(redact_url(url))}: must start with http:// or https:// and name a host"
+                f"{where} url = {show_setting(redact_url(url))}: must start with http:// or https:// and name a host"
             )
         method = item.get("method", "GET")
         if not isinstance(method, str) or method.upper() not in WEBHOOK_METHODS:
-            raise WebConfigError(f"{where} method = {_show(method)}: must be GET or POST")
+            raise WebConfigError(f"{where} method = {show_setting(method)}: must be GET or POST")
         hooks.append(Webhook(event, url, method.upper()))
     return tuple(hooks)
