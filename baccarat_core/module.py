@@ -276,16 +276,25 @@ class BaccaratModule:
 
     # -- game-master commands -------------------------------------------------
     def set_edgework(self, edgework: Edgework) -> list[ev.Event]:
-        """New edgework; the current deck is re-dealt from it (same colour)."""
+        """New edgework; the current deck is re-dealt from it (same colour, and the solved count it
+        appeared with: a new solved count is the next deck's, as with :meth:`set_solved`). Edgework
+        that differs only in its solved count re-deals nothing."""
+        deck = self._require_deck()
+        only_solved = edgework.with_solved(self.edgework.solved) == self.edgework
         self.edgework = edgework
         self.edgework_drawn = False
-        return [self._edgework_event(), self._new_deck(self._require_deck().color)]
+        changed = self._edgework_event()
+        if only_solved:
+            return [changed]
+        return [changed, self._new_deck(deck.color, solved=deck.solved)]
 
     def set_limits(self, limits: TableLimits) -> list[ev.Event]:
-        """New placard; the current deck is re-dealt from it (same colour)."""
+        """New placard; the current deck is re-dealt from it (same colour, and the solved count it
+        appeared with)."""
+        deck = self._require_deck()
         self.limits = limits
         self.limits_random = False
-        return [ev.LimitsSet(limits.minimum, limits.maximum, False), self._new_deck(self._require_deck().color)]
+        return [ev.LimitsSet(limits.minimum, limits.maximum, False), self._new_deck(deck.color, solved=deck.solved)]
 
     def reset(self, limits: TableLimits | None = None) -> list[ev.Event]:
         """A fresh game: new limits (random unless given), new deck, no chips, no strikes; with
@@ -517,8 +526,10 @@ class BaccaratModule:
             raise BaccaratError("the module has not started: call start() first")
         return self.deck
 
-    def _new_deck(self, color: str, replaces: str | None = None) -> ev.DeckAppeared:
-        deck = build_deck(self.edgework, self.limits, color, self.edgework.solved)
+    def _new_deck(self, color: str, replaces: str | None = None, *, solved: int | None = None) -> ev.DeckAppeared:
+        """Deal a deck of ``color``: with the bomb's solved count of this moment, or ``solved`` (the
+        count a deck that is re-dealt appeared with)."""
+        deck = build_deck(self.edgework, self.limits, color, self.edgework.solved if solved is None else solved)
         self.deck = deck
         self.position = 0
         return ev.DeckAppeared(

@@ -35,7 +35,10 @@ def _one(key: str) -> str:
 
 def test_unit_runs_unprivileged_in_the_hardware_groups_and_restarts():
     assert _one("User") == "baccarat"
-    assert set(_one("SupplementaryGroups").split()) == {"gpio", "i2c", "spi", "audio"}
+    # The control socket's group is its primary one (the socket and /run/baccarat get it); the
+    # config is read through the baccarat group, which game masters are never told to join.
+    assert _one("Group") == "baccarat-control"
+    assert set(_one("SupplementaryGroups").split()) == {"baccarat", "gpio", "i2c", "spi", "audio"}
     assert _one("Restart") == "on-failure"
     assert _one("WorkingDirectory") == "/var/lib/baccarat"  # lgpio writes .lgd-nfy files there
     assert _one("StandardOutput") == "journal"

@@ -29,6 +29,22 @@ from ..selftest import DEFAULT_BUTTON_SECONDS, MAX_BUTTON_SECONDS
 from . import Parser, arg_type
 
 
+def _group_of(path: Path) -> str | None:
+    """The group of the socket, or of its directory when the socket cannot be seen (a 0750 one)."""
+    import grp
+
+    for candidate in (path, path.parent):
+        try:
+            gid = candidate.stat().st_gid
+        except OSError:
+            continue
+        try:
+            return grp.getgrgid(gid).gr_name
+        except KeyError:
+            return str(gid)
+    return None
+
+
 def request(path: Path, payload: dict[str, Any], timeout: float = COMMAND_TIMEOUT + 5) -> dict[str, Any]:
     """Send one command to a running daemon and return its reply document."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -49,7 +65,9 @@ def request(path: Path, payload: dict[str, Any], timeout: float = COMMAND_TIMEOU
                     f"no daemon is listening at {path} (a stale socket: is `baccarat run` running?)"
                 ) from None
             except PermissionError:
-                raise PropError(f"no permission to use {path} (try sudo, or join the daemon's group)") from None
+                group = _group_of(path)
+                join = f": sudo usermod -aG {group} $USER, then log in again" if group else ""
+                raise PropError(f"no permission to use {path} (try sudo, or join its group{join})") from None
             except OSError as error:
                 raise PropError(f"cannot reach the daemon at {path} ({error.strerror or error})") from None
         try:

@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import random
+import re
 import stat
 import tempfile
 import threading
@@ -96,10 +97,15 @@ def fingerprint(config: Config) -> dict[str, Any]:
     return out
 
 
+def _temp_prefix(path: Path) -> str:
+    """How :func:`write_atomic`'s temporary files beside ``path`` begin; mkstemp adds 8 of [a-z0-9_]."""
+    return f".{path.name}."
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write, fsync, rename over ``path``, fsync the directory."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
@@ -114,6 +120,33 @@ def write_atomic(path: Path, text: str) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def remove_leftover_temp_files(path: Path) -> int:
+    """Remove the temporary files that saves cut short (``kill -9``, a power cut) left beside ``path``.
+
+    Only :func:`write_atomic`'s own: regular files of this user named ``.<name>.`` and mkstemp's 8
+    characters (``.state.json.k2x_9qa1``); nothing else in the directory is touched. Called at start,
+    before the first save. Returns how many were removed.
+    """
+    pattern = re.compile(re.escape(_temp_prefix(path)) + r"[a-z0-9_]{8}")
+    removed = 0
+    try:
+        names = [entry.name for entry in os.scandir(path.parent) if pattern.fullmatch(entry.name)]
+    except OSError:
+        return 0  # no directory yet: nothing left over; an unreadable one: saving will say so
+    for name in names:
+        leftover = path.parent / name
+        try:
+            info = leftover.lstat()
+            if stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid():
+                leftover.unlink()
+                removed += 1
+        except OSError as error:
+            log.warning("cannot remove %s, left by a save cut short (%s)", leftover, error.strerror or error)
+    if removed:
+        log.info("removed %d temporary file(s) left beside %s by saves cut short", removed, path)
+    return removed
 
 
 def read_state(path: Path, *, max_bytes: int = MAX_STATE_BYTES) -> bytes:
@@ -206,6 +239,7 @@ def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
     if path is None:
         log.info('state saving is off ([state] file = ""); starting a fresh game')
         return None
+    remove_leftover_temp_files(path)
     try:
         module = load_module(path, config, rng)
     except FileNotFoundError:
