@@ -83,6 +83,7 @@ def build_daemon(
     module: BaccaratModule | None = None,
     restore: Callable[[], BaccaratModule | None] | None = None,
     clock: Clock = time.monotonic,
+    schedule_clock: Clock = time.monotonic,
 ) -> Daemon:
     """A daemon wired to the board and displays the config describes.
 
@@ -91,7 +92,8 @@ def build_daemon(
     ``module`` is a restored game, or ``restore`` returns one (or None) once the board and the
     displays are open, so that a start refused there says nothing about the game; without
     either a fresh one starts. ``clock`` is what the debounce filters read (tests drive bounce
-    with their own).
+    with their own); ``schedule_clock`` what the daemon's schedule reads (a deal's steps: tests
+    and the benchmark step through a deal with their own).
     """
     rng = rng if rng is not None else random.Random()
     board = build_board(config, pin_factory=pin_factory, clock=clock)
@@ -114,8 +116,10 @@ def build_daemon(
         module,
         board,
         screens,
+        pacing=config.timing.pacing,
         card_seconds=config.timing.card_seconds,
         result_seconds=config.timing.result_seconds,
+        clock=schedule_clock,
     )
 
 

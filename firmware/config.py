@@ -27,6 +27,7 @@ from baccarat_core.strict import MAX_SEED, MAX_SOLVED, MAX_TABLE_MAXIMUM
 from .devices.header import BCM_TO_PHYSICAL, I2C1_PINS, I2S_PINS, RESERVED_PINS, SPI_BUS_PINS
 from .devices.wiring import DRIVERS, INPUT_NAMES, ROLES, DeckLightWiring, DisplaySpec, InputWiring, StatusLightWiring
 from .errors import ConfigError
+from .pacing import PACINGS
 from .sound.settings import DEFAULT_BUZZER_PIN, OUTPUTS, SoundSettings
 
 DEFAULT_CONFIG = Path(__file__).with_name("default-config.toml")
@@ -60,13 +61,16 @@ SHUTDOWN_GPIO = 12
 
 @record
 class TimingConfig:
-    """How long things take, in seconds."""
+    """How long things take, in seconds, and how a deal is paced: ``original`` (the original
+    module's timeline, :mod:`firmware.pacing`) or ``quick`` (each card face up ``card_seconds``
+    apart, the clearing ``result_seconds`` after the result)."""
 
     hold_seconds: float = 0.5
     debounce_seconds: float = 0.02
     strike_flash_seconds: float = 1.0
     card_seconds: float = 0.6
     result_seconds: float = 1.5
+    pacing: str = "original"
 
 
 @record
@@ -225,6 +229,12 @@ class Section:
                 raise self.error(f"[{self.name}] {key}: unknown key")
 
 
+def _pacing(value: str) -> str | None:
+    if value in PACINGS:
+        return None
+    return "must be " + " or ".join(f'"{name}"' for name in PACINGS)
+
+
 def show_setting(value: Any) -> str:
     """A config value as a message quotes it, as TOML spells it: ``true``, ``nan``, ``"hw:1, 0"``, ``40``."""
     if isinstance(value, bool):
@@ -356,6 +366,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         strike_flash_seconds=float(timing.get("strike_flash_seconds", float, 1.0, check=_seconds(above=True))),
         card_seconds=float(timing.get("card_seconds", float, 0.6, check=_seconds(above=False))),
         result_seconds=float(timing.get("result_seconds", float, 1.5, check=_seconds(above=False))),
+        pacing=timing.get("pacing", str, "original", check=_pacing),
     )
     timing.finish()
     if timing_cfg.debounce_seconds >= timing_cfg.hold_seconds:
