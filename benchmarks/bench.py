@@ -100,16 +100,16 @@ socket = "{(directory / "control.sock").as_posix()}"
     return text
 
 
-def load(directory: Path, *, card_seconds: float, broker_port: int | None) -> Any:
-    """The benchmark's config, through the same reader as ``baccarat run``."""
+def load(directory: Path, *, broker_port: int | None) -> Any:
+    """The benchmark's config (the reference config's timing: the original's pacing), through the
+    same reader as ``baccarat run``."""
     import tomllib
 
     from firmware.config import parse_config
 
-    data = tomllib.loads(config_text(directory, card_seconds=card_seconds, broker_port=broker_port))
+    data = tomllib.loads(config_text(directory, card_seconds=0.6, broker_port=broker_port))
     data["limits"] = {"mode": "fixed", "min": 25, "max": 1000}
     data["deck"] = {"first_color": "red"}
-    data["timing"] = {**data["timing"], "card_seconds": card_seconds, "result_seconds": card_seconds}
     return parse_config(data, source="<benchmark>")
 
 
@@ -187,17 +187,19 @@ def measure_inputs(directory: Path, samples: int, deals: int, holds: int, broker
 
     from baccarat_core import TableLimits
     from firmware.app import attach_services, build_daemon, close_daemon, mock_pin_factory
-    from firmware.simulator.pins import PinDriver
+    from firmware.simulator.pins import ManualClock, PinDriver
 
-    # 20 ms a card: every card, the result and the clearing are frames of their own, as on the
-    # prop (with no pacing the whole round would be one frame), and 100 deals take 15 s.
-    config = load(directory, card_seconds=0.02, broker_port=broker_port)
+    # The deal as shipped (the original's pacing: each card a back, then a flip; the result; the
+    # clearing), its schedule on a clock this loop moves a sixteenth of a second at a time once the
+    # first card is on the table: every frame of the deal is sent, and 100 deals take seconds, not 10 minutes.
+    config = load(directory, broker_port=broker_port)
     frames = Frames()
     result: dict[str, Samples] = {name: Samples() for name in INPUTS}
     kernel = fake_linux()
     ends = attach_displays(kernel, config)
     factory = mock_pin_factory()
-    daemon = build_daemon(config, pin_factory=factory, rng=random.Random(1))
+    schedule = ManualClock(0.0)
+    daemon = build_daemon(config, pin_factory=factory, rng=random.Random(1), schedule_clock=schedule)
     daemon.on_frame.append(frames)
     closers = attach_services(daemon, config)
     daemon.start()
@@ -280,8 +282,9 @@ def measure_inputs(directory: Path, samples: int, deals: int, holds: int, broker
             result["deal"].software_ms.append((frames.wait(at, "table") - start) * 1000)
             time.sleep(settle)
             pins.release("deal")
-            while daemon.dealing:  # the whole round: cards, result, clearing
-                time.sleep(0.01)
+            while daemon.dealing:  # the whole round: each card's back and flip, the result, the clearing
+                schedule.advance(1 / 16)
+                daemon.catch_up()
             result["deal"].writes.append(sent(since))
     finally:
         daemon.stop()
