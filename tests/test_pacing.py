@@ -218,9 +218,15 @@ def test_a_winning_round_stops_at_the_payout_and_its_losing_side_bet_is_taken(ri
     game = table.read(table.daemon.module.next_round)  # red's first: banker wins with six cards
     table.bet(game.winner, 25)
     table.bet("tie", 5)  # loses
+    master = GameMaster(table.daemon)
     table.deal()
     paid = SPEC["both draw"][2]
+    table.until(paid - TICK)  # the solve is decided, not shown: armed everywhere, the light off
+    assert table.read(lambda: table.daemon.module.solved)
+    assert not table.read(lambda: table.daemon.shown().solved) and not table.daemon.board.status.green.value
+    assert table.read(master.document)["status"] == "armed"
     assert table.to_the_end() == paid  # solved: no clearing, the round ends at the payout
+    assert table.read(master.document)["status"] == "solved" and table.daemon.board.status.green.value
     assert table.when("solved") == [paid]
     stacks = _view(table).bets.stacks
     assert stacks[game.winner] == (25,) and stacks["tie"] == ()
@@ -493,13 +499,19 @@ def test_the_console_its_log_state_and_webhook_events_come_with_the_result(rig_f
     hooked: list[tuple[float, str]] = []
     backend.subscribe_events(lambda events: hooked.extend((table.clock() - table.gesture, e["event"]) for e in events))
     table.bet(side, 25)
+    backend.set_watching(True)  # a page is open: its answer panel advises this round
+    advice = table.read(lambda: backend.page().answer)["hint"]
     table.deal()
+    table.until(0.5)
+    assert backend.page().answer["hint"] == advice  # no answer for the next round ahead of the table
     table.until(6.75 - TICK)
+    assert backend.page().answer["hint"] == advice
     log = [entry["kind"] for entry in backend.log_between(0, 10**9)]
     assert "deal" in log and "card" in log and "strike" not in log and "round" not in log
     assert backend.controller_state()["strikes"] == 0 and backend.page().state["strikes"] == 0
     assert "strike" not in [kind for _, kind in hooked]
     table.until(6.75)
     assert (6.75, "strike") in hooked and backend.controller_state()["strikes"] == 1
+    assert backend.page().answer["hint"] != advice  # the next round's, with the result
     log = [entry["kind"] for entry in backend.log_between(0, 10**9)]
     assert log[-2:] == ["round", "strike"] and "card_down" not in log and "click" not in log
