@@ -576,7 +576,10 @@ class Daemon:
             self._unsettled.append(event)  # on_settled carries the events as they are shown
             self._to_settle = True
         notify(self.on_shown, event)
-        log.log(logging.INFO if event.published else logging.DEBUG, "%s", event.describe())
+        if event.published:
+            log.info("%s", event.describe())
+        elif log.isEnabledFor(logging.DEBUG):  # a card face down, a click: words only when asked for
+            log.debug("%s", event.describe())
         if isinstance(event, ev.DeckAppeared):
             self.board.deck_light.show(event.color)
         elif isinstance(event, ev.Strike):
