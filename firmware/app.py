@@ -26,6 +26,7 @@ from gpiozero.pins import Factory
 
 from baccarat_core import BaccaratModule
 
+from . import sdnotify, storage
 from .config import Config
 from .daemon import Daemon
 from .devices.board import PropBoard, named_pin_factory
@@ -42,10 +43,14 @@ if TYPE_CHECKING:
 log = logging.getLogger("baccarat")
 
 
+#: A log line as the journal receives it (the journal adds its own time stamps).
+JOURNAL_FORMAT = "%(levelname)s %(name)s: %(message)s"
+
+
 def setup_logging(level: str = "INFO") -> None:
     """Log lines to stderr; under systemd the journal adds its own time stamps."""
     under_journal = bool(os.environ.get("JOURNAL_STREAM"))
-    fmt = "%(levelname)s %(name)s: %(message)s" if under_journal else "%(asctime)s %(levelname)s %(name)s: %(message)s"
+    fmt = JOURNAL_FORMAT if under_journal else f"%(asctime)s {JOURNAL_FORMAT}"
     logging.basicConfig(level=getattr(logging, level.upper(), logging.INFO), format=fmt, stream=sys.stderr)
 
 
@@ -91,9 +96,9 @@ def build_daemon(
     lgpio, RPi.GPIO, ...); tests and the simulator pass a ``MockFactory``.
     ``module`` is a restored game, or ``restore`` returns one (or None) once the board and the
     displays are open, so that a start refused there says nothing about the game; without
-    either a fresh one starts. ``clock`` is what the debounce filters read (tests drive bounce
-    with their own); ``schedule_clock`` what the daemon's schedule reads (a deal's steps: tests
-    and the benchmark step through a deal with their own).
+    either a fresh one starts. ``clock`` is what the debounce filters and the hold timer read
+    (tests drive bounce and holds with their own); ``schedule_clock`` what the daemon's schedule
+    reads (a deal's steps: tests and the benchmark step through a deal with their own).
     """
     rng = rng if rng is not None else random.Random()
     board = build_board(config, pin_factory=pin_factory, clock=clock)
@@ -151,9 +156,9 @@ def attach_services(
     if path is not None:
         keeper = saved_state.StateKeeper(path, config, background=True)
         daemon.on_handled.append(keeper)
-        daemon.on_settled.append(keeper.settled)
         closers.append(keeper.close)
         log.info("game state is saved to %s", path)
+        storage.warn_if_volatile(path)  # tmpfs, or Raspberry Pi OS's overlay file system: lost at a power cut
     try:
         _start_sound(daemon, config, closers, simulate=simulate, pin_factory=pin_factory)
         _start_control(commands, config, closers)
@@ -267,11 +272,14 @@ def close_daemon(daemon: Daemon) -> None:
 
 def run_forever(daemon: Daemon, closers: list[Callable[[], None]] | None = None) -> int:
     """Run until SIGTERM or SIGINT; lights and displays end off. Returns the exit status."""
+    notifier = sdnotify.attach(daemon)  # READY, the watchdog's pings and STOPPING under systemd
 
     def stop(signum: int, frame: FrameType | None) -> None:
         # The handler runs on this thread, which may be inside the game queue's lock:
         # hand the stop to another thread instead of taking that lock here.
         log.info("signal %s received", signal.Signals(signum).name)
+        if notifier is not None:
+            notifier.stopping()
         threading.Thread(target=daemon.stop, name="baccarat-stop", daemon=True).start()
 
     signal.signal(signal.SIGTERM, stop)
@@ -310,4 +318,6 @@ def run_forever(daemon: Daemon, closers: list[Callable[[], None]] | None = None)
     for close in closers or []:
         close()
     close_daemon(daemon)
+    if notifier is not None:
+        notifier.close()
     return 0

@@ -19,6 +19,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "firmware.devices.board": ("PropBoard",),
     "firmware.devices.displays": ("Screen",),
     "firmware.room.commands": ("GameMaster",),
+    "baccarat_core.bets": (),  # remote play: the words and the presses they stand for
     "firmware.config": ("Section",),
 }
 

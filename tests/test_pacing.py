@@ -515,3 +515,78 @@ def test_the_console_its_log_state_and_webhook_events_come_with_the_result(rig_f
     assert backend.page().answer["hint"] != advice  # the next round's, with the result
     log = [entry["kind"] for entry in backend.log_between(0, 10**9)]
     assert log[-2:] == ["round", "strike"] and "card_down" not in log and "click" not in log
+
+
+def test_the_service_managers_status_line_says_the_strike_with_the_result(mock_factory, short_dir):
+    """``systemctl status`` shows the strikes too: none while the deal is dealt, one at the payout."""
+    import random
+
+    from baccarat_core.inputs import Arrow, Deal, Press
+    from firmware import sdnotify
+    from firmware.app import build_daemon, close_daemon
+    from firmware.devices.displays import open_dummy_device
+    from tests.notify_listener import NotifyListener
+
+    clock = ManualClock(0.0)
+    listener = NotifyListener(str(short_dir / "notify"))
+    daemon = build_daemon(
+        make_config(timing={"pacing": "original"}, state={"file": ""}),
+        pin_factory=mock_factory,
+        device_factory=open_dummy_device,
+        rng=random.Random(1),
+        schedule_clock=clock,
+    )
+    assert sdnotify.attach(daemon, {"NOTIFY_SOCKET": listener.address}) is not None
+    daemon.start()
+    try:
+        listener.wait_for("READY")
+        side = "banker" if daemon.module.next_round().winner == "player" else "player"
+        daemon.apply(lambda m: [*m.handle(Arrow("right")), *m.handle(Arrow("right")), *m.handle(Press(side))])
+        daemon.apply(lambda m: m.handle(Deal()))  # answered at the payout: not waited for here
+        daemon.catch_up()
+        while clock() < 6.75 - TICK:
+            clock.advance(TICK)
+            daemon.catch_up()
+        listener.drain()  # each status line was sent on the game thread before catch_up returned
+        assert [m.fields["STATUS"] for m in listener.messages if "STATUS" in m.fields] == ["armed, 0 strikes"]
+        clock.advance(TICK)
+        daemon.catch_up()
+        listener.wait_for("STATUS", count=2)
+        assert listener.messages[-1].fields["STATUS"] == "armed, 1 strike"
+    finally:
+        daemon.stop()
+        close_daemon(daemon)
+        listener.close()
+
+
+def test_a_bet_commands_deal_is_shown_as_a_pressed_deal_and_answered_with_its_result(rig_factory):
+    """Remote play (the ``bet`` command): from the gesture on, the same frames at the same moments
+    as the same bet pressed on the pins; its reply comes with the result, not before."""
+    from firmware.app import close_daemon
+
+    pressed = Table(rig_factory)
+    side = _losing_side(pressed)
+    pressed.bet(side, 25)
+    pressed.deal()
+    pressed.to_the_end()
+    pressed.daemon.stop()
+    close_daemon(pressed.daemon)  # its pins free for the second prop, on the same deck
+    remote = Table(rig_factory)
+    master = GameMaster(remote.daemon)
+    remote.frames.clear()
+    remote.shown.clear()
+    remote.gesture = remote.clock()
+    reply = master.handle({"command": "bet", "bets": {side: 25}})
+    remote.daemon.catch_up()
+    remote.until(6.75 - TICK)
+    assert not reply.done()
+    remote.until(6.75)
+    assert reply.result(5)["ok"]
+    remote.to_the_end()
+    for table in (pressed, remote):
+        assert table.times("table") == [0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2.5, 3.5, 4.5, 5.5, 6.75]
+    assert [i.tobytes() for i in pressed.images("table")] == [i.tobytes() for i in remote.images("table")]
+    after = [(e.kind, at) for at, e in pressed.shown if e.kind != "click"]
+    assert [(e.kind, at) for at, e in remote.shown if at > 0 or e.kind in ("deal", "card_down")] == [
+        (kind, at) for kind, at in after if at > 0 or kind in ("deal", "card_down")
+    ]

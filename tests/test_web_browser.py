@@ -90,7 +90,9 @@ def test_login_displays_pins_and_reset(web_factory, page):
     page.wait_for_url(web.url + "/")
     for role in ("placard", "table", "bets"):
         assert_page_shows(page, web, role)
-    assert page.is_hidden("#panel"), "no front panel on a prop without one"
+    # A prop whose panel cannot be pressed from a page (a Pi): the panel is drawn, as a mirror only.
+    page.wait_for_selector("#panel-face button[data-input=player]")
+    assert all(page.is_disabled(f"button[data-input={name}]") for name in ("player", "deal", "arrow_left"))
     page.wait_for_selector("#connection.live")
     assert "$25 - $1000" in page.inner_text("#fact-limits")
     assert "serial AB3DE4" in page.inner_text("#fact-edgework")
@@ -133,7 +135,9 @@ def test_login_displays_pins_and_reset(web_factory, page):
 def test_front_panel_press_and_hold(web_factory, page):
     web = web_factory(front_panel=True)
     page.goto(web.url + "/")
-    page.wait_for_selector("#panel:not([hidden])")
+    page.wait_for_selector("#panel-face button[data-input=banker]:not([disabled])")
+    for role in ("placard", "table"):  # the display row above the panel has its size (no layout shift)
+        wait_for_frame(page, web, role)
     assert_page_shows(page, web, "bets")
 
     banker = page.locator("button[data-input=banker]")

@@ -10,7 +10,7 @@ import warnings
 from pathlib import Path
 
 from baccarat_core import BaccaratError, BaccaratModule
-from baccarat_core.numbers import parse_count
+from baccarat_core.numbers import parse_count, show_value
 from baccarat_core.records import replace
 
 from ..config import DEFAULT_CONFIG, Config, describe_wiring, load_config
@@ -167,6 +167,20 @@ def _run(args: argparse.Namespace) -> int:
     return run_forever(daemon, attach_services(daemon, config))
 
 
+def _card_seconds(text: str) -> float:
+    """``--card-seconds``: a number of seconds the config's ``[timing] card_seconds`` could hold."""
+    from ..config import timing_problem
+
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise BaccaratError(f"{show_value(text)} is not a number of seconds") from None
+    problem = timing_problem("card_seconds", seconds)
+    if problem:
+        raise BaccaratError(f"{show_value(text.strip())} {problem} (as [timing] card_seconds)")
+    return seconds
+
+
 def _scale(text: str) -> int:
     """``--scale``: a whole number from 1 to 16."""
     scale = parse_count(text, "scale", maximum=16)
@@ -199,9 +213,10 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     run.add_argument("--gm", action="store_true", help="show the game master's details in the simulator")
     run.add_argument(
         "--card-seconds",
-        type=float,
+        type=arg_type(_card_seconds),
         default=None,
-        help="deal with the quick pacing, this many seconds between cards (overrides the config's [timing])",
+        metavar="SECONDS",
+        help="deal with the quick pacing, this many seconds between cards, 0-60 (overrides the config's [timing])",
     )
     run.add_argument("--sound", action="store_true", help="play the cues even when the config's [sound] output is none")
     run.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))

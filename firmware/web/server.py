@@ -18,6 +18,7 @@ Routes:
 ``GET /status`` ... ``/reset``  Escape Room Master polling and requests (``?token=``)
 ``GET /json``                  the same state as JSON (``?token=``)
 ``GET /static/...``            the page's CSS and JavaScript
+``GET /casing``, ``/play`` ...  the players' pages (:mod:`.players`)
 =============================  ==========================================================
 """
 
@@ -46,6 +47,7 @@ from .auth import COOKIE, CSRF_HEADER, LoginThrottle, Session, Sessions, same_se
 from .backend import ConsoleBackend
 from .controllers import controller_json, cors_middleware
 from .live import LiveHub, PageClient
+from .players import PlayerPages
 from .settings import WebSettings, is_loopback
 from .webhooks import WebhookSender
 
@@ -114,6 +116,7 @@ class WebService:
             backend.subscribe_events(self.webhooks.on_events)
         self.port = settings.port
         self._pages = {name: (static_dir / name).read_text(encoding="utf-8") for name in ("index.html", "login.html")}
+        self.players = PlayerPages(self)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
         self._thread: threading.Thread | None = None
@@ -208,6 +211,7 @@ class WebService:
             app.router.add_get(f"/{action}", self._controller_request)
         app.router.add_static("/static/", self.static_dir, follow_symlinks=False)
         app.router.add_get("/sound/{cue}.wav", self._sound)
+        self.players.register(app)
         return app
 
     # -- every request ----------------------------------------------------------------------------

@@ -56,6 +56,7 @@ class WebSettings:
     password: str | None = field(default=None, repr=False)
     controller_token: str | None = field(default=None, repr=False)
     front_panel: bool = False
+    casing_public: bool = False  # /casing for anyone on the network, read-only (players' pages: players.py)
     webhooks: tuple[Webhook, ...] = ()
     webhook_timeout_seconds: float = 3.0
     webhook_retries: int = 3
@@ -116,6 +117,13 @@ def parse_web_section(data: dict[str, Any] | None, *, simulate: bool) -> WebSett
             "must be 12-128 letters, digits or . _ ~ - (it goes into the controllers' URLs as typed)",
         )
     front_panel = section.get("front_panel", bool, simulate)
+    casing_public = section.get("casing_public", bool, False)
+    if casing_public and is_loopback(bind):
+        raise section.fail(
+            "casing_public",
+            f'with bind = "{bind}" only this machine reaches the casing; '
+            'set bind = "0.0.0.0" (and a password, which the console then asks for)',
+        )
     timeout = float(section.get("webhook_timeout_seconds", float, 3.0, check=within(0, 60, above=True)))
     retries = section.get("webhook_retries", int, 3, check=lambda v: None if 0 <= v <= 10 else "must be 0-10")
     hooks = _webhooks(section.value("webhooks", []))
@@ -127,6 +135,7 @@ def parse_web_section(data: dict[str, Any] | None, *, simulate: bool) -> WebSett
         password=password,
         controller_token=token,
         front_panel=front_panel,
+        casing_public=casing_public,
         webhooks=hooks,
         webhook_timeout_seconds=timeout,
         webhook_retries=retries,

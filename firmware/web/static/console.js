@@ -41,6 +41,7 @@
 
   function describeReply(reply, label) {
     const result = reply.result || {};
+    if (reply.command === "bet") return result.summary;
     if (reply.command === "hint") {
       return `Hint: ${result.advice}. Player ${result.player.join(" ")} = ${result.player_score}, ` +
         `Banker ${result.banker.join(" ")} = ${result.banker_score}.`;
@@ -109,65 +110,13 @@
     });
   }
 
-  // -- the front panel: a real press and release per pointer ------------------------------------
-  // Requests go one after the other, so a release never overtakes its press. A click can be
-  // shorter than the prop's debounce time (20 ms, which a finger on a button never is): the
-  // release waits until the press has lasted MIN_PRESS_MS.
-  const MIN_PRESS_MS = 60;
-  let panelQueue = Promise.resolve();
-  const held = new Set();
-  const pressedAt = new Map();
-  const pause = (ms) => new Promise((done) => setTimeout(done, ms));
-
-  function panel(input, action) {
-    panelQueue = panelQueue.then(async () => {
-      if (action === "press") {
-        pressedAt.set(input, performance.now());
-      } else if (pressedAt.has(input)) {
-        await pause(MIN_PRESS_MS - (performance.now() - pressedAt.get(input)));
-        pressedAt.delete(input);
-      }
-      const reply = await post("/api/panel", { input, action }, { keepalive: action === "release" });
-      if (!reply.ok) showMessage(`${input}: ${reply.error}`, "error");
-    });
-    return panelQueue;
-  }
-
-  function wirePanel() {
-    for (const button of document.querySelectorAll("[data-input]")) {
-      const input = button.dataset.input;
-      const down = (event) => {
-        if (event.button !== undefined && event.button > 0) return;
-        event.preventDefault();
-        if (held.has(input)) return;
-        held.add(input);
-        button.classList.add("down");
-        panel(input, "press");
-      };
-      const up = () => {
-        if (!held.has(input)) return;
-        held.delete(input);
-        button.classList.remove("down");
-        panel(input, "release");
-      };
-      button.addEventListener("pointerdown", down);
-      button.addEventListener("pointerup", up);
-      button.addEventListener("pointercancel", up);
-      button.addEventListener("pointerleave", up);
-      button.addEventListener("contextmenu", (event) => event.preventDefault());
-      button.addEventListener("keydown", (event) => {
-        if ((event.key === " " || event.key === "Enter") && !event.repeat) down(event);
-      });
-      button.addEventListener("keyup", (event) => {
-        if (event.key === " " || event.key === "Enter") up();
-      });
-      button.addEventListener("blur", up);
-    }
-    window.addEventListener("pagehide", () => {
-      for (const input of [...held]) {
-        held.delete(input);
-        panel(input, "release");
-      }
+  // -- remote play: the players' bets in words, sent as they are (the prop reads them) ---------
+  function wireBet() {
+    const form = $("#form-bet");
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const reply = await command({ command: "bet", bets: form.elements.bets.value }, "Bet");
+      if (reply.ok) form.elements.bets.select();
     });
   }
 
@@ -189,7 +138,8 @@
     }
   }
 
-  // The page's displays and betting areas are the prop's own (from /api/session), never a copy here.
+  // The page's displays are the prop's own (from /api/session), never a copy here; the front panel's
+  // buttons come from its layout (panel.js).
   function buildDisplays(roles) {
     const box = $(".displays");
     for (const role of roles) {
@@ -204,18 +154,6 @@
       caption.textContent = role.charAt(0).toUpperCase() + role.slice(1);
       figure.append(img, caption);
       box.append(figure);
-    }
-  }
-
-  function buildAreas(areas) {
-    const box = $("#panel .areas");
-    for (const [input, label] of Object.entries(areas)) {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "area";
-      button.dataset.input = input;
-      button.textContent = label;
-      box.append(button);
     }
   }
 
@@ -250,7 +188,6 @@
     $("#fact-deck").textContent = words.deck;
     $("#fact-bets").textContent = `${words.bets}; ${words.chip}`;
     $("#fact-edgework").textContent = words.edgework;
-    $("#panel-chip").textContent = words.chip.replace("active chip ", "");
   }
 
   function showAnswer(answer) {
@@ -313,9 +250,25 @@
     }
   }
 
+  // The front panel as built (panel.js): a mirror of the prop's, pressable in the simulator.
+  let panel = null;
+  async function loadPanel() {
+    try {
+      panel = await window.BaccaratPanel.load($("#panel-face"), {
+        canPress: session.front_panel,
+        send: (input, action, keepalive) => post("/api/panel", { input, action }, { keepalive }),
+        onError: (text) => showMessage(text, "error"),
+      });
+    } catch (error) {
+      $("#panel").hidden = true;
+    }
+  }
+
   function apply(update) {
     if (update.sounds) playSounds(update.sounds);
     if (update.frames) showFrames(update.frames);
+    if (panel && update.frames) panel.showFrames(update.frames);
+    if (panel && update.lights) panel.showLights(update.lights);
     if (update.state) showState(update.state);
     if ("answer" in update) showAnswer(update.answer);
     if (update.log) showLog(update.log);
@@ -345,12 +298,14 @@
     session = await response.json();
     $("#prop-name").textContent = session.name;
     $("#logout").hidden = !session.password;
-    $("#panel").hidden = !session.front_panel;
+    $("#panel-hint").textContent = session.front_panel
+      ? "The front panel as built: press a betting area for a chip, hold it half a second to clear it."
+      : "The front panel as built, mirroring the prop's (pressing it needs the simulator).";
     buildDisplays(session.roles);
-    buildAreas(session.areas);
     window.addEventListener("resize", fitDisplays);
     wireControls();
-    if (session.front_panel) wirePanel();
+    await loadPanel();
+    wireBet();
     listen();
   }
 
