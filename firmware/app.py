@@ -160,7 +160,7 @@ def attach_services(
         log.info("game state is saved to %s", path)
         storage.warn_if_volatile(path)  # tmpfs, or Raspberry Pi OS's overlay file system: lost at a power cut
     try:
-        _start_sound(daemon, config, closers, simulate=simulate, pin_factory=pin_factory)
+        _start_sound(daemon, config, closers, simulate=simulate, pin_factory=pin_factory, commands=commands)
         _start_control(commands, config, closers)
         if config.mqtt is not None:
             from .room.mqtt import MqttService
@@ -191,15 +191,23 @@ def attach_services(
 
 
 def _start_sound(
-    daemon: Daemon, config: Config, closers: list[Callable[[], None]], *, simulate: bool, pin_factory: Factory | None
+    daemon: Daemon,
+    config: Config,
+    closers: list[Callable[[], None]],
+    *,
+    simulate: bool,
+    pin_factory: Factory | None,
+    commands: GameMaster,
 ) -> None:
     if config.sound.output == "none":
         return
     from .sound import SoundListener, make_player
+    from .sound.cues import CUES
 
     player = make_player(config.sound, pin_factory=pin_factory, simulate=simulate)
     sound = SoundListener(player, card_seconds=daemon.card_seconds)
     daemon.on_shown.append(sound.on_shown)
+    commands.self_test.sound, commands.self_test.cues = sound.play, CUES  # the self-test plays each cue
     closers.append(sound.close)  # after the daemon stopped: no cue on a dark prop
     log.info("sound: %s", config.sound.output)
 
@@ -220,13 +228,13 @@ def _start_web(
     settings = parse_web_section(config.web_table, simulate=simulate)
     if not settings.enabled:
         return
-    from .web.attach import announce, attach_web
+    from .web.attach import CONSOLE_LINE, announce, attach_web
 
     service = attach_web(daemon, commands, settings, pin_driver=pin_driver)
     if service is None:
         return
     closers.append(service.stop)
-    log.info("web console at %s", service.url)
+    log.info("web console at %s", service.url, extra=CONSOLE_LINE)  # the simulator keeps it on screen
     if simulate:
         announce(service.url)
 

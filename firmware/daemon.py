@@ -52,6 +52,12 @@ hook                called with                  when
 ==================  ===========================  ================================================
 
 A hook that raises is logged and the others still run (:func:`notify`).
+
+**Modes.** For a while the prop can be handed to a :class:`Mode` (the pre-game self-test,
+:mod:`firmware.selftest`): the inputs go to it instead of the module, it draws the displays and
+sets the lights itself, and the game master's commands wait for its end (those marked
+``during_round`` run at once). The game loop, and so the watchdog's pings, go on as ever; the
+module is not touched, and the game is drawn again when the mode ends.
 """
 
 from __future__ import annotations
@@ -62,7 +68,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from PIL import Image
 
@@ -129,6 +135,24 @@ class _Round:
 
 class _Stop:
     """What :meth:`Daemon.stop` queues."""
+
+
+class Mode(Protocol):
+    """Something that takes the prop over for a while (:meth:`Daemon.take_over`), on the game thread."""
+
+    #: When :meth:`tick` is next due (``time.monotonic``; ``inf``: only inputs and calls move it on).
+    due: float
+    #: True once it is over: the daemon then calls :meth:`end` and shows the game again.
+    finished: bool
+
+    def tick(self, now: float) -> None:
+        """Its time :attr:`due` has come."""
+
+    def take(self, action: Input) -> None:
+        """A player's input (the module never sees it)."""
+
+    def end(self, stopped: bool) -> None:
+        """It is over: finished, or ``stopped`` with the prop (SIGTERM)."""
 
 
 _STOP = _Stop()
@@ -230,6 +254,8 @@ class Daemon:
         self._beat: Callable[[], None] | None = None
         self._beat_every = float("inf")
         self._beat_due = float("inf")
+        self._mode: Mode | None = None
+        self._mode_waiting: list[_Call | _SolvedCount] = []  # commands that wait for the mode's end
 
     # -- feeding the daemon (any thread) ---------------------------------------------
     def submit(self, action: Input) -> None:
@@ -272,6 +298,8 @@ class Daemon:
         def run() -> list[ev.Event]:
             if self._round is not None:
                 raise PropError("a round is being dealt: bet again once the table is cleared")
+            if self._mode is not None:  # the self-test has the buttons: the table is not in play
+                raise PropError("the self-test is running: bet again once it has ended")
             self._on_table = None  # as a pressed input: the next input takes the last hands off the table
             events = produce(self.module)
             self._handle(events)
@@ -334,6 +362,7 @@ class Daemon:
                 except Exception:  # never let one bad input take the prop down
                     log.exception("error while handling %r; the game goes on", item)
             self._run_due_steps()
+            self._run_mode()
             if self._queue.empty():  # inputs queued behind this one are handled before the next frame
                 self._draw()
                 self._settled()
@@ -392,6 +421,35 @@ class Daemon:
         """True while :meth:`identify`'s lights blink and the displays are inverted."""
         return self.clock() < self._identify_until
 
+    # -- modes (game thread) ----------------------------------------------------------------
+    @property
+    def mode(self) -> Mode | None:
+        """The mode that has the prop now (:meth:`take_over`), or None while the game does."""
+        return self._mode
+
+    def take_over(self, mode: Mode) -> None:
+        """Hand the inputs, displays and lights to ``mode`` until it is finished (call on the game
+        thread, from :meth:`call`, which waits for a round in progress to end)."""
+        if self._mode is not None:
+            raise PropError("the prop is busy with another mode")
+        self._mode = mode
+        self._run_mode()
+
+    def send_frame(self, role: str, image: Image.Image) -> bool:
+        """A mode's picture to ``role``'s display (and the ``on_frame`` hooks); False if the display
+        did not take it (not answering, or the picture it shows already)."""
+        screen = self.screens[role]
+        if not screen.show(image):
+            return False
+        self._drawn.pop(role, None)  # the game's view is drawn again afterwards
+        self._to_settle = True
+        notify(self.on_frame, role, image)
+        return True
+
+    def emit(self, events: list[ev.Event]) -> None:
+        """A mode's own events, handled and shown as the module's are (hooks, log lines)."""
+        self._handle(events)
+
     @property
     def dealing(self) -> bool:
         """True from a deal's gesture until its round is finished."""
@@ -435,12 +493,20 @@ class Daemon:
         else:
             self._retry_at = float("inf")
         wait = None if due == float("inf") else max(0.0, due - self.clock())
-        if self._beat_due != float("inf"):  # the watchdog's beat: real time, whatever the schedule reads
-            beat = max(0.0, self._beat_due - time.monotonic())
+        # The watchdog's beat and a mode (the self-test) run on real time, whatever the schedule reads.
+        real = min(self._beat_due, self._mode.due if self._mode is not None else float("inf"))
+        if real != float("inf"):
+            beat = max(0.0, real - time.monotonic())
             wait = beat if wait is None else min(wait, beat)
         return wait
 
     def _dispatch(self, item: Input | _Call | _SolvedCount) -> None:
+        if self._mode is not None and not (isinstance(item, _Call) and item.during_round):
+            if isinstance(item, _Call | _SolvedCount):
+                self._mode_waiting.append(item)
+            else:
+                self._mode.take(item)
+            return
         if isinstance(item, _Call):
             if self._round is not None and not item.during_round:
                 self._round.deferred.append(item)
@@ -644,7 +710,7 @@ class Daemon:
             self._bets = None
 
     def _show_lights(self) -> None:
-        if self.identifying:
+        if self.identifying or self._mode is not None:
             return
         if self.module.deck is not None:
             self.board.deck_light.show(self.module.deck.color)
@@ -655,6 +721,8 @@ class Daemon:
 
     def _draw(self) -> None:
         """Render the roles whose view changed (and every failing display) and send them."""
+        if self._mode is not None:
+            return  # the mode draws
         scene = self.scene()
         for role, screen in self.screens.items():
             view = scene.view(role)
@@ -666,6 +734,25 @@ class Daemon:
                 self._to_settle = True
                 notify(self.on_frame, role, image)
         self._retry_at = float("inf")  # still failing: the next wait schedules another try
+
+    def _run_mode(self) -> None:
+        """Tick the mode when due; once it is finished, show the game again and run what waited."""
+        mode = self._mode
+        if mode is None:
+            return
+        if not mode.finished and mode.due <= time.monotonic():
+            mode.tick(time.monotonic())
+        if not mode.finished:
+            return
+        self._mode = None
+        self._drawn.clear()  # every display shows the game again
+        self._show_lights()
+        self._draw()
+        self._settled()  # the mode's last events are handed over before its caller hears back
+        mode.end(False)
+        waiting, self._mode_waiting = self._mode_waiting, []
+        for item in waiting:
+            self._dispatch(item)
 
     def _heartbeat(self) -> None:
         if self._beat is None:
@@ -690,16 +777,25 @@ class Daemon:
         if waiting is not None:  # a deal's reply: its events were handled and saved
             for future, result in waiting.replies:
                 future.set_result(result)
+        if self._mode is not None:
+            mode, self._mode = self._mode, None
+            try:
+                mode.end(True)
+            except Exception:
+                log.exception("mode %r did not end cleanly", mode)
         with self._end_lock:
             self._ended = True
-        left: list[object] = [] if waiting is None else [*waiting.deferred, *waiting.solved_counts]
+        left: list[object] = [*self._mode_waiting]
+        if waiting is not None:
+            left += [*waiting.deferred, *waiting.solved_counts]
         while True:  # and what was queued behind the stop
             try:
                 left.append(self._queue.get_nowait())
             except queue.Empty:
                 break
         # The round's result is saved (the next start finishes it); the calls that waited for
-        # its end, or came after the stop, fail now rather than leave their callers waiting.
+        # its end or for a mode (the self-test), or came after the stop, fail now rather than
+        # leave their callers waiting.
         for item in left:
             if isinstance(item, _Call | _SolvedCount):
                 _fail_stopped(item.future)

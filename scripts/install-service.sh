@@ -32,8 +32,12 @@ fi
 # Checked as the service's user, so a file it cannot read shows here and not at start.
 runuser -u baccarat -- .venv/bin/baccarat check-config /etc/baccarat/config.toml
 
+# The unit and the command go through /opt/baccarat/current: this checkout until `baccarat update`
+# installs versions beside it (README.md, "Updates with a way back").
+[ -L current ] || ln -s . current
+[ "$(readlink current)" = . ] || echo "note: the service runs $(readlink current); new versions: sudo baccarat update SOURCE"
 # The game-master commands (baccarat status, hint, ...) on every user's PATH.
-ln -sfn /opt/baccarat/.venv/bin/baccarat /usr/local/bin/baccarat
+ln -sfn /opt/baccarat/current/.venv/bin/baccarat /usr/local/bin/baccarat
 install -m 644 firmware/baccarat.service /etc/systemd/system/baccarat.service
 systemctl daemon-reload
 systemctl enable baccarat.service

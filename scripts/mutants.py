@@ -676,10 +676,10 @@ MUTANTS: list[Mutant] = [
     ),
     m(
         "fw-web-throttle",
-        "firmware/web/auth.py",
-        "        return len(recent) >= self._attempts\n",
-        "        return len(recent) > self._attempts\n",
-        "tests/test_web_api.py",
+        "firmware/web/guard.py",
+        "                return len(times) < self.attempts\n",
+        "                return len(times) <= self.attempts\n",
+        ("tests/test_web_api.py", "tests/test_web_hostile.py"),
         "one wrong password more than the limit is allowed",
     ),
     m(

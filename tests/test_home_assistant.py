@@ -179,6 +179,24 @@ PLATFORMS = {
     ),
     "button": ({"command_topic"}, {"command_topic", "command_template", "payload_press", "device_class", "retain"}),
     "event": ({"state_topic", "event_types"}, {"state_topic", "value_template", "event_types", "device_class"}),
+    # homeassistant/components/mqtt/update.py: MQTT_RO_SCHEMA (state_topic, value_template) and its own
+    "update": (
+        {"state_topic"},
+        {
+            "state_topic",
+            "value_template",
+            "command_topic",
+            "device_class",
+            "entity_picture",
+            "latest_version_template",
+            "latest_version_topic",
+            "payload_install",
+            "release_summary",
+            "release_url",
+            "retain",
+            "title",
+        },
+    ),
     "switch": (
         {"command_topic"},
         {
@@ -306,19 +324,21 @@ def test_payload_matches_the_documented_schema():
         ("button", "Force solve"),
         ("button", "Identify"),
         ("button", "Reset"),
+        ("button", "Self-test"),
         ("event", "Solve"),
         ("event", "Strike"),
         ("number", "Solved modules on the bomb"),
         ("sensor", "Deck colour"),
         ("sensor", "Last error"),
+        ("sensor", "Self-test result"),
         ("sensor", "Started"),
         ("sensor", "Strikes"),
         ("sensor", "Table limits"),
-        ("sensor", "Version"),
         ("switch", "Enabled"),
+        ("update", "Firmware"),
     ]
     diagnostic = sorted(c["name"] for c in components.values() if c.get("entity_category") == "diagnostic")
-    assert diagnostic == ["Last error", "Started", "Version"]
+    assert diagnostic == ["Firmware", "Last error", "Self-test", "Self-test result", "Started"]
     assert payload["o"] == {"name": "baccarat-prop", "sw": "0.1.0"} and payload["dev"]["sw"] == "0.1.0"
     assert payload["avty"] == [{"t": TOPICS["status"], "pl_avail": "online", "pl_not_avail": "offline"}]
     assert components["baccarat_deck"]["options"] == list(COLORS)
@@ -337,7 +357,15 @@ def test_commands_are_the_props_own():
                 sent.append(json.loads(config[key]))
     number = components["baccarat_solved_count"]["command_template"]
     sent.append(json.loads(number.replace("{{ value | int }}", "3")))
-    assert sorted(c["command"] for c in sent) == ["disable", "enable", "force_solve", "identify", "reset", "set_solved"]
+    assert sorted(c["command"] for c in sent) == [
+        "disable",
+        "enable",
+        "force_solve",
+        "identify",
+        "reset",
+        "self_test",
+        "set_solved",
+    ]
     for command in sent:  # every payload Home Assistant sends is a command the prop takes
         assert gm_commands.parse_command(command).name == command["command"]
 
@@ -393,6 +421,8 @@ def test_every_template_renders_from_what_the_prop_publishes(rig):
     quiet = json.dumps(diagnostics.document())
     diagnostics.emit(logging.makeLogRecord({"name": "baccarat.displays", "levelname": "ERROR", "msg": "bets: EIO"}))
     troubled = json.dumps(diagnostics.document())
+    diagnostics.self_test_done(False, "button deal not pressed", at=0.0)
+    tested = json.dumps(diagnostics.document())
 
     components = check_device_discovery(discovery_payload("baccarat", TOPICS, sw_version="0.1.0"))
     fired: dict[str, list] = {}
@@ -404,8 +434,15 @@ def test_every_template_renders_from_what_the_prop_publishes(rig):
             fired[config["name"]] = [home_assistant_event(config, e) for e in events]
         elif topic == TOPICS["diagnostics"]:
             shown = render(config["value_template"], quiet)
-            if config["name"] == "Version":
-                assert shown == "0.1.0"
+            if config["name"] == "Firmware":  # what homeassistant/components/mqtt/update.py reads of it
+                update = json.loads(shown)
+                assert update["installed_version"] == update["latest_version"] == firmware.__version__
+            elif config["name"] == "Self-test result":
+                assert shown == "not run" and render(config["json_attributes_template"], quiet) == "{}"
+                assert render(config["value_template"], tested) == "button deal not pressed"
+                attributes = json.loads(render(config["json_attributes_template"], tested))
+                at = "1970-01-01T00:00:00+00:00"
+                assert attributes == {"ok": False, "summary": "button deal not pressed", "at": at}
             elif config["name"] == "Started":
                 assert config["device_class"] == "timestamp"
                 assert datetime.fromisoformat(shown).tzinfo is not None, shown

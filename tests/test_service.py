@@ -115,7 +115,7 @@ def test_the_unit_file_is_valid_for_systemd(tmp_path):
     if not baccarat.exists():
         pytest.fail(f"{baccarat} is missing: install the project (scripts/test.sh does)")
     unit = tmp_path / "baccarat.service"
-    unit.write_text(UNIT.read_text().replace("/opt/baccarat/.venv/bin/baccarat", str(baccarat)))
+    unit.write_text(UNIT.read_text().replace("/opt/baccarat/current/.venv/bin/baccarat", str(baccarat)))
     run = _systemd_analyze("verify", str(unit), cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "baccarat.service" not in run.stderr, run.stderr  # e.g. "Unknown key ... ignoring"

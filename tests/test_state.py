@@ -156,6 +156,7 @@ def test_a_failure_between_write_and_rename_leaves_the_old_file_whole(tmp_path, 
 
     monkeypatch.setattr(os, "fsync", fsync)
     monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(state_store, "RETRY_FIRST_SECONDS", 3600.0)  # tried again only at close, below
     with caplog.at_level(logging.ERROR, logger="baccarat.state"):
         keeper(module.arrow("right"), module)  # the active chip is saved: a write is due
     assert calls == ["fsync", "replace"], "the new text must be on disk before the rename"
@@ -164,6 +165,8 @@ def test_a_failure_between_write_and_rename_leaves_the_old_file_whole(tmp_path, 
     assert "cannot save the state" in caplog.text
     monkeypatch.undo()
     assert restore_module(config, random.Random(1)).snapshot()["denomination"] == 1
+    keeper.close()  # the failed save is never dropped: the writer tries it again
+    assert restore_module(config, random.Random(1)).snapshot()["denomination"] == 5
 
 
 def test_the_directory_is_fsynced_after_the_rename(tmp_path, monkeypatch):

@@ -16,13 +16,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from baccarat_core import strict
-from baccarat_core.numbers import format_dollars, parse_count, parse_dollars
+from baccarat_core import BaccaratError, strict
+from baccarat_core.numbers import format_dollars, parse_count, parse_dollars, show_value
 from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 
+from ..devices.wiring import INPUT_NAMES
 from ..errors import PropError
 from ..room.commands import COMMAND_TIMEOUT
 from ..room.control_socket import read_reply, socket_path
+from ..selftest import DEFAULT_BUTTON_SECONDS, MAX_BUTTON_SECONDS
 from . import Parser, arg_type
 
 
@@ -77,11 +79,26 @@ def _client_socket(args: argparse.Namespace) -> Path:
 
 
 def _send(args: argparse.Namespace, payload: dict[str, Any]) -> dict[str, Any]:
-    reply = request(_client_socket(args), payload)
+    return _send_with(args, payload, COMMAND_TIMEOUT + 5)
+
+
+def _send_with(args: argparse.Namespace, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
+    reply = request(_client_socket(args), payload, timeout)
     if not reply.get("ok"):
         raise PropError(reply.get("error") or "the daemon refused the command")
     result: dict[str, Any] = reply["result"]  # every command's result is an object
     return result
+
+
+def parse_seconds(text: str, *, maximum: float) -> float:
+    """A number of seconds from 1 to ``maximum``."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 1 <= value <= maximum:
+        raise BaccaratError(f"{show_value(text)} is not a number of seconds from 1 to {maximum:g}")
+    return value
 
 
 def cmd_solved(args: argparse.Namespace) -> int:
@@ -160,6 +177,26 @@ def cmd_bet(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_self_test(args: argparse.Namespace) -> int:
+    """Run the pre-game self-test and print each part's result; exit 1 when something is wrong."""
+    payload: dict[str, Any] = {"command": "self_test"}
+    if args.button_seconds is not None:
+        payload["button_seconds"] = args.button_seconds
+    if args.output:
+        payload["outputs"] = args.output
+    print("self-test: watch the displays and lights, listen, and press each button when the displays ask", flush=True)
+    wait = len(INPUT_NAMES) * (args.button_seconds or DEFAULT_BUTTON_SECONDS) + COMMAND_TIMEOUT + 60
+    result = _send_with(args, payload, wait)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        for part in result["parts"]:
+            detail = f" ({part['detail']})" if part["detail"] and part["result"] not in ("ok",) else ""
+            print(f"  {part['part']:<8} {part['name']:<13} {part['result'].upper()}{detail}")
+        print(f"self-test {'passed' if result['ok'] else 'found faults'}: {result['summary']}")
+    return 0 if result["ok"] else 1
+
+
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     """``solved``, ``reset``, ``force-solve``, ``hint``, ``status``, ``bet``: talk to a running daemon."""
     count = arg_type(lambda t: parse_count(t, "solved count", maximum=MAX_SOLVED))
@@ -187,3 +224,13 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     p.add_argument("--json", action="store_true", help="the state document as JSON")
     p = parser("bet", "play the players' bets on a running daemon: clear, stack, deal (remote play)", cmd_bet)
     p.add_argument("bets", nargs="+", metavar="WORDS", help="the bets: 25 on banker, 5 on tie")
+    p = parser("self-test", "the pre-game self-test: displays, lights, sounds and every button", cmd_self_test)
+    p.add_argument(
+        "--button-seconds",
+        type=arg_type(lambda t: parse_seconds(t, maximum=MAX_BUTTON_SECONDS)),
+        help=f"how long to wait for each button (default {DEFAULT_BUTTON_SECONDS:g})",
+    )
+    p.add_argument(
+        "--output", action="append", metavar="NAME", help="switch this output on and off too (never unless named)"
+    )
+    p.add_argument("--json", action="store_true", help="the result document as JSON")

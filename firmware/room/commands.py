@@ -24,6 +24,8 @@ from baccarat_core.records import record
 from ..daemon import Daemon
 from ..errors import PropError
 from ..scene import Shown
+from ..selftest import MAX_BUTTON_SECONDS, SelfTester
+from ..version import version
 
 log = logging.getLogger("baccarat.commands")
 
@@ -47,7 +49,17 @@ COMMANDS: dict[str, frozenset[str]] = {
     "disable": frozenset(),
     "identify": frozenset(),
     "bet": frozenset({"bets"}),
+    "self_test": frozenset({"button_seconds", "outputs"}),
+    "self_test_skip": frozenset(),
+    "self_test_cancel": frozenset(),
 }
+
+
+class Reply(Future[dict[str, Any]]):
+    """A reply document to come (:meth:`GameMaster.handle`), and how long a front end that waits for it
+    waits: :data:`COMMAND_TIMEOUT`, or for a self-test as long as the test may last."""
+
+    timeout: float = COMMAND_TIMEOUT
 
 
 class CommandError(PropError):
@@ -64,6 +76,8 @@ class Command:
     solved: int | None = None
     keep_solved: bool = True
     bets: dict[str, int] | None = None
+    button_seconds: float | None = None  # self_test: the wait for each button
+    outputs: tuple[str, ...] = ()  # self_test: the outputs it may switch
 
 
 def known_command(text: object) -> str | None:
@@ -105,6 +119,8 @@ def parse_command(data: Any) -> Command:
             if "bets" not in args:
                 raise CommandError('bet: missing "bets" (e.g. {"banker": 25, "tie": 5} or "25 on banker, 5 on tie")')
             return Command(name, bets=parse_bets(args["bets"]))
+        if name == "self_test":
+            return Command(name, button_seconds=_button_seconds(args.get("button_seconds")), outputs=_names(args))
     except BaccaratError as error:
         raise CommandError(f"{name}: {error}") from None
     return Command(name)
@@ -134,8 +150,30 @@ def parse_words(text: str) -> Command:
     return parse_command(data)
 
 
+def _button_seconds(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= MAX_BUTTON_SECONDS:
+        raise CommandError(
+            f"self_test: button_seconds {show_value(value)} is not a number of seconds from 1 to {MAX_BUTTON_SECONDS:g}"
+        )
+    return float(value)
+
+
+def _names(args: dict[str, Any]) -> tuple[str, ...]:
+    value = args.get("outputs", [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise CommandError(f"self_test: outputs {show_value(value)} is not a list of output names")
+    return tuple(value)
+
+
 def _word_value(key: str, value: str) -> Any:
-    if key in ("ports", "lit", "unlit", "batteries"):
+    if key == "button_seconds":
+        try:
+            return float(value)
+        except ValueError:
+            return value  # reported by parse_command
+    if key in ("ports", "lit", "unlit", "batteries", "outputs"):
         return [v for v in value.split(",") if v]
     if key in ("min", "max", "solved"):
         try:
@@ -198,9 +236,13 @@ class GameMaster:
     >>> close_daemon(prop)
     """
 
-    def __init__(self, daemon: Daemon, *, default_limits: TableLimits | None = None) -> None:
+    def __init__(
+        self, daemon: Daemon, *, default_limits: TableLimits | None = None, self_test: SelfTester | None = None
+    ) -> None:
         self.daemon = daemon
         self.default_limits = default_limits
+        #: The pre-game self-test (firmware/selftest.py): the app gives it the sound and the outputs.
+        self.self_test = self_test or SelfTester(daemon)
         self._document: dict[str, Any] | None = None
         self._hooked = False  # _forget_document is one of the daemon's on_handled hooks
 
@@ -240,6 +282,12 @@ class GameMaster:
             bets = command.bets
             assert bets is not None  # parse_command gives bet its bets
             return _then(daemon.play(lambda m: _bet(m, bets)), lambda events: bet_result(bets, events))
+        if command.name == "self_test":
+            return self.self_test.start(button_seconds=command.button_seconds, switch=command.outputs)
+        if command.name == "self_test_skip":
+            return self.self_test.skip()
+        if command.name == "self_test_cancel":
+            return self.self_test.cancel()
         if command.name == "set_solved":
             assert command.solved is not None  # parse_command gives set_solved its count
             running = daemon.set_solved(command.solved)
@@ -264,7 +312,7 @@ class GameMaster:
             return lambda m: set_edgework(m, edgework, keep_solved=command.keep_solved)
         raise CommandError(f"unknown command {command.name!r}")
 
-    def handle(self, payload: Any, *, words: bool = False) -> Future[dict[str, Any]]:
+    def handle(self, payload: Any, *, words: bool = False) -> Reply:
         """Parse and run one request; the future always holds a reply document.
 
         The reply is ``{"id", "ok": true, "command", "result"}`` or
@@ -272,7 +320,7 @@ class GameMaster:
         and is one warning line in the log. Text and bytes go through the strict
         reader (:mod:`baccarat_core.strict`): size, UTF-8, depth, strict JSON.
         """
-        done: Future[dict[str, Any]] = Future()
+        done = Reply()
         request_id = None
         name = None
         try:
@@ -285,6 +333,8 @@ class GameMaster:
                     name = data.get("command") if isinstance(data.get("command"), str) else None
                 command = parse_command(data)
             name = command.name
+            if name == "self_test":  # a person presses each button: it takes a while
+                done.timeout = self.self_test.longest(command.button_seconds) + COMMAND_TIMEOUT
             running = self.submit(command)
         except (PropError, BaccaratError) as error:
             message = strict.one_line(str(error), MAX_ERROR)
@@ -365,6 +415,7 @@ def state_document(module: BaccaratModule, shown: Shown | None = None) -> dict[s
         "edgework_drawn": module.edgework_drawn,
         "game": module.game,
         "deck_solved": deck.solved if deck else None,
+        "version": version(),  # the software running (firmware/version.py)
     }
 
 

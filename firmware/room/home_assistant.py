@@ -10,7 +10,8 @@ while the game runs:
 - solved modules on the bomb (number: ``set_solved``),
 - reset, force solve, identify (buttons), enabled (switch: ``enable``/``disable``),
 - strike and solve (``event`` entities, for automations: "when the prop strikes"),
-- version, started, last error (diagnostic sensors),
+- the firmware (an ``update`` entity: the version running), started, last error, the last
+  self-test's result (diagnostic sensors), and a button that runs the self-test,
 - available while the prop's status topic says ``online`` (its last will says ``offline``),
 - ``origin`` names this software and its version, as the device-discovery spec requires.
 
@@ -50,6 +51,13 @@ ORIGIN = "baccarat-prop"
 STRIKE_TEMPLATE = (
     "{{ {'event_type': 'strike', 'strikes': value_json.strikes, 'reason': value_json.reason, "
     "'detail': value_json.detail} | tojson if value_json.event == 'strike' else '' }}"
+)
+#: The update entity: the version running, from the diagnostics document (one source: the package's
+#: metadata, see firmware/cli/helptext.py). The prop learns of no newer release by itself (it may have
+#: no internet): the latest version is the one installed, and an update is `sudo baccarat update`.
+UPDATE_TEMPLATE = (
+    "{{ {'installed_version': value_json.version, 'latest_version': value_json.version, "
+    "'title': 'Baccarat prop'} | tojson }}"
 )
 SOLVED_TEMPLATE = (
     "{{ {'event_type': 'solved', 'forced': value_json.forced} | tojson if value_json.event == 'solved' else '' }}"
@@ -189,13 +197,33 @@ def discovery_payload(
                 icon="mdi:check-decagram",
             ),
             entity(
-                "version",
-                "sensor",
-                "Version",
+                "firmware",
+                "update",
+                "Firmware",
                 state_topic=diagnostics,
-                value_template="{{ value_json.version }}",
+                value_template=UPDATE_TEMPLATE,
+                device_class="firmware",
                 entity_category="diagnostic",
-                icon="mdi:tag",
+            ),
+            entity(
+                "self_test",
+                "button",
+                "Self-test",
+                command_topic=command,
+                payload_press=_command("self_test"),
+                entity_category="diagnostic",
+                icon="mdi:clipboard-check-outline",
+            ),
+            entity(
+                "self_test_result",
+                "sensor",
+                "Self-test result",
+                state_topic=diagnostics,
+                value_template="{{ value_json.self_test.summary if value_json.self_test else 'not run' }}",
+                json_attributes_topic=diagnostics,
+                json_attributes_template="{{ (value_json.self_test or {}) | tojson }}",
+                entity_category="diagnostic",
+                icon="mdi:clipboard-check-outline",
             ),
             entity(
                 "started",

@@ -567,6 +567,11 @@ class MqttService:
         is now (the document shared with the console) to the out thread."""
         if not events:  # only frames changed (a card turned): the state did not
             return
+        for event in events:
+            if event.kind == "self_test_result":  # kept, retained, in the diagnostics document
+                result = event.to_dict()
+                self.diagnostics.self_test_done(result["ok"], result["summary"])
+                self._diagnostics_changed()
         self._out.put((events, self.commands.document() if module.deck is not None else None))
 
     def _send_out(self) -> None:

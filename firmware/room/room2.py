@@ -177,6 +177,9 @@ class RoomService:
             self.send(data_line(result))
         elif reply["command"] == "bet":
             self.send(f"MESG {result['summary']}")
+        elif reply["command"] == "self_test":
+            verdict = "passed" if result["ok"] else "found faults"
+            self.send(strict.one_line(f"MESG self-test {verdict}: {result['summary']}", 240))
         self.send(f"DONE {text}")
 
 

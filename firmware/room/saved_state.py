@@ -18,7 +18,7 @@ import random
 import stat
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +31,17 @@ from ..config import Config
 
 log = logging.getLogger("baccarat.state")
 
+#: The state file's format (its ``"version"`` key). A change to what the file holds raises it, with an
+#: entry in :data:`MIGRATIONS` that turns the file of the format before into this one, so that a newer
+#: release reads the game an older one saved (an update keeps the game: README.md, "Updates").
 VERSION = 1
+#: ``MIGRATIONS[n](document)``: a format-``n`` document as format ``n + 1`` (none yet: 1 is the first).
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 #: Largest state file read (a real one is about 1 KB).
 MAX_STATE_BYTES = strict.MAX_BYTES
+#: A failed save is tried again after this many seconds, doubling up to :data:`RETRY_MAX_SECONDS`.
+RETRY_FIRST_SECONDS = 0.25
+RETRY_MAX_SECONDS = 5.0
 
 
 def private_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -143,8 +151,7 @@ def load_module(path: Path, config: Config, rng: random.Random) -> BaccaratModul
     """The module saved in ``path``; raises OSError or BaccaratError with the reason."""
     data = strict.loads(read_state(path), "the file")
     strict.check_keys(data, "the file", required=frozenset({"version", "config", "module"}))
-    if type(data["version"]) is not int or data["version"] != VERSION:
-        raise BaccaratError(f"not a version {VERSION} state file")
+    data = _migrated(data)
     if data["config"] != fingerprint(config):
         raise BaccaratError("the config's edgework or limits changed since it was saved")
     return BaccaratModule.restore(data["module"], rng=rng, bombs=config.bombs)
@@ -160,6 +167,9 @@ def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
         module = load_module(path, config, rng)
     except FileNotFoundError:
         log.info("no saved state at %s; starting a fresh game", path)
+        return None
+    except StateFormatError as error:
+        log.warning("state file %s: %s; starting a fresh game", path, strict.one_line(str(error), 200))
         return None
     except (OSError, BaccaratError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
@@ -180,6 +190,29 @@ _BETS_ONLY = (ev.ChipAdded, ev.AreaCleared, ev.InputIgnored)
 _RESTORED_ALIKE = (ev.ChipsCleared,)
 
 
+class StateFormatError(BaccaratError):
+    """A state file of a format this version does not read: from a newer release, or too old."""
+
+
+def _migrated(data: dict[str, Any]) -> dict[str, Any]:
+    """The document in this version's format (:data:`MIGRATIONS`), or :class:`StateFormatError`."""
+    found = data["version"]
+    if type(found) is not int:
+        raise BaccaratError(f"its format version {show_value(found)} is not a whole number")
+    if found > VERSION:
+        raise StateFormatError(
+            f"it was saved by a newer version of the prop, in format {found}; this one reads {VERSION}"
+        )
+    while found < VERSION:
+        migrate = MIGRATIONS.get(found)
+        if migrate is None:
+            raise StateFormatError(f"it was saved in format {found}, which this version no longer reads ({VERSION})")
+        data = migrate(data)
+        found += 1
+        data["version"] = found
+    return data
+
+
 class StateKeeper:
     """A daemon ``on_handled`` hook that saves the snapshot whenever a restart would otherwise lose something.
 
@@ -193,6 +226,11 @@ class StateKeeper:
     chip alone (an arrow) is not written on its own: like the bets, it belongs to placing a
     bet, and it is saved with the next write (or at :meth:`close`). An arrow thus costs the
     SD card nothing. Without ``background`` every change is written at once.
+
+    A save that fails (a full disk, no descriptor free, a read-only mount) is said
+    once, and the writer thread tries the newest snapshot again, after 0.25 s and
+    then up to every 5 s, until it is on disk: a change is never dropped for want
+    of a later one. The game never waits for those retries.
     """
 
     def __init__(self, path: Path, config: Config, *, background: bool = False) -> None:
@@ -208,6 +246,7 @@ class StateKeeper:
         self._handed = 0  # snapshots handed to the writer
         self._done = 0  # of those, written (or failed)
         self._closing = False
+        self._unsaved: str | None = None  # the newest snapshot whose write failed: tried again
         self._thread: threading.Thread | None = None
         self._later: BaccaratModule | None = None  # an arrow's change, until the next write
 
@@ -229,17 +268,28 @@ class StateKeeper:
             return
         self._last = text
         if not self._background:
-            self._write(text)
+            if not self._write(text):
+                self._background = True  # from now on the writer thread writes, in order
+                with self._cond:
+                    self._unsaved = text
+                self._start_writer()
             return
+        self._hand(text)
+        if urgent:
+            self.flush()
+
+    def _hand(self, text: str) -> None:
+        """Give ``text`` to the writer thread (it replaces one not yet written)."""
         with self._cond:
             self._pending = text
             self._handed += 1
             self._cond.notify_all()
+        self._start_writer()
+
+    def _start_writer(self) -> None:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="baccarat-state", daemon=True)
             self._thread.start()
-        if urgent:
-            self.flush()
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every snapshot handed over so far is written; False if ``timeout`` ran out."""
@@ -259,26 +309,50 @@ class StateKeeper:
             self._thread.join(timeout=10)
 
     def _run(self) -> None:
+        delay = RETRY_FIRST_SECONDS
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: self._pending is not None or self._closing)
-                if self._pending is None:
+                if self._unsaved is None:
+                    self._cond.wait_for(lambda: self._pending is not None or self._closing)
+                elif self._pending is None and not self._closing:  # a newer snapshot or the stop ends the pause
+                    self._cond.wait_for(lambda: self._pending is not None or self._closing, delay)
+                closing = self._closing
+                if self._pending is not None:
+                    text, self._pending, upto = self._pending, None, self._handed
+                elif self._unsaved is not None:
+                    text, upto = self._unsaved, self._done
+                else:
                     return
-                text, self._pending, upto = self._pending, None, self._handed
-            self._write(text)
+                self._unsaved = None
+            saved = self._write(text)
             with self._cond:
-                self._done = upto
+                self._done = max(self._done, upto)  # flush() waits for the attempt, not for its success
+                if not saved and self._pending is None:
+                    self._unsaved = text
                 self._cond.notify_all()
+            if saved:
+                delay = RETRY_FIRST_SECONDS
+            elif closing:
+                log.error("stopping with the state unsaved in %s: its last change is lost", self.path)
+                return
+            else:
+                delay = min(delay * 2, RETRY_MAX_SECONDS)
 
-    def _write(self, text: str) -> None:
+    def _write(self, text: str) -> bool:
+        """Write ``text``; False (said once per failure spell) if it could not be written."""
         try:
             write_atomic(self.path, text + "\n")
         except OSError as error:
             if not self._failing:  # say it once per failure spell, not on every chip
-                log.error("cannot save the state to %s (%s); the game goes on", self.path, error.strerror or error)
+                log.error(
+                    "cannot save the state to %s (%s); the game goes on, the save is tried again",
+                    self.path,
+                    error.strerror or error,
+                )
             self._failing = True
-            self._last = None  # try again with the next change
-            return
+            self._last = None  # the next change is written even if it matches this one
+            return False
         if self._failing:
             log.info("state saved to %s again", self.path)
         self._failing = False
+        return True

@@ -68,6 +68,7 @@ def words(doc: dict[str, Any]) -> dict[str, Any]:
         ),
         "chip": f"active chip {format_dollars(doc.get('denomination', 1))}",
         "bets": ", ".join(f"{AREA_NAMES.get(a, a)} {format_dollars(v)}" for a, v in bets.items()) or "no bets",
+        "version": f"baccarat-prop {doc.get('version') or 'unknown'}",
     }
 
 
