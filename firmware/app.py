@@ -88,6 +88,7 @@ def build_daemon(
     module: BaccaratModule | None = None,
     restore: Callable[[], BaccaratModule | None] | None = None,
     clock: Clock = time.monotonic,
+    schedule_clock: Clock = time.monotonic,
 ) -> Daemon:
     """A daemon wired to the board and displays the config describes.
 
@@ -95,8 +96,10 @@ def build_daemon(
     lgpio, RPi.GPIO, ...); tests and the simulator pass a ``MockFactory``.
     ``module`` is a restored game, or ``restore`` returns one (or None) once the board and the
     displays are open, so that a start refused there says nothing about the game; without
-    either a fresh one starts. ``clock`` is what the debounce filters, the hold timer and the
-    bomb's countdown read (tests drive bounce, holds and the countdown with their own).
+    either a fresh one starts. ``clock`` is what the debounce filters and the hold timer read
+    (tests drive bounce and holds with their own); ``schedule_clock`` what the daemon's schedule
+    and the bomb's countdown read (a deal's steps, the timer: tests and the benchmark step
+    through a deal or a countdown with their own).
     """
     rng = rng if rng is not None else random.Random()
     board = build_board(config, pin_factory=pin_factory, clock=clock)
@@ -124,9 +127,10 @@ def build_daemon(
         module,
         board,
         screens,
+        pacing=config.timing.pacing,
         card_seconds=config.timing.card_seconds,
         result_seconds=config.timing.result_seconds,
-        clock=clock,
+        clock=schedule_clock,
     )
 
 
