@@ -602,8 +602,8 @@ MUTANTS: list[Mutant] = [
     m(
         "fw-scene-inverted",
         "firmware/daemon.py",
-        "        return compose(self.module, self._on_table, bets=self._bets, inverted=self.identifying, shown=self.shown())\n",
-        "        return compose(self.module, self._on_table, bets=self._bets, inverted=False, shown=self.shown())\n",
+        "bets=self._bets, inverted=self.identifying, shown=self.shown())\n",
+        "bets=self._bets, inverted=False, shown=self.shown())\n",
         ("tests/test_daemon_gm.py", "tests/test_control.py", "tests/test_mqtt.py", "tests/test_web_api.py"),
         "identify does not invert the displays",
     ),
