@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from .numbers import format_cents, format_dollars
 from .records import asdict, field, record
+from .timer import clock_text
 
 #: Betting areas as the log and the messages name them.
 AREA_NAMES: dict[str, str] = {
@@ -31,6 +32,9 @@ class Event:
     """Base of every event: a ``kind`` name, a JSON form and a log line."""
 
     kind: ClassVar[str] = "event"
+    #: False for a moment of the prop's presentation that changes nothing in the game (a card
+    #: landing face down, an arrow's click): it is shown and heard, never published or saved.
+    published: ClassVar[bool] = True
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form, with the ``"event"`` key first."""
@@ -148,7 +152,11 @@ class InputIgnored(Event):
 
     def describe(self) -> str:
         """``ignored press player: the module is solved``."""
-        why = {"solved": "the module is solved", "disabled": "the table is closed"}.get(self.reason, self.reason)
+        why = {
+            "solved": "the module is solved",
+            "disabled": "the table is closed",
+            "exploded": "the bomb exploded (reset it)",
+        }.get(self.reason, self.reason)
         return f"ignored {self.input}: {why}"
 
 
@@ -208,6 +216,36 @@ class CardDealt(Event):
     def describe(self) -> str:
         """``card 10D to player, player total 0``."""
         return f"card {self.card} to {self.hand}, {self.hand} total {self.score}"
+
+
+@record
+class CardLanded(Event):
+    """A card lands face down on ``hand``'s side: the prop's presentation of a deal, before the
+    card turns face up (its :class:`CardDealt`). ``sideways`` for a third card, which the
+    dealer lays across. Not a game event: never published (:attr:`Event.published`)."""
+
+    kind: ClassVar[str] = "card_down"
+    published: ClassVar[bool] = False
+    hand: str
+    sideways: bool = False
+
+    def describe(self) -> str:
+        """``a card lands face down to player`` (``..., sideways`` for a third card)."""
+        return f"a card lands face down to {self.hand}" + (", sideways" if self.sideways else "")
+
+
+@record
+class ArrowClicked(Event):
+    """An arrow was pressed, whatever it did (also at either end, or while input is locked): the
+    original clicks on every press. Not a game event: never published (:attr:`Event.published`)."""
+
+    kind: ClassVar[str] = "click"
+    published: ClassVar[bool] = False
+    direction: str
+
+    def describe(self) -> str:
+        """``arrow left pressed``."""
+        return f"arrow {self.direction} pressed"
 
 
 @record
@@ -342,3 +380,48 @@ class ModuleReset(Event):
     def describe(self) -> str:
         """``reset: a fresh game``."""
         return "reset: a fresh game"
+
+
+@record
+class TimerStarted(Event):
+    """The countdown started: at the players' first input after a reset, or by the game master's
+    ``start`` (``forced``). It starts paused when the table is closed."""
+
+    kind: ClassVar[str] = "timer_started"
+    seconds_left: float
+    forced: bool = False
+
+    def describe(self) -> str:
+        """``timer started: 05:00 left``."""
+        who = " by the game master" if self.forced else ""
+        return f"timer started{who}: {clock_text(self.seconds_left)} left"
+
+
+@record
+class TimeAdded(Event):
+    """The game master added ``seconds`` to the countdown (took them away when negative)."""
+
+    kind: ClassVar[str] = "time_added"
+    seconds: float
+    seconds_left: float
+
+    def describe(self) -> str:
+        """``60 s added by the game master: 04:12 left``."""
+        what = f"{self.seconds:g} s added" if self.seconds >= 0 else f"{-self.seconds:g} s taken away"
+        return f"{what} by the game master: {clock_text(self.seconds_left)} left"
+
+
+@record
+class Exploded(Event):
+    """The bomb exploded: ``cause`` is ``timer`` (the countdown reached 0) or ``strikes`` (the
+    strike limit was reached), with the strikes it had. The module takes no input until a reset."""
+
+    kind: ClassVar[str] = "exploded"
+    cause: str
+    strikes: int
+
+    def describe(self) -> str:
+        """``EXPLODED: the time ran out (1 strike)``, ``EXPLODED: strike 3 reached the limit``."""
+        if self.cause == "strikes":
+            return f"EXPLODED: strike {self.strikes} reached the strike limit"
+        return f"EXPLODED: the time ran out ({self.strikes} strike{'' if self.strikes == 1 else 's'})"

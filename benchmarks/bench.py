@@ -83,8 +83,9 @@ def attach_displays(kernel: Any, config: Any) -> dict[str, Any]:
     return ends
 
 
-def config_text(directory: Path, *, card_seconds: float, broker_port: int | None) -> str:
-    """The reference config with fixed limits, a red first deck, this run's files and pacing."""
+def config_text(directory: Path, *, card_seconds: float, broker_port: int | None, countdown: bool = False) -> str:
+    """The reference config with fixed limits, a red first deck, this run's files and pacing (and with
+    ``countdown`` a bomb with an hour's timer)."""
     from firmware.config import DEFAULT_CONFIG
 
     text = DEFAULT_CONFIG.read_text(encoding="utf-8")
@@ -97,19 +98,28 @@ socket = "{(directory / "control.sock").as_posix()}"
 """
     if broker_port is not None:
         text += f'\n[mqtt]\nhost = "127.0.0.1"\nport = {broker_port}\n'
+    if countdown:
+        text += "\n[bomb]\ntimer_seconds = 3600\n"
     return text
 
 
-def load(directory: Path, *, card_seconds: float, broker_port: int | None) -> Any:
-    """The benchmark's config, through the same reader as ``baccarat run``."""
+def load(directory: Path, *, broker_port: int | None, card_seconds: float | None = None) -> Any:
+    """The benchmark's config, through the same reader as ``baccarat run``: the reference config's
+    timing (the original's pacing), or with ``card_seconds`` the quick pacing at that pace."""
     import tomllib
 
     from firmware.config import parse_config
 
-    data = tomllib.loads(config_text(directory, card_seconds=card_seconds, broker_port=broker_port))
+    data = tomllib.loads(config_text(directory, card_seconds=card_seconds or 0.6, broker_port=broker_port))
     data["limits"] = {"mode": "fixed", "min": 25, "max": 1000}
     data["deck"] = {"first_color": "red"}
-    data["timing"] = {**data["timing"], "card_seconds": card_seconds, "result_seconds": card_seconds}
+    if card_seconds is not None:
+        data["timing"] = {
+            **data["timing"],
+            "pacing": "quick",
+            "card_seconds": card_seconds,
+            "result_seconds": card_seconds,
+        }
     return parse_config(data, source="<benchmark>")
 
 
@@ -242,17 +252,19 @@ def measure_inputs(directory: Path, samples: int, deals: int, holds: int, broker
 
     from baccarat_core import TableLimits
     from firmware.app import attach_services, build_daemon, close_daemon, mock_pin_factory
-    from firmware.simulator.pins import PinDriver
+    from firmware.simulator.pins import ManualClock, PinDriver
 
-    # 20 ms a card: every card, the result and the clearing are frames of their own, as on the
-    # prop (with no pacing the whole round would be one frame), and 100 deals take 15 s.
-    config = load(directory, card_seconds=0.02, broker_port=broker_port)
+    # The deal as shipped (the original's pacing: each card a back, then a flip; the result; the
+    # clearing), its schedule on a clock this loop moves a sixteenth of a second at a time once the
+    # first card is on the table: every frame of the deal is sent, and 100 deals take seconds, not 10 minutes.
+    config = load(directory, broker_port=broker_port)
     frames = Frames()
     result: dict[str, Samples] = {name: Samples() for name in INPUTS}
     kernel = fake_linux()
     ends = attach_displays(kernel, config)
     factory = mock_pin_factory()
-    daemon = build_daemon(config, pin_factory=factory, rng=random.Random(1))
+    schedule = ManualClock(0.0)
+    daemon = build_daemon(config, pin_factory=factory, rng=random.Random(1), schedule_clock=schedule)
     daemon.on_frame.append(frames)
     closers = attach_services(daemon, config)
     daemon.start()
@@ -343,8 +355,9 @@ def measure_inputs(directory: Path, samples: int, deals: int, holds: int, broker
             result["deal"].software_ms.append((frames.wait(at, "table") - start) * 1000)
             time.sleep(settle)
             pins.release("deal")
-            while daemon.dealing:  # the whole round: cards, result, clearing
-                time.sleep(0.01)
+            while daemon.dealing:  # the whole round: each card's back and flip, the result, the clearing
+                schedule.advance(1 / 16)
+                daemon.catch_up()
             result["deal"].writes.append(sent(since))
         # Disk writes of rounds as players play them: each lost (the bet on the hand that
         # loses), so the deck runs down and is replaced every five or six rounds, as in a game.
@@ -362,8 +375,9 @@ def measure_inputs(directory: Path, samples: int, deals: int, holds: int, broker
             time.sleep(settle)
             pins.release("deal")
             time.sleep(settle)
-            while daemon.dealing:
-                time.sleep(0.01)
+            while daemon.dealing:  # the deal's schedule, on the clock this loop moves
+                schedule.advance(1 / 16)
+                daemon.catch_up()
             daemon.wait_idle()
             played.append({**disk.since(written), "new_deck": daemon.module.cards_left > left})
     finally:
@@ -547,21 +561,30 @@ class Child:
         raise RuntimeError("no VmRSS")
 
 
-def child_directory(directory: Path, broker_port: int | None) -> Path:
-    """The reference config (pacing as shipped) and its files in ``directory``."""
+def child_directory(directory: Path, broker_port: int | None, *, countdown: bool = False) -> Path:
+    """The reference config (pacing as shipped) and its files in ``directory`` (``countdown``: with an
+    hour's bomb timer, ``[bomb] timer_seconds = 3600``)."""
     (directory / "config.toml").write_text(
-        config_text(directory, card_seconds=0.6, broker_port=broker_port), encoding="utf-8"
+        config_text(directory, card_seconds=0.6, broker_port=broker_port, countdown=countdown), encoding="utf-8"
     )
     return directory
 
 
-def measure_idle(directory: Path, seconds: float) -> dict[str, Any]:
-    """CPU, wakeups per thread, memory, disk writes and the watchdog's pings of an idle daemon."""
+def measure_idle(directory: Path, seconds: float, *, start_countdown: bool = False) -> dict[str, Any]:
+    """CPU, wakeups per thread, memory, disk writes and the watchdog's pings of an idle daemon
+    (``start_countdown``: with its bomb's countdown running, started over the control socket, and
+    nothing showing it: no casing display, no page open)."""
     names_file = directory / "threads.json"
     manager = ServiceManager(directory)
     child = Child(directory, threads=names_file, manager=manager)
     try:
         child.wait_ready()
+        if start_countdown:
+            from firmware.cli.gm import request
+
+            reply = request(directory / "control.sock", {"command": "start"})
+            if not reply.get("ok") or not reply["result"]["events"]:
+                raise RuntimeError(f"the countdown did not start: {reply}")
         child.follow()
         time.sleep(1.5)  # start-up's last work (first frames, the state file, the thread names) done
         names = json.loads(names_file.read_text(encoding="utf-8"))
@@ -791,6 +814,21 @@ def targets(report: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
                 )
             )
         rows.append(("SIGTERM after the idle run", f"exit {idle['exit_code']}", "exit 0", idle["exit_code"] == 0))
+    if "idle_countdown" in report:
+        counting = report["idle_countdown"]
+        wakeups = counting["game_wakeups_per_watchdog_sec"]
+        if wakeups is not None:
+            rows.append(
+                (
+                    "a running countdown nobody shows: idle wakeups per WatchdogSec",
+                    f"{wakeups:.1f} (the game thread, over {counting['watchdog_pings']} pings)",
+                    "<= 2 (none of its own)",
+                    wakeups <= 2.0,
+                )
+            )
+        if not disk["in_ram"]:
+            per_hour = counting["disk_write_bytes_per_hour"]
+            rows.append(("disk writes while the countdown runs", f"{per_hour:,.0f} bytes an hour", "0", per_hour == 0))
     return rows
 
 
@@ -857,6 +895,18 @@ def print_markdown(report: dict[str, Any]) -> None:
                 else "not measured (an idle run shorter than a ping period)."
             )
         )
+    if "idle_countdown" in report:
+        counting = report["idle_countdown"]
+        game = counting["wakeups_per_s_by_thread"].get("baccarat-game", 0.0)
+        print(
+            f"Idle with the bomb's countdown running and nothing showing it, over {counting['seconds']:g} s: "
+            f"{counting['cpu_percent']:.2f} % of a core, the game thread {game:g} context switches/s"
+            + (
+                f", {counting['game_wakeups_per_watchdog_sec']:.1f} wakeups per WatchdogSec (the watchdog's alone)."
+                if counting["game_wakeups_per_watchdog_sec"] is not None
+                else "."
+            )
+        )
     if "startup" in report:
         s = report["startup"]
         print(
@@ -903,6 +953,11 @@ def main(argv: list[str] | None = None) -> int:
             idle = Path(tmp) / "idle"
             idle.mkdir()
             report["idle"] = measure_idle(child_directory(idle, port), args.idle_seconds)
+            counting = Path(tmp) / "countdown"
+            counting.mkdir()
+            report["idle_countdown"] = measure_idle(
+                child_directory(counting, port, countdown=True), args.idle_seconds, start_countdown=True
+            )
         if args.starts > 0:
             start = Path(tmp) / "start"
             start.mkdir()

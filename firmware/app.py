@@ -89,6 +89,7 @@ def build_daemon(
     module: BaccaratModule | None = None,
     restore: Callable[[], BaccaratModule | None] | None = None,
     clock: Clock = time.monotonic,
+    schedule_clock: Clock = time.monotonic,
 ) -> Daemon:
     """A daemon wired to the board and displays the config describes.
 
@@ -97,7 +98,9 @@ def build_daemon(
     ``module`` is a restored game, or ``restore`` returns one (or None) once the board and the
     displays are open, so that a start refused there says nothing about the game; without
     either a fresh one starts. ``clock`` is what the debounce filters and the hold timer read
-    (tests drive bounce and holds with their own).
+    (tests drive bounce and holds with their own); ``schedule_clock`` what the daemon's schedule
+    and the bomb's countdown read (a deal's steps, the timer: tests and the benchmark step
+    through a deal or a countdown with their own).
     """
     rng = rng if rng is not None else random.Random()
     board = build_board(config, pin_factory=pin_factory, clock=clock)
@@ -114,14 +117,21 @@ def build_daemon(
         raise
     if module is None:
         module = BaccaratModule(
-            config.edgework, config.limits, rng=rng, first_color=config.first_color, bombs=config.bombs
+            config.edgework,
+            config.limits,
+            rng=rng,
+            first_color=config.first_color,
+            bombs=config.bombs,
+            rules=config.bomb,
         )
     return Daemon(
         module,
         board,
         screens,
+        pacing=config.timing.pacing,
         card_seconds=config.timing.card_seconds,
         result_seconds=config.timing.result_seconds,
+        clock=schedule_clock,
     )
 
 
@@ -161,7 +171,7 @@ def attach_services(
     history = attach_history(daemon, commands, config, path)  # how each game went: beside the state file
     closers.append(history.close)
     try:
-        _start_sound(daemon, config, closers, simulate=simulate, pin_factory=pin_factory)
+        _start_sound(daemon, config, closers, simulate=simulate, pin_factory=pin_factory, commands=commands)
         _start_control(commands, config, closers)
         if config.mqtt is not None:
             from .room.mqtt import MqttService
@@ -192,15 +202,23 @@ def attach_services(
 
 
 def _start_sound(
-    daemon: Daemon, config: Config, closers: list[Callable[[], None]], *, simulate: bool, pin_factory: Factory | None
+    daemon: Daemon,
+    config: Config,
+    closers: list[Callable[[], None]],
+    *,
+    simulate: bool,
+    pin_factory: Factory | None,
+    commands: GameMaster,
 ) -> None:
     if config.sound.output == "none":
         return
     from .sound import SoundListener, make_player
+    from .sound.cues import CUES
 
     player = make_player(config.sound, pin_factory=pin_factory, simulate=simulate)
     sound = SoundListener(player, card_seconds=daemon.card_seconds)
     daemon.on_shown.append(sound.on_shown)
+    commands.self_test.sound, commands.self_test.cues = sound.play, CUES  # the self-test plays each cue
     closers.append(sound.close)  # after the daemon stopped: no cue on a dark prop
     log.info("sound: %s", config.sound.output)
 
@@ -222,13 +240,13 @@ def _start_web(
     settings = parse_web_section(config.web_table, simulate=simulate)
     if not settings.enabled:
         return
-    from .web.attach import announce, attach_web
+    from .web.attach import CONSOLE_LINE, announce, attach_web
 
     service = attach_web(daemon, commands, settings, pin_driver=pin_driver, history=history)
     if service is None:
         return
     closers.append(service.stop)
-    log.info("web console at %s", service.url)
+    log.info("web console at %s", service.url, extra=CONSOLE_LINE)  # the simulator keeps it on screen
     if simulate:
         announce(service.url)
 

@@ -4,13 +4,25 @@ One thread owns the game: gpiozero's callbacks only queue inputs, and
 commands from the network or the shell are queued as calls, so the module,
 the displays and the lights are never touched from two threads at once.
 
-A deal is presented in steps on a schedule rather than with sleeps: the
-cards turn face up ``card_seconds`` apart, the result shows, and
-``result_seconds`` later the round is finished (chips cleared, the deck
-replaced when it runs low). Player inputs are ignored from the gesture until
-then; the game master's calls wait for it, except a new solved count, which
-is applied just before the round is finished, so that a replacement deck
-reads the count of the moment it appears.
+A deal is decided at its gesture but presented in steps on a schedule rather
+than with sleeps (:mod:`firmware.pacing`): with the original's pacing, the
+cards land face down 0.25 s apart and turn face up 1 s after they land, the
+third cards come sideways after a pause, the bets are paid 0.25 s after the
+last card and the round is finished 1.5 s later (chips cleared, the deck
+replaced when it runs low); with the quick pacing, each card face up
+``card_seconds`` apart and the clearing ``result_seconds`` after the result.
+The schedule reads :attr:`Daemon.clock` (``time.monotonic``; tests and tools
+give their own). Player inputs are ignored from the gesture until then; the
+game master's calls wait for it, except a new solved count, which is applied
+just before the round is finished, so that a replacement deck reads the count
+of the moment it appears.
+
+Nothing gives a deal's result away before the table shows it: its events reach
+``on_shown`` and ``on_settled`` as they are shown, the lights change with them,
+and :meth:`Daemon.shown` (the strikes, the solve, the cards left, the stacks)
+is what every view and published state reads. A command that starts a deal is
+answered once the result is shown. The state file alone (an ``on_handled``
+hook) counts the round from its gesture, so that pulling the plug cannot undo it.
 
 The daemon knows nothing of MQTT, the socket, the web or the state file: they
 attach to its four hooks, each named by the moment it fires (all on the game
@@ -23,17 +35,37 @@ hook                called with                  when
                                                  any of it is shown (the state file is written
                                                  here: a deal counts from its gesture)
 ``on_shown``        ``(event)``                  each event at the moment it is shown: a card as
-                                                 it turns, the result, the clearing (sound)
+                                                 it turns, the result, the clearing (sound); also
+                                                 the moments that change nothing in the game (a
+                                                 card landing face down, an arrow's click:
+                                                 :attr:`~baccarat_core.events.Event.published`
+                                                 false)
 ``on_frame``        ``(role, image)``            each picture, as it went to a display
 ``on_settled``      ``(events, module)``         the game thread caught up: every input and call
                                                  queued so far is handled and the displays show
-                                                 it; ``events`` since the last call, maybe none
-                                                 (only frames changed: a card turned). Work for
-                                                 other threads (MQTT, the console) is handed over
-                                                 here, never before a frame
+                                                 it; ``events``: the game events *shown* since the
+                                                 last call, maybe none (only frames changed: a
+                                                 card landed). Work for other threads (MQTT, the
+                                                 console, webhooks) is handed over here, never
+                                                 before a frame and never before its event is
+                                                 shown: a deal's strike goes out with its result
 ==================  ===========================  ================================================
 
 A hook that raises is logged and the others still run (:func:`notify`).
+
+**Modes.** For a while the prop can be handed to a :class:`Mode` (the pre-game self-test,
+:mod:`firmware.selftest`): the inputs go to it instead of the module, it draws the displays and
+sets the lights itself, and the game master's commands wait for its end (those marked
+``during_round`` run at once). The game loop, and so the watchdog's pings, go on as ever; the
+module is not touched, and the game is drawn again when the mode ends.
+**The bomb's countdown** (``[bomb] timer_seconds``) is the module's
+:class:`~baccarat_core.timer.Countdown`; the daemon brings it to its clock's
+reading (``clock``, the monotonic clock on the prop) each time the loop comes round,
+before an input or a call can change it, and wakes for it only when something is
+due: its expiry (the bomb explodes), and, while something shows the countdown (a
+``casing`` display, or a watcher such as an open web page: :meth:`Daemon.watch_timer`),
+the moment the whole seconds shown change. With nothing showing it, a running
+countdown costs one wake-up, at 0.
 """
 
 from __future__ import annotations
@@ -44,20 +76,21 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from functools import partial
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from PIL import Image
 
 from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
-from baccarat_core.inputs import Input, SetSolved, describe_input
+from baccarat_core.inputs import Arrow, Input, SetSolved, describe_input
 from baccarat_core.records import field, record
+from baccarat_core.rounds import AREAS
 
 from .devices.board import PropBoard
 from .devices.displays import Screen
 from .errors import PropError
-from .scene import RoundOnTable, Scene, compose, render_view
+from .pacing import PACINGS, Beat, deal_timeline, is_third_card
+from .scene import BetsOnTable, RoundOnTable, Scene, Shown, cards_left, compose, render_view
 
 log = logging.getLogger("baccarat")
 
@@ -67,6 +100,8 @@ BatchHook = Callable[[list[ev.Event], BaccaratModule], None]
 ShownHook = Callable[[ev.Event], None]
 #: ``hook(role, image)``: :attr:`Daemon.on_frame`.
 FrameHook = Callable[[str, Image.Image], None]
+#: What the schedule reads: seconds that only go forward (``time.monotonic``).
+Clock = Callable[[], float]
 
 #: How often a display that stopped answering is tried again.
 RETRY_SECONDS = 1.0
@@ -101,10 +136,31 @@ class _Round:
     steps: list[_Step]
     deferred: list[_Call] = field(default_factory=list)
     solved_counts: list[_SolvedCount] = field(default_factory=list)
+    #: Calls that started this round, with their results: answered once the result is shown.
+    replies: list[tuple[Future[Any], Any]] = field(default_factory=list)
+    paid: bool = False  # the result is shown
 
 
 class _Stop:
     """What :meth:`Daemon.stop` queues."""
+
+
+class Mode(Protocol):
+    """Something that takes the prop over for a while (:meth:`Daemon.take_over`), on the game thread."""
+
+    #: When :meth:`tick` is next due (``time.monotonic``; ``inf``: only inputs and calls move it on).
+    due: float
+    #: True once it is over: the daemon then calls :meth:`end` and shows the game again.
+    finished: bool
+
+    def tick(self, now: float) -> None:
+        """Its time :attr:`due` has come."""
+
+    def take(self, action: Input) -> None:
+        """A player's input (the module never sees it)."""
+
+    def end(self, stopped: bool) -> None:
+        """It is over: finished, or ``stopped`` with the prop (SIGTERM)."""
 
 
 _STOP = _Stop()
@@ -158,16 +214,24 @@ class Daemon:
         board: PropBoard,
         screens: dict[str, Screen],
         *,
+        pacing: str = "original",
         card_seconds: float = 0.6,
         result_seconds: float = 1.5,
         retry_seconds: float = RETRY_SECONDS,
+        clock: Clock = time.monotonic,
     ) -> None:
+        if pacing not in PACINGS:
+            raise ValueError(f"unknown pacing {pacing!r} (known: {', '.join(PACINGS)})")
         self.module = module
         self.board = board
         self.screens = screens
+        #: ``original`` (the original module's deal timeline) or ``quick`` (``card_seconds`` apart).
+        self.pacing = pacing
         self.card_seconds = card_seconds
         self.result_seconds = result_seconds
         self.retry_seconds = retry_seconds
+        #: What the schedule (a deal's steps, identify, display retries) and the bomb's countdown read.
+        self.clock = clock
         #: ``hook(events, module)``: each batch as the module made it, before any of it is shown.
         self.on_handled: list[BatchHook] = []
         #: ``hook(event)``: each event at the moment it is shown (a card as it turns, the result,
@@ -187,6 +251,9 @@ class Daemon:
         self._ended = False  # the game thread has stopped: calls fail at once (under _end_lock)
         self._end_lock = threading.Lock()
         self._on_table: RoundOnTable | None = None
+        self._bets: BetsOnTable | None = None  # stacks the bets display shows instead of the module's
+        self._hidden: list[ev.Event] = []  # a deal's events handled and not yet shown
+        self._stacks: dict[str, tuple[int, ...]] = {}  # the module's stacks after the last batch
         self._round: _Round | None = None
         self._drawn: dict[str, object] = {}
         self._retry_at = float("inf")
@@ -195,6 +262,10 @@ class Daemon:
         self._beat: Callable[[], None] | None = None
         self._beat_every = float("inf")
         self._beat_due = float("inf")
+        self._mode: Mode | None = None
+        self._mode_waiting: list[_Call | _SolvedCount] = []  # commands that wait for the mode's end
+        self._timer_watchers: set[str] = set()  # who shows the countdown besides a casing display
+        self._timer_shown: int | None = None  # the whole seconds the watchers last got
 
     # -- feeding the daemon (any thread) ---------------------------------------------
     def submit(self, action: Input) -> None:
@@ -237,6 +308,8 @@ class Daemon:
         def run() -> list[ev.Event]:
             if self._round is not None:
                 raise PropError("a round is being dealt: bet again once the table is cleared")
+            if self._mode is not None:  # the self-test has the buttons: the table is not in play
+                raise PropError("the self-test is running: bet again once it has ended")
             self._on_table = None  # as a pressed input: the next input takes the last hands off the table
             events = produce(self.module)
             self._handle(events)
@@ -272,11 +345,13 @@ class Daemon:
 
     def run(self) -> None:
         """Draw everything, arm the inputs, and run the game on this thread until :meth:`stop`."""
+        self._stacks = {area: tuple(stack) for area, stack in self.module.stacks.items()}
         if self.module.deck is None:
             self._handle(self.module.start())
         else:
             log.info("state restored: %s", _summary(self.module))
             self._handle(self.module.resume())
+        self._keep_time()  # a restored countdown that ran out while the prop was off explodes now
         self._show_lights()
         self._draw()
         self.board.connect(self.submit)
@@ -291,12 +366,15 @@ class Daemon:
                 item = None
             if isinstance(item, _Stop):
                 break
+            self._keep_time()  # the countdown as of now, before anything changes it
+            self._run_due_steps()  # what was due before the item came goes first
             if item is not None:
                 try:
                     self._dispatch(item)
                 except Exception:  # never let one bad input take the prop down
                     log.exception("error while handling %r; the game goes on", item)
             self._run_due_steps()
+            self._run_mode()
             if self._queue.empty():  # inputs queued behind this one are handled before the next frame
                 self._draw()
                 self._settled()
@@ -319,6 +397,20 @@ class Daemon:
         self._beat = beat
         self._beat_every = seconds
 
+    def watch_timer(self, name: str, watching: bool) -> Future[None]:
+        """``name`` shows the countdown (True: an open web page) or stopped showing it: while anyone
+        does (or a ``casing`` display is fitted) the game thread settles each time the whole seconds
+        shown change, so that the ``on_settled`` hooks see it; else the countdown wakes nobody until
+        it runs out."""
+
+        def run() -> None:
+            if watching:
+                self._timer_watchers.add(name)
+            else:
+                self._timer_watchers.discard(name)
+
+        return self.call(run, during_round=True)
+
     def running(self) -> bool:
         """True while the game thread started by :meth:`start` runs."""
         return self._thread is not None and self._thread.is_alive()
@@ -332,12 +424,17 @@ class Daemon:
         """Block until everything queued so far has been handled and shown (tests, tools)."""
         self.call(lambda: None).result(timeout)
 
+    def catch_up(self, timeout: float = 5.0) -> None:
+        """Block until the game thread has run the steps due by :attr:`clock` and handled what is
+        queued, without waiting for a deal to end (tools and tests that move their own clock)."""
+        self.call(lambda: None, during_round=True).result(timeout)
+
     def identify(self, seconds: float = 3.0) -> Future[dict[str, float]]:
         """Blink both lights and invert every display for ``seconds``, so the game master sees
         which prop this is (runs at once, even during a round)."""
 
         def run() -> dict[str, float]:
-            self._identify_until = time.monotonic() + seconds
+            self._identify_until = self.clock() + seconds
             self.board.status.blink_both()
             self.board.deck_light.blink_white()
             log.info("identify: lights blinking and displays inverted for %g s", seconds)
@@ -348,7 +445,36 @@ class Daemon:
     @property
     def identifying(self) -> bool:
         """True while :meth:`identify`'s lights blink and the displays are inverted."""
-        return time.monotonic() < self._identify_until
+        return self.clock() < self._identify_until
+
+    # -- modes (game thread) ----------------------------------------------------------------
+    @property
+    def mode(self) -> Mode | None:
+        """The mode that has the prop now (:meth:`take_over`), or None while the game does."""
+        return self._mode
+
+    def take_over(self, mode: Mode) -> None:
+        """Hand the inputs, displays and lights to ``mode`` until it is finished (call on the game
+        thread, from :meth:`call`, which waits for a round in progress to end)."""
+        if self._mode is not None:
+            raise PropError("the prop is busy with another mode")
+        self._mode = mode
+        self._run_mode()
+
+    def send_frame(self, role: str, image: Image.Image) -> bool:
+        """A mode's picture to ``role``'s display (and the ``on_frame`` hooks); False if the display
+        did not take it (not answering, or the picture it shows already)."""
+        screen = self.screens[role]
+        if not screen.show(image):
+            return False
+        self._drawn.pop(role, None)  # the game's view is drawn again afterwards
+        self._to_settle = True
+        notify(self.on_frame, role, image)
+        return True
+
+    def emit(self, events: list[ev.Event]) -> None:
+        """A mode's own events, handled and shown as the module's are (hooks, log lines)."""
+        self._handle(events)
 
     @property
     def dealing(self) -> bool:
@@ -358,29 +484,87 @@ class Daemon:
     # -- what is shown (game thread) --------------------------------------------------------
     def scene(self) -> Scene:
         """Every display's view now (call on the game thread, e.g. through :meth:`call`)."""
-        return compose(self.module, self._on_table, inverted=self.identifying)
+        return compose(self.module, self._on_table, bets=self._bets, inverted=self.identifying, shown=self.shown())
 
     def picture(self, role: str) -> Image.Image:
         """The picture ``role``'s display should show now, at its size and mode."""
         screen = self.screens[role]
         scene = self.scene()
-        return render_view(role, scene.view(role), screen.size, screen.mode, inverted=scene.inverted)
+        return render_view(
+            role, scene.view(role), screen.size, screen.mode, inverted=scene.inverted, colour=screen.colour
+        )
+
+    def shown(self) -> Shown:
+        """The game as the players can see it now (call on the game thread): during a deal, the
+        strikes and the solve of its result only once the result is shown, the cards left as
+        they land, the stacks as the bets display shows them."""
+        hidden = self._hidden
+        stacks = self._bets.stacks if self._bets is not None else self.module.stacks
+        return Shown(
+            self.module.strikes - sum(isinstance(event, ev.Strike) for event in hidden),
+            self.module.solved and not any(isinstance(event, ev.Solved) for event in hidden),
+            cards_left(self.module, self._on_table),
+            {area: tuple(stacks.get(area, ())) for area in AREAS},
+            None if any(isinstance(event, ev.Exploded) for event in hidden) else self.module.exploded,
+        )
 
     # -- internals ------------------------------------------------------------------------
     def _timeout(self) -> float | None:
         due = self._round.steps[0].due if self._round is not None and self._round.steps else float("inf")
-        due = min(due, self._beat_due)
         if self._identify_until != float("-inf"):
             due = min(due, self._identify_until)
         if any(screen.failing for screen in self.screens.values()):
             if self._retry_at == float("inf"):
-                self._retry_at = time.monotonic() + self.retry_seconds
+                self._retry_at = self.clock() + self.retry_seconds
             due = min(due, self._retry_at)
         else:
             self._retry_at = float("inf")
-        return None if due == float("inf") else max(0.0, due - time.monotonic())
+        timer_due = self._timer_due()
+        if timer_due is not None:
+            due = min(due, timer_due)
+        wait = None if due == float("inf") else max(0.0, due - self.clock())
+        # The watchdog's beat and a mode (the self-test) run on real time, whatever the schedule reads.
+        real = min(self._beat_due, self._mode.due if self._mode is not None else float("inf"))
+        if real != float("inf"):
+            beat = max(0.0, real - time.monotonic())
+            wait = beat if wait is None else min(wait, beat)
+        return wait
+
+    def _timer_shown_somewhere(self) -> bool:
+        return bool(self._timer_watchers) or "casing" in self.screens
+
+    def _timer_due(self) -> float | None:
+        """When the countdown needs the loop next (on :attr:`clock`): its expiry, and the next change
+        of the whole seconds shown while something shows them; None while it does not run."""
+        timer = self.module.timer
+        if timer is None or not timer.running:
+            return None
+        due = timer.expires_at()
+        if self._timer_shown_somewhere():
+            tick = timer.next_second_at()
+            due = tick if due is None or (tick is not None and tick < due) else due
+        return due
+
+    def _keep_time(self) -> None:
+        """Bring the countdown to the clock's reading: at 0 the bomb explodes; a new whole second
+        shown is a settled moment for whoever shows it."""
+        timer = self.module.timer
+        if timer is None:
+            return
+        timer.advance(self.clock())
+        if timer.running and timer.done:
+            self._handle(self.module.expire())
+        if self._timer_shown_somewhere() and timer.shown() != self._timer_shown:
+            self._timer_shown = timer.shown()
+            self._to_settle = True
 
     def _dispatch(self, item: Input | _Call | _SolvedCount) -> None:
+        if self._mode is not None and not (isinstance(item, _Call) and item.during_round):
+            if isinstance(item, _Call | _SolvedCount):
+                self._mode_waiting.append(item)
+            else:
+                self._mode.take(item)
+            return
         if isinstance(item, _Call):
             if self._round is not None and not item.during_round:
                 self._round.deferred.append(item)
@@ -391,9 +575,12 @@ class Daemon:
                 self._round.solved_counts.append(item)
                 return
             self._apply_solved(item)
-        elif self._round is not None:
-            log.debug("ignored %s: it came during the deal", describe_input(item))
         else:
+            if isinstance(item, Arrow):  # the original clicks on every press: at either end, and locked
+                self._present(ev.ArrowClicked(item.direction))
+            if self._round is not None:
+                log.debug("ignored %s: it came during the deal", describe_input(item))
+                return
             self._on_table = None  # the next input takes the last hands off the table
             self._handle(self.module.handle(item))  # a deal stops at its result: _finish_round ends it
 
@@ -401,6 +588,7 @@ class Daemon:
         if not call.future.set_running_or_notify_cancel():
             return
         self._draw()  # a call sees the displays as the inputs before it left them
+        before = self._round
         try:
             result = call.fn()
         except Exception as error:
@@ -408,6 +596,10 @@ class Daemon:
             return
         self._draw()  # what the call changed is on the displays when its caller hears back,
         self._settled()  # and its events reach the services before the reply does
+        started = self._round
+        if started is not None and started is not before and not started.paid:
+            started.replies.append((call.future, result))  # a deal: answered with its result
+            return
         call.future.set_result(result)
 
     def _apply_solved(self, item: _SolvedCount) -> None:
@@ -422,37 +614,88 @@ class Daemon:
 
     def _handle(self, events: list[ev.Event]) -> None:
         """Hand a batch to the ``on_handled`` hooks (the state is saved before it is shown), then
-        show it: at once, or, for a deal, card by card on a schedule."""
-        self._unsettled.extend(events)
+        show it: at once, or, for a deal, step by step on the schedule of :mod:`firmware.pacing`."""
         self._to_settle = True  # a batch, even an empty one
+        before, self._stacks = self._stacks, {area: tuple(stack) for area, stack in self.module.stacks.items()}
         notify(self.on_handled, events, self.module)
-        cards = [e for e in events if isinstance(e, ev.CardDealt)]
+        cards = [event for event in events if isinstance(event, ev.CardDealt)]
         if not cards:
             for event in events:
                 self._present(event)
             return
         first = events.index(cards[0])
+        start = max((i for i, event in enumerate(events[:first]) if isinstance(event, ev.DealStarted)), default=-1)
         last = events.index(cards[-1])
-        for event in events[:first]:
+        head, checks, tail = events[: start + 1], events[start + 1 : first], events[last + 1 :]
+        self._hidden = events[start + 1 :]
+        for event in head:  # what came before the gesture, and the gesture
             self._present(event)
         self._on_table = RoundOnTable(tuple(cards))
-        now = time.monotonic()
-        steps = [_Step(now + i * self.card_seconds, partial(self._turn, card)) for i, card in enumerate(cards)]
-        result_at = now + len(cards) * self.card_seconds
-        steps.append(_Step(result_at, lambda: self._show_result(events[last + 1 :])))
-        steps.append(_Step(result_at + self.result_seconds, self._finish_round))
-        self._round = _Round(steps)
+        original = self.pacing == "original"
+        reorder = next((e for e in checks if isinstance(e, ev.ChipsReordered)), None)
+        for event in checks:  # the stack-order strike at the gesture, as the original
+            if event is not reorder or not original:
+                self._present(event)
+        if reorder is not None and original:  # the stacks as they were placed, marked
+            placed = _replay(before, head)
+            self._bets = BetsOnTable({**self._stacks, **placed}, tuple(reorder.stacks))
+        hands = [card.hand for card in cards]
+        beats = deal_timeline(
+            hands,
+            solved=any(isinstance(event, ev.Solved) for event in tail),
+            restack=reorder is not None and original,
+            pacing=self.pacing,
+            card_seconds=self.card_seconds,
+            result_seconds=self.result_seconds,
+        )
+        now = self.clock()
+        self._round = _Round([_Step(now + beat.at, self._step(beat, cards, reorder, tail)) for beat in beats])
         self._run_due_steps()
+
+    def _step(
+        self, beat: Beat, cards: list[ev.CardDealt], reorder: ev.ChipsReordered | None, tail: list[ev.Event]
+    ) -> Callable[[], None]:
+        """What the daemon does at ``beat``."""
+        if beat.what == "rebuild":
+            assert reorder is not None  # deal_timeline rebuilds only when asked to re-stack
+            restacking = tuple(reorder.stacks)
+            return lambda: self._rebuild(reorder, restacking)
+        if beat.what == "restacked":
+            return self._restacked
+        if beat.what == "land":
+            hands = [card.hand for card in cards]
+            landed = ev.CardLanded(cards[beat.card].hand, is_third_card(hands, beat.card))
+            return lambda: self._land(landed)
+        if beat.what == "turn":
+            card = cards[beat.card]
+            return lambda: self._turn(card)
+        if beat.what == "pay":
+            return lambda: self._show_result(tail)
+        if beat.what == "clear":
+            return self._finish_round
+        raise ValueError(f"no step for {beat.what!r}")
 
     def _run_due_steps(self) -> None:
         if self._identify_until != float("-inf") and not self.identifying:
             self._identify_until = float("-inf")
             self._show_lights()  # the lights go back to what the game shows
-        while self._round is not None and self._round.steps and self._round.steps[0].due <= time.monotonic():
+        while self._round is not None and self._round.steps and self._round.steps[0].due <= self.clock():
             step = self._round.steps.pop(0)
             step.run()
             if self._round is not None and self._round.steps:
-                self._draw()  # each card is on the display before the next is due
+                self._draw()  # each step is on the displays before the next is due
+
+    def _rebuild(self, reorder: ev.ChipsReordered, restacking: tuple[str, ...]) -> None:
+        self._bets = BetsOnTable(dict(self._stacks), restacking)  # the module's stacks: re-ordered
+        self._present(reorder)
+
+    def _restacked(self) -> None:
+        self._bets = None
+
+    def _land(self, landed: ev.CardLanded) -> None:
+        if self._on_table is not None:
+            self._on_table = self._on_table.land_card()
+        self._present(landed)
 
     def _turn(self, card: ev.CardDealt) -> None:
         if self._on_table is not None:
@@ -460,10 +703,30 @@ class Daemon:
         self._present(card)
 
     def _show_result(self, tail: list[ev.Event]) -> None:
+        """The result and the payout: with the original's pacing the losing bets leave the bets
+        display now, the winning ones and the pushes stay until the clearing."""
         for event in tail:
-            if isinstance(event, ev.RoundPlayed) and self._on_table is not None:
-                self._on_table = self._on_table.show_result(event)
+            if isinstance(event, ev.RoundPlayed):
+                if self._on_table is not None:
+                    self._on_table = self._on_table.show_result(event)
+                if self.pacing == "original":
+                    self._bets = BetsOnTable(
+                        {area: () if event.results.get(area, 0) < 0 else stack for area, stack in self._stacks.items()}
+                    )
             self._present(event)
+        if self._round is not None:
+            self._round.paid = True
+            self._answer(self._round)
+
+    def _answer(self, waiting: _Round) -> None:
+        """Answer the calls that started ``waiting`` now that its result is shown."""
+        replies, waiting.replies = waiting.replies, []
+        if not replies:
+            return
+        self._draw()
+        self._settled()  # the events reach the services before the replies
+        for future, result in replies:
+            future.set_result(result)
 
     def _finish_round(self) -> None:
         """The end of a round's pause: solved counts that came during it, then the clearing
@@ -472,6 +735,8 @@ class Daemon:
         self._round = None
         if waiting is None:
             return
+        self._hidden = []
+        self._answer(waiting)
         for item in waiting.solved_counts:
             self._apply_solved(item)
         self._handle(self.module.finish_round())
@@ -479,41 +744,78 @@ class Daemon:
             self._dispatch(call)
 
     def _present(self, event: ev.Event) -> None:
+        if self._hidden:
+            self._hidden = [hidden for hidden in self._hidden if hidden is not event]
+        if event.published:
+            self._unsettled.append(event)  # on_settled carries the events as they are shown
+            self._to_settle = True
         notify(self.on_shown, event)
-        log.info("%s", event.describe())
+        if event.published:
+            log.info("%s", event.describe())
+        elif log.isEnabledFor(logging.DEBUG):  # a card face down, a click: words only when asked for
+            log.debug("%s", event.describe())
         if isinstance(event, ev.DeckAppeared):
             self.board.deck_light.show(event.color)
         elif isinstance(event, ev.Strike):
             self.board.status.strike()
         elif isinstance(event, ev.Solved):
             self.board.status.solved()
+        elif isinstance(event, ev.Exploded):
+            self.board.status.exploded()
         elif isinstance(event, ev.ModuleReset):
             self.board.status.armed()
             self._on_table = None
+            self._bets = None
+        elif isinstance(event, ev.ChipsCleared):
+            self._bets = None
 
     def _show_lights(self) -> None:
-        if self.identifying:
+        if self.identifying or self._mode is not None:
             return
         if self.module.deck is not None:
             self.board.deck_light.show(self.module.deck.color)
-        if self.module.solved:
+        seen = self.shown()
+        if seen.solved:
             self.board.status.solved()
+        elif seen.exploded:
+            self.board.status.exploded()
         else:
             self.board.status.armed()
 
     def _draw(self) -> None:
         """Render the roles whose view changed (and every failing display) and send them."""
+        if self._mode is not None:
+            return  # the mode draws
         scene = self.scene()
         for role, screen in self.screens.items():
             view = scene.view(role)
             if (view, scene.inverted) == self._drawn.get(role) and not screen.failing:
                 continue
-            image = render_view(role, view, screen.size, screen.mode, inverted=scene.inverted)
+            image = render_view(role, view, screen.size, screen.mode, inverted=scene.inverted, colour=screen.colour)
             self._drawn[role] = (view, scene.inverted)
             if screen.show(image):
                 self._to_settle = True
                 notify(self.on_frame, role, image)
         self._retry_at = float("inf")  # still failing: the next wait schedules another try
+
+    def _run_mode(self) -> None:
+        """Tick the mode when due; once it is finished, show the game again and run what waited."""
+        mode = self._mode
+        if mode is None:
+            return
+        if not mode.finished and mode.due <= time.monotonic():
+            mode.tick(time.monotonic())
+        if not mode.finished:
+            return
+        self._mode = None
+        self._drawn.clear()  # every display shows the game again
+        self._show_lights()
+        self._draw()
+        self._settled()  # the mode's last events are handed over before its caller hears back
+        mode.end(False)
+        waiting, self._mode_waiting = self._mode_waiting, []
+        for item in waiting:
+            self._dispatch(item)
 
     def _heartbeat(self) -> None:
         if self._beat is None:
@@ -535,16 +837,28 @@ class Daemon:
         log.info("stopping: lights off, displays blank")
         waiting = self._round
         self._round = None
+        if waiting is not None:  # a deal's reply: its events were handled and saved
+            for future, result in waiting.replies:
+                future.set_result(result)
+        if self._mode is not None:
+            mode, self._mode = self._mode, None
+            try:
+                mode.end(True)
+            except Exception:
+                log.exception("mode %r did not end cleanly", mode)
         with self._end_lock:
             self._ended = True
-        left: list[object] = [] if waiting is None else [*waiting.deferred, *waiting.solved_counts]
+        left: list[object] = [*self._mode_waiting]
+        if waiting is not None:
+            left += [*waiting.deferred, *waiting.solved_counts]
         while True:  # and what was queued behind the stop
             try:
                 left.append(self._queue.get_nowait())
             except queue.Empty:
                 break
         # The round's result is saved (the next start finishes it); the calls that waited for
-        # its end, or came after the stop, fail now rather than leave their callers waiting.
+        # its end or for a mode (the self-test), or came after the stop, fail now rather than
+        # leave their callers waiting.
         for item in left:
             if isinstance(item, _Call | _SolvedCount):
                 _fail_stopped(item.future)
@@ -556,6 +870,19 @@ class Daemon:
             screen.off()
 
 
+def _replay(stacks: dict[str, tuple[int, ...]], events: list[ev.Event]) -> dict[str, tuple[int, ...]]:
+    """``stacks`` after the chip events among ``events`` (the stacks as placed at a deal's gesture)."""
+    out = dict(stacks)
+    for event in events:
+        if isinstance(event, ev.ChipAdded):
+            out[event.area] = event.stack
+        elif isinstance(event, ev.AreaCleared):
+            out[event.area] = ()
+        elif isinstance(event, ev.ChipsCleared | ev.ModuleReset):
+            out = {area: () for area in out}
+    return out
+
+
 def _fail_stopped(future: Future[Any]) -> None:
     if not future.done() and future.set_running_or_notify_cancel():
         future.set_exception(PropError("the prop stopped before the command ran"))
@@ -565,5 +892,6 @@ def _summary(module: BaccaratModule) -> str:
     deck = module.deck
     return (
         f"limits {module.limits.placard()}, {deck.color if deck else '?'} deck with "
-        f"{module.cards_left} cards, {module.strikes} strikes, {'solved' if module.solved else 'armed'}"
+        f"{module.cards_left} cards, {module.strikes} strikes, "
+        f"{'solved' if module.solved else 'exploded' if module.exploded else 'armed'}"
     )

@@ -32,7 +32,7 @@ from firmware.devices.displays import open_dummy_device
 from firmware.history import HistoryKeeper, history_path, replay
 from firmware.history.games import averages, build_games, to_csv
 from firmware.history.store import FileStore, MemoryStore, older_path, read_files
-from firmware.room.commands import parse_command
+from firmware.room.commands import GameMaster, parse_command
 from firmware.simulator.pins import ManualClock
 from tests import test_mqtt
 from tests.conftest import ROOT, Rig, config_data, make_config
@@ -211,11 +211,14 @@ def test_reordered_stacks_keep_what_the_players_stacked_and_what_the_dealer_made
     assert entry["stacks"] == {"player": [5, 25]}
     assert entry["reordered"] == {"player": [25, 5]}
     assert entry["strikes"][0]["reason"] == "stack_order"
-    # The replay shows the stack as the players left it, then as the dealer put it for the cards.
+    # The replay (the original's pacing): the stack as the players left it, marked while the dealer
+    # re-stacks it, then in order for the cards, the result, and the clearing.
     steps = replay.steps(game, 1)
-    assert steps[0].scene.bets.stacks["player"] == (5, 25)
-    assert [step.scene.bets.stacks["player"] for step in steps[1:]] == [(25, 5)] * (len(steps) - 1)
-    assert steps[0].scene.table.status == "PLACE YOUR BETS" and steps[-1].scene.table.result
+    bets = [(step.scene.bets.stacks["player"], step.scene.bets.restacking) for step in steps]
+    assert bets[:4] == [((5, 25), ()), ((5, 25), ("player",)), ((25, 5), ("player",)), ((25, 5), ())]
+    assert steps[0].scene.table.status == "PLACE YOUR BETS" and steps[1].scene.table.status == "DEALING"
+    # The payout takes the losing bet: the clearing then changes nothing on the first deck (no step).
+    assert steps[-1].scene.table.result and bets[-1] == ((), ())
 
 
 def test_game_master_commands_are_recorded_whatever_asked_for_them(store):
@@ -822,3 +825,89 @@ def test_the_bombs_limits_are_recorded_with_each_game_whatever_form_the_config_g
     table = Table(store, bomb=bomb_limits(SimpleNamespace(bomb=Bomb()))).start()
     store.flush()
     assert table.games()[0].start["bomb"] == {"timer_seconds": 300, "strike_limit": 3, "speed_up": True}
+
+
+def test_a_replayed_deal_on_the_originals_timeline_is_what_the_displays_showed(mock_factory):
+    """The original's pacing, on the daemon's own clock: the stack re-stacked (a strike), each card
+    landing face down and turning, the loss that reaches the strike limit (every display shows the
+    explosion). The replay's pictures are the frames the displays got, in order, pixel for pixel."""
+    schedule = ManualClock(0.0)
+    config = make_config(timing={"pacing": "original"}, bomb={"strike_limit": 2})
+    clock = ManualClock()
+    daemon = build_daemon(
+        config,
+        pin_factory=mock_factory,
+        device_factory=open_dummy_device,
+        rng=random.Random(1),
+        clock=clock,
+        schedule_clock=schedule,
+    )
+    rig = Rig(daemon, mock_factory, clock)
+    keeper = HistoryKeeper(MemoryStore()).attach(daemon)
+    frames: list = []
+    daemon.on_frame.append(lambda role, image: frames.append((role, image)))
+    daemon.start()
+    try:
+        assert daemon.ready.wait(5)
+        winner = daemon.call(lambda: daemon.module.next_round().winner).result(5)
+        assert winner != "tie"
+        rig.chips("banker" if winner == "player" else "player", 5, 25)  # $25 on $5: out of order
+        daemon.wait_idle()
+        at_gesture = {role: screen.last_frame for role, screen in daemon.screens.items()}
+        frames.clear()
+        rig.driver.tap("deal")
+        daemon.catch_up()
+        while daemon.call(lambda: daemon.dealing, during_round=True).result(5):
+            schedule.advance(1 / 16)
+            daemon.catch_up()
+        daemon.wait_idle()
+        displays = {role: (s.size, s.mode, s.colour) for role, s in daemon.screens.items()}
+    finally:
+        daemon.stop()
+        keeper.close()
+        close_daemon(daemon)
+    (game,) = keeper.games()[0]
+    (entry,) = game.rounds
+    assert entry["reordered"] and entry["exploded"] == "strikes" and game.outcome == "exploded"
+    steps = replay.steps(game, 1)
+    assert steps[-1].scene.exploded is not None and steps[1].scene.bets.restacking
+
+    def distinct(images: list) -> list[bytes]:
+        out: list[bytes] = []
+        for data in (image.tobytes() for image in images):
+            if not out or out[-1] != data:
+                out.append(data)
+        return out
+
+    drawn = [replay.draw(step, displays) for step in steps]
+    for role in displays:
+        sent = [image for who, image in frames if who == role]
+        assert distinct([d[role] for d in drawn]) == distinct([at_gesture[role], *sent]), role
+    assert len([1 for who, _ in frames if who == "table"]) >= 9  # a card back and a face for each, the end
+
+
+def test_the_bomb_the_countdown_commands_and_the_time_left_are_recorded(tmp_path, mock_factory):
+    """With ``[bomb]``: its limits on the start line, the game master's ``start`` and ``add_time``
+    among the commands, the deal's pacing for the replay, the time left on the end line."""
+    from firmware.history import attach_history
+
+    config = make_config(bomb={"timer_seconds": 300, "strike_limit": 3}, state={"file": str(tmp_path / "s.json")})
+    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
+    commands = GameMaster(daemon)
+    keeper = attach_history(daemon, commands, config, tmp_path / "s.json")
+    daemon.start()
+    try:
+        assert daemon.ready.wait(5)
+        for payload in ({"command": "start"}, {"command": "add_time", "seconds": 60}, {"command": "force_solve"}):
+            assert commands.handle(payload).result(5)["ok"]
+    finally:
+        daemon.stop()
+        keeper.close()
+        close_daemon(daemon)
+    (game,) = keeper.games()[0]
+    assert game.start["bomb"] == {"timer_seconds": 300.0, "strike_limit": 3, "speed_up": True}
+    assert game.start["pacing"] == "quick"  # the tests' pacing (conftest); the prop's default is "original"
+    assert [c["command"] for c in game.of_kind("command")] == ["start", "add_time", "force_solve"]
+    assert "60 s added by the game master" in game.of_kind("command")[1]["detail"]
+    assert 359 < game.end["time_left"] <= 360
+    assert (tmp_path / "s.history.jsonl").exists()

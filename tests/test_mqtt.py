@@ -139,12 +139,16 @@ def prop_factory(mock_factory, broker):
     """A running daemon on mock pins with its services attached before it starts."""
     made: list[tuple[Rig, list]] = []
 
-    def make(*, seed: int = 1, mqtt_extra: dict | None = None, **sections) -> Rig:
+    def make(*, seed: int = 1, mqtt_extra: dict | None = None, schedule_clock=time.monotonic, **sections) -> Rig:
         sections.setdefault("state", {"file": ""})
         sections.setdefault("control", {"socket": ""})
         config = make_config(mqtt=mqtt_section(broker, **(mqtt_extra or {})), **sections)
         daemon = build_daemon(
-            config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(seed)
+            config,
+            pin_factory=mock_factory,
+            device_factory=open_dummy_device,
+            rng=random.Random(seed),
+            schedule_clock=schedule_clock,
         )
         rig = Rig(daemon, mock_factory)
         closers = attach_services(daemon, config)
@@ -391,7 +395,8 @@ def test_edgework_published_without_a_solved_count_keeps_the_modules(prop_factor
     assert changed.solved == 5
     rig.daemon.wait_idle()
     assert rig.daemon.module.edgework == Edgework("Z9Y8X7", ("PS/2",), (), ("BOB",), 5)
-    assert rig.daemon.module.deck.solved == 5  # the re-dealt deck read the kept count
+    # The re-dealt deck keeps the count it appeared with (0); 5 is the next deck's (README, "Game-master changes").
+    assert rig.daemon.module.deck.solved == 0
     rig.events.clear()
     w.publish("bomb/edgework", json.dumps({"serial": "Z9Y8X7", "ports": [], "lit": [], "unlit": [], "solved": 2}))
     assert rig.wait_for("edgework").solved == 2

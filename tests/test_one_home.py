@@ -19,7 +19,7 @@ from baccarat_core.events import AREA_NAMES
 from baccarat_core.inputs import Arrow, Deal, Press
 from firmware.app import build_daemon, close_daemon
 from firmware.devices.displays import open_dummy_device
-from firmware.devices.wiring import INPUT_NAMES, ROLES
+from firmware.devices.wiring import INPUT_NAMES, OPTIONAL_ROLES, ROLES
 from firmware.room import commands
 from firmware.room.commands import GameMaster, state_document
 from firmware.room.mqtt import MqttService
@@ -63,9 +63,9 @@ def test_the_state_document_is_built_once_a_batch(mock_factory, monkeypatch):
     built: list[int] = []
     build = commands.state_document
 
-    def counting(module):
+    def counting(module, shown=None):
         built.append(1)
-        return build(module)
+        return build(module, shown)
 
     monkeypatch.setattr(commands, "state_document", counting)
     daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
@@ -92,7 +92,8 @@ def test_the_state_document_is_built_once_a_batch(mock_factory, monkeypatch):
 
 
 def test_the_hooks_fire_at_their_moments(rig_factory):
-    """A press: handled, shown, its frame, settled. A deal's later cards: shown, frame, settled with no events."""
+    """A press: handled, shown, its frame, settled. A deal: handled at once, then each event shown with
+    its frame, and settled with exactly the events shown since the last settled call."""
     rig = rig_factory(make_config(timing={"card_seconds": 0.2, "result_seconds": 0.05}))
     daemon = rig.daemon
     rig.chips("player", 25)
@@ -100,16 +101,22 @@ def test_the_hooks_fire_at_their_moments(rig_factory):
     daemon.on_handled.append(lambda events, module: moments.append("handled " + ",".join(e.kind for e in events)))
     daemon.on_shown.append(lambda event: moments.append(f"shown {event.kind}"))
     daemon.on_frame.append(lambda role, image: moments.append(f"frame {role}"))
-    daemon.on_settled.append(lambda events, module: moments.append(f"settled {len(events)}"))
+    daemon.on_settled.append(lambda events, module: moments.append("settled " + ",".join(e.kind for e in events)))
     rig.tap("player")
-    assert moments == ["handled chip", "shown chip", "frame bets", "settled 1"]
+    assert moments == ["handled chip", "shown chip", "frame bets", "settled chip"]
     moments.clear()
     rig.deal()  # waits for the round's end
-    assert moments[0].startswith("handled deal,card") and moments[1:3] == ["shown deal", "shown card"]
-    alone = [i for i, moment in enumerate(moments) if moment == "settled 0"]
-    assert alone, f"a later card's frame was never settled on its own: {moments}"
-    for at in alone:  # settled with nothing new handled: only after a frame (a card turned)
-        assert moments[at - 1] == "frame table", moments
+    assert moments[0].startswith("handled deal,card")
+    assert moments[1:5] == ["shown deal", "shown card", "frame table", "settled deal,card"]
+    assert "shown round" in moments and moments.index("shown round") > moments.index("settled deal,card")
+    shown: list[str] = []
+    for moment in moments[1:]:  # each settled call carries the events shown since the last one
+        kind, _, what = moment.partition(" ")
+        if kind == "shown":
+            shown.append(what)
+        elif kind == "settled":
+            assert (what.split(",") if what else []) == shown, moments
+            shown = []
 
 
 def test_side_bet_limits_read_as_everywhere_else():
@@ -131,7 +138,8 @@ def test_the_console_is_served_the_props_names(web_factory):
     status, _, body = web.request("GET", "/api/session")
     session = json.loads(body)
     assert status == 200
-    assert session["roles"] == list(ROLES) and session["inputs"] == list(INPUT_NAMES)
+    built = [role for role in ROLES if role not in OPTIONAL_ROLES]  # the reference build: no casing display
+    assert session["roles"] == built and session["inputs"] == list(INPUT_NAMES)
     assert session["areas"] == AREA_NAMES
     _, _, page = web.request("GET", "/")
     for name in ("Player Pair", "placard display", 'data-role="table"'):  # built from the session by console.js

@@ -110,6 +110,7 @@ def test_login_displays_pins_and_reset(web_factory, page):
     page.fill("#form-reset input[name=min]", "50")
     page.fill("#form-reset input[name=max]", "2,000")
     page.click("#form-reset button[type=submit]")
+    page.click("#confirm-yes")  # a reset asks first (tests/test_web_console.py)
     page.wait_for_selector("#message.ok")
     web.rig.wait_for("reset")
     assert web.state()["limits"] == {"min": 50, "max": 2000, "placard": "$50 - $2000"}
@@ -192,6 +193,8 @@ def test_bad_input_shows_the_message_and_changes_nothing(web_factory, page):
         for name, value in values.items():
             page.fill(f"{form} input[name={name}]", value)
         page.click(f"{form} button[type=submit]")
+        if form == "#form-reset":
+            page.click("#confirm-yes")
         page.wait_for_selector("#message.error")
         shown = page.inner_text("#message")
         assert message in shown, f"{form} {values}: the page says {shown!r}"

@@ -49,7 +49,8 @@ def history_web(mock_factory, tmp_path):
         commands = GameMaster(daemon, default_limits=config.limits)
         keeper = HistoryKeeper(FileStore(tmp_path / f"history-{len(made)}.jsonl")).attach(daemon, commands)
         backend = DaemonBackend(daemon, commands, rig.driver, name="test-prop")
-        displays = {role: (daemon.screens[role].size, daemon.screens[role].mode) for role in backend.roles}
+        screens = daemon.screens
+        displays = {role: (screens[role].size, screens[role].mode, screens[role].colour) for role in backend.roles}
         settings = replace(WebSettings(enabled=True, port=0, front_panel=True), password=password)
         service = WebService(backend, settings, history=lambda s: HistoryPages(s, keeper, displays))
         service.start()
@@ -71,6 +72,15 @@ def history_web(mock_factory, tmp_path):
 def get_json(web: WebRig, path: str) -> tuple[int, dict]:
     status, _, body = web.request("GET", path, headers={"Cookie": web.cookie or ""})
     return status, json.loads(body)
+
+
+def distinct(frames) -> list:
+    """The frames without a repeat of the one before (a display is sent a frame only when it changed)."""
+    out: list = []
+    for frame in frames:
+        if not out or out[-1] != frame:
+            out.append(frame)
+    return out
 
 
 def decode(url: str) -> Image.Image:
@@ -166,18 +176,18 @@ def test_a_replayed_round_is_what_the_displays_showed_pixel_for_pixel(history_we
     images = [decode(url) for url in answer["images"]]
 
     def shown(role: str) -> list[bytes]:
-        return [images[step["frames"][role]].tobytes() for step in answer["steps"]]
+        return distinct(images[step["frames"][role]].tobytes() for step in answer["steps"])
 
-    # The table: as it was at the gesture, then each frame the display got during the deal, in order
-    # (the clearing leaves the result on the table: no frame of its own on the first deck).
+    # Each display: as it was at the gesture, then each frame it got during the deal, in order
+    # (the table: each card and the result; the bets: emptied at the clearing).
     at_gesture = web.rig.at_gesture
-    table_sent = [image.tobytes() for role, image in sent if role == "table"]
-    assert shown("table") == [at_gesture["table"].tobytes(), *table_sent]
-    assert len(table_sent) >= 5  # four cards at least, and the result
-    # The bets and the placard stay as the players left them at the gesture.
-    assert set(shown("bets")) == {at_gesture["bets"].tobytes()}
-    assert set(shown("placard")) == {at_gesture["placard"].tobytes()}
-    assert answer["steps"][-1]["label"].startswith("Round 1: bets ")
+    for role in ("placard", "table", "bets"):
+        sent_to = [image.tobytes() for who, image in sent if who == role]
+        assert shown(role) == distinct([at_gesture[role].tobytes(), *sent_to]), role
+    assert len([1 for who, _ in sent if who == "table"]) >= 5  # four cards at least, and the result
+    labels = [step["label"] for step in answer["steps"]]
+    assert labels[0].startswith("Round 1: bets ") and labels[-1] == "Round 1: chips cleared from the table"
+    assert labels[-2] == labels[0]  # the payout: the round in words
     # Each picture is sent once however many steps show it.
     assert len(answer["images"]) == len(set(answer["images"]))
 
@@ -306,17 +316,19 @@ def test_the_history_view_and_a_replay_in_chromium(history_web, page):
     page.click("#round-next")
     page.wait_for_function("() => document.getElementById('replay').dataset.chapter === '1'")
     _, answer = get_json(web, f"/history/api/replay/{_game_one(web)}/1")
-    steps = len(answer["steps"])
-    for _ in range(steps - 1):
+    paid = max(i for i, step in enumerate(answer["steps"]) if step["label"].startswith("Round 1: bets"))
+    assert paid > 0 and answer["steps"][-1]["label"] == "Round 1: chips cleared from the table"
+    for _ in range(paid):
         page.click("#step-next")
-    page.wait_for_function(f"() => document.getElementById('replay').dataset.step === '{steps - 1}'")
+    page.wait_for_function(f"() => document.getElementById('replay').dataset.step === '{paid}'")
     page.wait_for_function("() => document.getElementById('replay-table').complete")
     assert "STRIKE 1 (loss)" in page.inner_text("#replay-label")
     assert_image_shows(page, "replay-table", result_frame)
     shots = os.environ.get("BACCARAT_SCREENSHOT_DIR")
     if shots:  # the README's picture: `BACCARAT_SCREENSHOT_DIR=docs/pictures pytest tests/test_web_history.py`
         page.screenshot(path=str(Path(shots) / "history.png"), full_page=True)
-    # The next chapter is the end: the module solved by the game master.
+    # The clearing, then the next chapter: the end, the module solved by the game master.
+    page.click("#step-next")
     page.click("#step-next")
     page.wait_for_function(
         "() => document.getElementById('replay-label').textContent.startsWith('SOLVED by the game master')"

@@ -68,7 +68,16 @@ def test_public_casing_shows_the_casing_and_nothing_of_the_console(web_factory):
     assert web.request("GET", "/panel.json", host="prop.local:8080")[0] == 200
     status, update = first_update(web, "/casing/events", {"Host": "prop.local:8080"})
     assert status == 200 and list(update) == ["casing"]
-    assert set(update["casing"]["doc"]) == {"serial", "plates", "indicators", "batteries", "solved", "strikes", "timer"}
+    assert set(update["casing"]["doc"]) == {
+        "serial",
+        "plates",
+        "indicators",
+        "batteries",
+        "solved",
+        "strikes",
+        "timer",
+        "outcome",
+    }
     raw = json.dumps(update)
     for word in CONSOLE_ONLY:
         assert word not in raw, f"the public casing stream carries {word}"
@@ -150,10 +159,10 @@ def test_play_login_throttle_and_press(web_factory):
     web.daemon.wait_idle()
     assert web.daemon.module.stacks["tie"] == [1]
     # Wrong passwords count with the console's: ten in five minutes, then a wait.
-    for _ in range(10):
-        web.service.throttle.failed("127.0.0.1")
+    for _ in range(9):  # one wrong password above
+        web.service.throttle.fail("127.0.0.1")
     status, _, body = web.request("POST", "/play/login", f"password={PASSWORD}", form)
-    assert status == 429 and b"wait five minutes" in body
+    assert status == 429 and b"Too many wrong passwords: wait 5 min" in body
 
 
 def test_play_on_a_prop_without_a_pressable_panel(web_factory):

@@ -39,6 +39,8 @@ the simulator (--simulate): the real daemon on gpiozero's mock pins, its display
   --view asciiblock  luma.emulator's coloured blocks (a large terminal)
   --gm               the game master's details on screen (the deck's derivation in the
                      log, the next round in the text view); players should not see them
+  --port N           the web console's port (default 8080); the screen says where the
+                     console is, or that the port is taken
 
 keys:
 {keys}
@@ -48,6 +50,7 @@ keys:
 examples:
   baccarat run --simulate
   baccarat run --simulate --view text --config my-config.toml
+  baccarat run --simulate --port 8081                   (a second simulator beside the first)
   baccarat run --config /etc/baccarat/config.toml      (on the Pi; the service does this)
 """
 
@@ -109,10 +112,14 @@ def _run(args: argparse.Namespace) -> int:
     if not args.simulate and (args.gm or args.scale is not None):
         raise PropError("--gm and --scale are for the simulator: add --simulate")
     config = load_config(config_path(args.config))
+    if args.port is not None:
+        if config.web_table is None and not args.simulate:
+            raise PropError(f"--port {args.port}: the console is off on a Pi until {config.source} has a [web] section")
+        config = replace(config, web_table={**(config.web_table or {}), "port": args.port})
     if args.simulate:
         check_displays(config)  # luma's dummy devices take any size: ask luma's real drivers
-    if args.card_seconds is not None:
-        config = replace(config, timing=replace(config.timing, card_seconds=args.card_seconds))
+    if args.card_seconds is not None:  # the quick pacing, at this pace
+        config = replace(config, timing=replace(config.timing, card_seconds=args.card_seconds, pacing="quick"))
     if args.sound and config.sound.output == "none":  # the simulator through the PC's speakers
         config = replace(config, sound=replace(config.sound, output="alsa"))
     if args.simulate and config.state_file is None:
@@ -129,7 +136,12 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.simulate:
         from ..simulator import run_simulator
+        from ..simulator.screenlog import RecentLog
 
+        # Listening from the start: what the services say as they start (the console's address,
+        # a port already taken) is on the simulator's screen, not only after it quits.
+        recent = RecentLog()
+        logging.getLogger().addHandler(recent)
         daemon = build_daemon(
             config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=rng, restore=restore
         )
@@ -139,9 +151,15 @@ def _run(args: argparse.Namespace) -> int:
         closers = attach_services(daemon, config, simulate=True, pin_driver=PinDriver(daemon.board))
         try:
             return run_simulator(
-                daemon, view=args.view, hold_seconds=config.timing.hold_seconds, scale=args.scale, gm=args.gm
+                daemon,
+                view=args.view,
+                hold_seconds=config.timing.hold_seconds,
+                scale=args.scale,
+                gm=args.gm,
+                recent=recent,
             )
         finally:
+            logging.getLogger().removeHandler(recent)
             for close in closers:
                 close()
     with warnings.catch_warnings(record=True) as caught:
@@ -189,6 +207,14 @@ def _scale(text: str) -> int:
     return scale
 
 
+def _port(text: str) -> int:
+    """``--port``: a whole number from 1 to 65535."""
+    port = parse_count(text, "port", maximum=65535)
+    if port < 1:
+        raise BaccaratError("port 0 is below the least allowed (1)")
+    return port
+
+
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     """Register ``run`` and ``check-config``."""
     run = sub.add_parser(
@@ -212,11 +238,18 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     run.add_argument("--gm", action="store_true", help="show the game master's details in the simulator")
     run.add_argument(
+        "--port",
+        type=arg_type(_port),
+        default=None,
+        metavar="N",
+        help="the web console's port, 1-65535 (overrides [web] port; the simulator's default is 8080)",
+    )
+    run.add_argument(
         "--card-seconds",
         type=arg_type(_card_seconds),
         default=None,
         metavar="SECONDS",
-        help="pause between cards during a deal, 0-60 (overrides the config)",
+        help="deal with the quick pacing, this many seconds between cards, 0-60 (overrides the config's [timing])",
     )
     run.add_argument("--sound", action="store_true", help="play the cues even when the config's [sound] output is none")
     run.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))

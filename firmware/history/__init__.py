@@ -49,7 +49,10 @@ def bomb_limits(config: Config) -> dict[str, Any] | None:
         for key, value in data.items()
         if not str(key).startswith("_") and (value is None or isinstance(value, bool | int | float | str))
     }
-    return plain or None
+    # Nothing but switches (speed_up) and nones: the bomb has no limits to record.
+    if all(value is None or isinstance(value, bool) for value in plain.values()):
+        return None
+    return plain
 
 
 def attach_history(daemon: Daemon, commands: GameMaster, config: Config, state_file: Path | None) -> HistoryKeeper:

@@ -6,23 +6,26 @@ Each game is a run of JSON lines sharing an ``id`` (``t`` says what a line is):
 ``start``      the game began (a reset, or the prop's first start): ``at``, the game ``number``,
                the ``edgework`` (and whether it was ``drawn`` at random), the table ``limits``,
                the first ``deck``, whether the table was ``enabled``, the ``bomb``'s limits (timer,
-               strike limit) when the config sets them, and ``resumed`` when the record begins
-               after a restart that found no record of the game
+               strike limit) when the config sets them, the deal's ``pacing``, and ``resumed``
+               when the record begins after a restart that found no record of the game
 ``round``      one gesture at the deck: the bets as stacked (``stacks``, bottom to top), the active
                ``chip``, the ``deck`` and ``cards_left`` before the deal, the ``limits``, the
                ``cards`` dealt in order (hand, card, the hand's score then), the ``result``
                (scores, winner, profit and each bet's result in cents; null when a check refused
                the deal), its ``strikes`` with their reasons, stacks the dealer ``reordered``,
-               and ``remote`` (true) for a ``bet`` command; a round is the players' progress
-               at its ``at``
+               ``remote`` (true) for a ``bet`` command, the countdown's ``timer`` seconds shown
+               at the gesture, and ``exploded`` (its cause) when the round set the bomb off; a
+               round is the players' progress at its ``at``
 ``strike``     a strike outside a deal (a timer's)
 ``hint``       the game master asked which bet wins (the ``hint`` command) and was told ``winner``
 ``command``    the game master changed the game: ``set_limits``, ``set_edgework``, ``set_solved``,
-               ``enable``, ``disable``, ``force_solve``, with the change in words (``detail``)
+               ``enable``, ``disable``, ``force_solve``, ``start`` (the countdown), ``add_time``,
+               with the change in words (``detail``)
 ``stop``       the prop stopped cleanly (SIGTERM) during the game
 ``resume``     the prop started again and the saved game went on
 ``end``        how it ended: ``outcome`` solved, exploded (``cause`` timer or strikes), reset (the
-               game master began another) or interrupted (the saved game was lost); the totals
+               game master began another) or interrupted (the saved game was lost); the totals,
+               and the countdown's ``time_left`` on a bomb with a timer
 =============  ================================================================================
 
 Lines may also carry ``first_move`` (the players' first input of the game) and ``progress``
@@ -44,6 +47,9 @@ from baccarat_core.deck import COLORS
 from baccarat_core.numbers import format_cents, format_dollars, show_value
 from baccarat_core.records import record
 from baccarat_core.rounds import AREAS
+from baccarat_core.timer import CAUSES, MAX_TIMER_SECONDS
+
+from ..pacing import PACINGS
 
 #: The file format's version, on every ``start`` line.
 VERSION = 1
@@ -264,7 +270,7 @@ SCHEMAS: dict[str, tuple[dict[str, Check], dict[str, Check]]] = {
             "deck": _one_of(*COLORS),
             "enabled": _bool,
         },
-        {"bomb": _flat, "resumed": _bool},
+        {"bomb": _flat, "resumed": _bool, "pacing": _one_of(*PACINGS)},
     ),
     "round": (
         {
@@ -278,7 +284,13 @@ SCHEMAS: dict[str, tuple[dict[str, Check], dict[str, Check]]] = {
             "result": _result,
             "strikes": _list(_strike, 10),
         },
-        {"reordered": _stacks, "remote": _bool, **_MARKS},
+        {
+            "reordered": _stacks,
+            "remote": _bool,
+            "timer": _count(int(MAX_TIMER_SECONDS)),
+            "exploded": _one_of(*CAUSES),
+            **_MARKS,
+        },
     ),
     "strike": ({"reason": _text(40), "detail": _text(240), "strikes": _count(strict.MAX_STRIKES)}, dict(_MARKS)),
     "hint": ({"winner": _one_of("player", "banker", "tie")}, dict(_MARKS)),
@@ -293,6 +305,7 @@ SCHEMAS: dict[str, tuple[dict[str, Check], dict[str, Check]]] = {
             "rounds": _count(10**7),
             "hints": _count(10**7),
             "commands": _count(10**7),
+            "time_left": _time,
             **_MARKS,
         },
     ),

@@ -109,6 +109,8 @@ class HistoryKeeper:
         self.bomb = bomb
         self.clock = clock
         self.rounds_per_write = rounds_per_write
+        #: How the daemon paces a deal (``original`` or ``quick``), recorded for the replay.
+        self.pacing: str | None = None
         self._lock = threading.Lock()
         self._game: _Game | None = None  # None between games (after a solve, until the reset)
         self._begin_at_first_batch = True  # a fresh module: its first batch is the game's start
@@ -121,6 +123,8 @@ class HistoryKeeper:
     def attach(self, daemon: Daemon, commands: GameMaster | None = None) -> HistoryKeeper:
         """Go on with the file's last game or close it (see the module), and hook into the daemon
         (and the game master's commands and state document)."""
+        pacing = getattr(daemon, "pacing", None)
+        self.pacing = pacing if isinstance(pacing, str) else None
         self._take_over(daemon.module, self.store.last_game())
         daemon.on_handled.append(self.on_handled)
         daemon.on_settled.append(self.on_settled)
@@ -297,6 +301,8 @@ class HistoryKeeper:
         }
         if self.bomb:
             start["bomb"] = dict(self.bomb)
+        if self.pacing:
+            start["pacing"] = self.pacing
         if resumed:
             start["resumed"] = True
         self._emit([start], write=True, new_game=True)
@@ -334,6 +340,9 @@ class HistoryKeeper:
             }
             if self._remote:
                 game.round["remote"] = True
+            timer = getattr(module, "timer", None)
+            if timer is not None:
+                game.round["timer"] = timer.shown()
         elif isinstance(event, ev.ChipsReordered):
             reordered = {area: list(stack) for area, stack in event.stacks.items()}
             game.stacks.update(reordered)
@@ -365,9 +374,11 @@ class HistoryKeeper:
             if event.forced:
                 self._command(game, "force_solve", event, now)
             game.ending = ("solved", {"forced": True} if event.forced else {})
-        elif event.kind == "exploded":  # the timer's event (issue 24 part 3), known here by its kind
+        elif event.kind == "exploded":  # the bomb's (issue 24 part 3), known here by its kind
             cause = getattr(event, "cause", None)
             game.ending = ("exploded", {"cause": cause} if isinstance(cause, str) else {})
+            if game.round is not None and isinstance(cause, str):
+                game.round["exploded"] = cause
         elif isinstance(event, ev.LimitsSet):
             game.limits = [event.min, event.max]
             self._command(game, "set_limits", event, now)
@@ -377,6 +388,10 @@ class HistoryKeeper:
             self._command(game, "set_solved", event, now)
         elif isinstance(event, ev.EnabledChanged):
             self._command(game, "enable" if event.enabled else "disable", event, now)
+        elif event.kind == "timer_started" and getattr(event, "forced", False):  # the game master's start
+            self._command(game, "start", event, now)
+        elif event.kind == "time_added":
+            self._command(game, "add_time", event, now)
 
     def _command(self, game: _Game, name: str, event: ev.Event, now: float) -> None:
         game.commands += 1
@@ -410,6 +425,9 @@ class HistoryKeeper:
             "commands": game.commands,
             **extra,
         }
+        timer = getattr(module, "timer", None)
+        if timer is not None:
+            end["time_left"] = round(float(timer.left), 1)
         self._emit([self._mark(game, end)], write=True)
         self._game = None
 

@@ -10,6 +10,7 @@ every front end answers the same way.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
@@ -20,9 +21,13 @@ from baccarat_core.bets import bet_outcome, describe_bets, parse_bets
 from baccarat_core.edgework import check_solved
 from baccarat_core.numbers import parse_count, parse_dollars, show_value
 from baccarat_core.records import record
+from baccarat_core.timer import check_seconds
 
 from ..daemon import Daemon
 from ..errors import PropError
+from ..scene import Shown
+from ..selftest import MAX_BUTTON_SECONDS, SelfTester
+from ..version import version
 
 log = logging.getLogger("baccarat.commands")
 
@@ -46,7 +51,22 @@ COMMANDS: dict[str, frozenset[str]] = {
     "disable": frozenset(),
     "identify": frozenset(),
     "bet": frozenset({"bets"}),
+    "self_test": frozenset({"button_seconds", "outputs"}),
+    "self_test_skip": frozenset(),
+    "self_test_cancel": frozenset(),
+    "start": frozenset(),
+    "add_time": frozenset({"seconds"}),
 }
+
+#: The argument a lone value in words stands for: ``set-solved 3``, ``add-time 60``.
+LONE_ARGUMENT: dict[str, str] = {"set_solved": "solved", "add_time": "seconds"}
+
+
+class Reply(Future[dict[str, Any]]):
+    """A reply document to come (:meth:`GameMaster.handle`), and how long a front end that waits for it
+    waits: :data:`COMMAND_TIMEOUT`, or for a self-test as long as the test may last."""
+
+    timeout: float = COMMAND_TIMEOUT
 
 
 class CommandError(PropError):
@@ -63,6 +83,9 @@ class Command:
     solved: int | None = None
     keep_solved: bool = True
     bets: dict[str, int] | None = None
+    button_seconds: float | None = None  # self_test: the wait for each button
+    outputs: tuple[str, ...] = ()  # self_test: the outputs it may switch
+    seconds: float | None = None
 
 
 def known_command(text: object) -> str | None:
@@ -104,6 +127,12 @@ def parse_command(data: Any) -> Command:
             if "bets" not in args:
                 raise CommandError('bet: missing "bets" (e.g. {"banker": 25, "tie": 5} or "25 on banker, 5 on tie")')
             return Command(name, bets=parse_bets(args["bets"]))
+        if name == "self_test":
+            return Command(name, button_seconds=_button_seconds(args.get("button_seconds")), outputs=_names(args))
+        if name == "add_time":
+            if "seconds" not in args:
+                raise CommandError('add_time: missing "seconds" (negative takes time away)')
+            return Command(name, seconds=check_seconds(args["seconds"], "seconds"))
     except BaccaratError as error:
         raise CommandError(f"{name}: {error}") from None
     return Command(name)
@@ -111,7 +140,7 @@ def parse_command(data: Any) -> Command:
 
 def parse_words(text: str) -> Command:
     """A command from words: ``set-solved 3``, ``set-solved:3``, ``reset min=25 max=1000``,
-    ``bet 25 on banker, 5 on tie``.
+    ``bet 25 on banker, 5 on tie``, ``add-time 60``.
 
     Each argument once: ``set-solved 3 4`` and ``reset min=25 min=50`` are errors.
     """
@@ -124,8 +153,8 @@ def parse_words(text: str) -> Command:
     data: dict[str, Any] = {"command": words[0]}
     for word in words[1:]:
         key, sep, value = word.partition("=")
-        if not sep:  # a lone value: the one argument of set-solved
-            key, value = "solved", word
+        if not sep:  # a lone value: the one argument of set-solved or add-time
+            key, value = LONE_ARGUMENT.get(command_name(words[0]), "solved"), word
         if key in data:
             what = "more than one value" if not sep else f"{show_value(key)} more than once"
             raise CommandError(f"{command_name(words[0])}: {what} given")
@@ -133,9 +162,33 @@ def parse_words(text: str) -> Command:
     return parse_command(data)
 
 
+def _button_seconds(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= MAX_BUTTON_SECONDS:
+        raise CommandError(
+            f"self_test: button_seconds {show_value(value)} is not a number of seconds from 1 to {MAX_BUTTON_SECONDS:g}"
+        )
+    return float(value)
+
+
+def _names(args: dict[str, Any]) -> tuple[str, ...]:
+    value = args.get("outputs", [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise CommandError(f"self_test: outputs {show_value(value)} is not a list of output names")
+    return tuple(value)
+
+
 def _word_value(key: str, value: str) -> Any:
-    if key in ("ports", "lit", "unlit", "batteries"):
+    if key == "button_seconds":
+        try:
+            return float(value)
+        except ValueError:
+            return value  # reported by parse_command
+    if key in ("ports", "lit", "unlit", "batteries", "outputs"):
         return [v for v in value.split(",") if v]
+    if key == "seconds":
+        return float(value) if re.fullmatch(r"[-+]?[0-9]{1,6}(\.[0-9]{1,3})?", value) else value
     if key in ("min", "max", "solved"):
         try:
             return parse_count(value, "solved count") if key == "solved" else parse_dollars(value, key)
@@ -197,9 +250,13 @@ class GameMaster:
     >>> close_daemon(prop)
     """
 
-    def __init__(self, daemon: Daemon, *, default_limits: TableLimits | None = None) -> None:
+    def __init__(
+        self, daemon: Daemon, *, default_limits: TableLimits | None = None, self_test: SelfTester | None = None
+    ) -> None:
         self.daemon = daemon
         self.default_limits = default_limits
+        #: The pre-game self-test (firmware/selftest.py): the app gives it the sound and the outputs.
+        self.self_test = self_test or SelfTester(daemon)
         self._document: dict[str, Any] | None = None
         self._hooked = False  # _forget_document is one of the daemon's on_handled hooks
         #: ``hook(command, module)``, on the game thread once a command whose events do not say it
@@ -211,19 +268,25 @@ class GameMaster:
         self.document_extras: list[Callable[[], dict[str, Any]]] = []
 
     def document(self) -> dict[str, Any]:
-        """The state document now (:func:`state_document`), built at most once a batch: MQTT,
-        Room 2.0 and the console share it (call on the game thread: an ``on_settled`` hook, or
-        before the daemon starts)."""
+        """The state document now, as the players see the game (:func:`state_document` of the
+        daemon's :meth:`~firmware.daemon.Daemon.shown`), built at most once a batch: MQTT, Room
+        2.0 and the console share it (call on the game thread: an ``on_settled`` hook, or before
+        the daemon starts)."""
         if not self._hooked:
             self._hooked = True
             self.daemon.on_handled.append(self._forget_document)
-        if self._document is None:
+            self.daemon.on_shown.append(self._forget_shown)
+            self.daemon.on_frame.append(self._forget_frame)
+        module = self.daemon.module
+        if self._document is None or self._document.get("timer") != timer_document(module):
+            # a batch, a shown event or a frame since; or the countdown counted on: a new one
             self._document = self._state()
         return self._document
 
     def _state(self) -> dict[str, Any]:
-        """:func:`state_document` with the :attr:`document_extras` (game thread)."""
-        document = state_document(self.daemon.module)
+        """:func:`state_document` as the players see the game, with the :attr:`document_extras`
+        (game thread)."""
+        document = state_document(self.daemon.module, self.daemon.shown())
         for extra in self.document_extras:
             try:
                 document.update(extra())
@@ -244,6 +307,12 @@ class GameMaster:
     def _forget_document(self, events: list[ev.Event], module: BaccaratModule) -> None:
         self._document = None  # a batch was handled: the module may have changed
 
+    def _forget_shown(self, event: ev.Event) -> None:
+        self._document = None  # a deal's event is shown: a strike, a solve, a card counts now
+
+    def _forget_frame(self, role: str, image: Any) -> None:
+        self._document = None  # a card landed: the cards left changed
+
     def submit(self, command: Command) -> Future[Any]:
         """Run ``command`` on the game thread; the future holds a JSON-ready result."""
         daemon = self.daemon
@@ -260,6 +329,12 @@ class GameMaster:
                 daemon.play(lambda m: self._noted(command, lambda: _bet(m, bets))),
                 lambda events: bet_result(bets, events),
             )
+        if command.name == "self_test":
+            return self.self_test.start(button_seconds=command.button_seconds, switch=command.outputs)
+        if command.name == "self_test_skip":
+            return self.self_test.skip()
+        if command.name == "self_test_cancel":
+            return self.self_test.cancel()
         if command.name == "set_solved":
             assert command.solved is not None  # parse_command gives set_solved its count
             running = daemon.set_solved(command.solved)
@@ -282,9 +357,15 @@ class GameMaster:
             edgework = command.edgework
             assert edgework is not None  # and set_edgework its edgework
             return lambda m: set_edgework(m, edgework, keep_solved=command.keep_solved)
+        if command.name == "start":
+            return lambda m: m.start_timer()
+        if command.name == "add_time":
+            seconds = command.seconds
+            assert seconds is not None  # parse_command gives add_time its seconds
+            return lambda m: m.add_time(seconds)
         raise CommandError(f"unknown command {command.name!r}")
 
-    def handle(self, payload: Any, *, words: bool = False) -> Future[dict[str, Any]]:
+    def handle(self, payload: Any, *, words: bool = False) -> Reply:
         """Parse and run one request; the future always holds a reply document.
 
         The reply is ``{"id", "ok": true, "command", "result"}`` or
@@ -292,7 +373,7 @@ class GameMaster:
         and is one warning line in the log. Text and bytes go through the strict
         reader (:mod:`baccarat_core.strict`): size, UTF-8, depth, strict JSON.
         """
-        done: Future[dict[str, Any]] = Future()
+        done = Reply()
         request_id = None
         name = None
         try:
@@ -305,6 +386,8 @@ class GameMaster:
                     name = data.get("command") if isinstance(data.get("command"), str) else None
                 command = parse_command(data)
             name = command.name
+            if name == "self_test":  # a person presses each button: it takes a while
+                done.timeout = self.self_test.longest(command.button_seconds) + COMMAND_TIMEOUT
             running = self.submit(command)
         except (PropError, BaccaratError) as error:
             message = strict.one_line(str(error), MAX_ERROR)
@@ -364,24 +447,47 @@ def _then(future: Future[Any], fn: Callable[[Any], T]) -> Future[T]:
 # -- what the game master reads ----------------------------------------------------
 
 
-def state_document(module: BaccaratModule) -> dict[str, Any]:
-    """The module's state as the retained MQTT document and ``baccarat status`` show it."""
+def state_document(module: BaccaratModule, shown: Shown | None = None) -> dict[str, Any]:
+    """The module's state as the retained MQTT document and ``baccarat status`` show it: its
+    strikes, solve, cards left and stacks as ``shown`` (what the players see during a deal:
+    :meth:`~firmware.daemon.Daemon.shown`), or the module's own."""
     deck = module.deck
+    seen = shown if shown is not None else Shown.of(module)
     return {
-        "status": "solved" if module.solved else "armed",
-        "solved": module.solved,
+        "status": "solved" if seen.solved else "exploded" if seen.exploded else "armed",
+        "solved": seen.solved,
         "enabled": module.enabled,
-        "strikes": module.strikes,
+        "strikes": seen.strikes,
         "limits": {**module.limits.to_dict(), "placard": module.limits.placard()},
         "deck": deck.color if deck else None,
-        "cards_left": module.cards_left,
+        "cards_left": seen.cards_left,
         "denomination": module.denomination,
-        "bets": module.bets(),
-        "stacks": {area: list(module.stacks[area]) for area in AREAS},
+        "bets": {area: sum(seen.stacks[area]) for area in AREAS},
+        "stacks": {area: list(seen.stacks[area]) for area in AREAS},
         "edgework": module.edgework.to_dict(),
         "edgework_drawn": module.edgework_drawn,
         "game": module.game,
         "deck_solved": deck.solved if deck else None,
+        "version": version(),  # the software running (firmware/version.py)
+        "exploded": seen.exploded,
+        "strike_limit": module.rules.strike_limit,
+        "timer": timer_document(module),
+    }
+
+
+def timer_document(module: BaccaratModule) -> dict[str, Any] | None:
+    """The countdown in the state document, as of its last reading (None: the bomb has no timer):
+    ``seconds`` (the full time), ``seconds_left``, ``state`` (waiting, running, paused, stopped),
+    ``running`` and ``rate`` (1.0; faster after strikes with ``speed_up``)."""
+    timer = module.timer
+    if timer is None:
+        return None
+    return {
+        "seconds": timer.seconds,
+        "seconds_left": round(timer.left, 1),
+        "state": timer.state,
+        "running": timer.running,
+        "rate": timer.rate,
     }
 
 

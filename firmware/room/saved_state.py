@@ -7,6 +7,14 @@ The write happens before the events are shown: pulling the plug during a deal ca
 the round's strike. What an SD card is spared (:class:`StateKeeper`): bets, the active chip
 on its own, and the clearing after a round, none of which a restore needs; an idle prop
 writes nothing.
+
+**The countdown** (``[bomb] timer_seconds``) is saved with the time left and the moment
+(``saved_at``, the wall clock), whenever the rest is; a running countdown needs no other
+writes, since it runs at a known rate from there. A restart counts the time since
+``saved_at`` down at that rate: the clock keeps running while the prop is off, as the
+players' own time does (a power cut neither gives them time back nor takes more than
+passed). A wall clock that reads earlier than ``saved_at`` (a Pi without a real-time clock
+before it has the network time) counts nothing: the countdown resumes where it was saved.
 """
 
 from __future__ import annotations
@@ -15,10 +23,12 @@ import json
 import logging
 import os
 import random
+import re
 import stat
 import tempfile
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +36,23 @@ from baccarat_core import BaccaratError, BaccaratModule, strict
 from baccarat_core import events as ev
 from baccarat_core.bomb import RandomBombs
 from baccarat_core.numbers import show_value
+from baccarat_core.timer import BombRules
 
 from ..config import Config
 
 log = logging.getLogger("baccarat.state")
 
+#: The state file's format (its ``"version"`` key). A change to what the file holds raises it, with an
+#: entry in :data:`MIGRATIONS` that turns the file of the format before into this one, so that a newer
+#: release reads the game an older one saved (an update keeps the game: README.md, "Updates").
 VERSION = 1
+#: ``MIGRATIONS[n](document)``: a format-``n`` document as format ``n + 1`` (none yet: 1 is the first).
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 #: Largest state file read (a real one is about 1 KB).
 MAX_STATE_BYTES = strict.MAX_BYTES
+#: A failed save is tried again after this many seconds, doubling up to :data:`RETRY_MAX_SECONDS`.
+RETRY_FIRST_SECONDS = 0.25
+RETRY_MAX_SECONDS = 5.0
 
 
 def private_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -71,13 +90,22 @@ def fingerprint(config: Config) -> dict[str, Any]:
     else:
         bombs = config.bombs or RandomBombs()
         edgework = {"mode": "random", "seed": bombs.seed, "solved": bombs.solved}
-    return {"edgework": edgework, "limits": config.limits.to_dict() if config.limits else None}
+    out: dict[str, Any] = {"edgework": edgework, "limits": config.limits.to_dict() if config.limits else None}
+    if config.bomb != BombRules():  # only with [bomb]: the games saved before it existed still restore
+        b = config.bomb
+        out["bomb"] = {"timer_seconds": b.timer_seconds, "strike_limit": b.strike_limit, "speed_up": b.speed_up}
+    return out
+
+
+def _temp_prefix(path: Path) -> str:
+    """How :func:`write_atomic`'s temporary files beside ``path`` begin; mkstemp adds 8 of [a-z0-9_]."""
+    return f".{path.name}."
 
 
 def write_atomic(path: Path, text: str) -> None:
     """Write, fsync, rename over ``path``, fsync the directory."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
@@ -92,6 +120,33 @@ def write_atomic(path: Path, text: str) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def remove_leftover_temp_files(path: Path) -> int:
+    """Remove the temporary files that saves cut short (``kill -9``, a power cut) left beside ``path``.
+
+    Only :func:`write_atomic`'s own: regular files of this user named ``.<name>.`` and mkstemp's 8
+    characters (``.state.json.k2x_9qa1``); nothing else in the directory is touched. Called at start,
+    before the first save. Returns how many were removed.
+    """
+    pattern = re.compile(re.escape(_temp_prefix(path)) + r"[a-z0-9_]{8}")
+    removed = 0
+    try:
+        names = [entry.name for entry in os.scandir(path.parent) if pattern.fullmatch(entry.name)]
+    except OSError:
+        return 0  # no directory yet: nothing left over; an unreadable one: saving will say so
+    for name in names:
+        leftover = path.parent / name
+        try:
+            info = leftover.lstat()
+            if stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid():
+                leftover.unlink()
+                removed += 1
+        except OSError as error:
+            log.warning("cannot remove %s, left by a save cut short (%s)", leftover, error.strerror or error)
+    if removed:
+        log.info("removed %d temporary file(s) left beside %s by saves cut short", removed, path)
+    return removed
 
 
 def read_state(path: Path, *, max_bytes: int = MAX_STATE_BYTES) -> bytes:
@@ -132,22 +187,50 @@ def read_state(path: Path, *, max_bytes: int = MAX_STATE_BYTES) -> bytes:
 
 
 def _on_disk(path: Path) -> str | None:
-    """The snapshot text the state file holds (without its last newline), or None if unreadable."""
+    """The snapshot text the state file holds (as :class:`StateKeeper` compares it: without the
+    moment it was saved), or None if unreadable."""
     try:
-        return read_state(path).decode("utf-8").removesuffix("\n")
-    except (OSError, BaccaratError, UnicodeDecodeError):
+        text = read_state(path).decode("utf-8").removesuffix("\n")
+        if '"saved_at"' not in text:
+            return text
+        data = json.loads(text)
+        data.pop("saved_at", None)
+        return json.dumps(data, sort_keys=True)
+    except (OSError, BaccaratError, UnicodeDecodeError, ValueError, AttributeError):
         return None
 
 
-def load_module(path: Path, config: Config, rng: random.Random) -> BaccaratModule:
-    """The module saved in ``path``; raises OSError or BaccaratError with the reason."""
+def load_module(
+    path: Path, config: Config, rng: random.Random, *, wall_clock: Callable[[], float] = time.time
+) -> BaccaratModule:
+    """The module saved in ``path``; raises OSError or BaccaratError with the reason. A running
+    countdown has counted down the time since it was saved (``wall_clock`` reads now)."""
     data = strict.loads(read_state(path), "the file")
-    strict.check_keys(data, "the file", required=frozenset({"version", "config", "module"}))
-    if type(data["version"]) is not int or data["version"] != VERSION:
-        raise BaccaratError(f"not a version {VERSION} state file")
-    if data["config"] != fingerprint(config):
+    strict.check_keys(data, "the file", required=frozenset({"version", "config", "module"}), optional=_SAVED_AT)
+    data = _migrated(data)
+    expected = fingerprint(config)
+    if data["config"] != expected:
+        saved = data["config"] if isinstance(data["config"], dict) else {}
+        if {k: v for k, v in saved.items() if k != "bomb"} == {k: v for k, v in expected.items() if k != "bomb"}:
+            raise BaccaratError("the config's [bomb] (timer, strike limit) changed since it was saved")
         raise BaccaratError("the config's edgework or limits changed since it was saved")
-    return BaccaratModule.restore(data["module"], rng=rng, bombs=config.bombs)
+    module = BaccaratModule.restore(data["module"], rng=rng, bombs=config.bombs, rules=config.bomb)
+    if module.timer is not None:
+        saved_at = data.get("saved_at")
+        if isinstance(saved_at, bool) or not isinstance(saved_at, int | float):
+            raise BaccaratError(f"saved_at {show_value(saved_at)} is not the time the countdown was saved")
+        off = wall_clock() - saved_at
+        if off < 0:
+            log.warning(
+                "the clock reads %.0f s before the saved game's time; the countdown resumes where it was saved", -off
+            )
+        elif module.timer.running:
+            module.timer.elapse(off)
+            log.info("the countdown ran on for the %.1f s since the game was saved", off)
+    return module
+
+
+_SAVED_AT = frozenset({"saved_at"})
 
 
 def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
@@ -156,10 +239,14 @@ def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
     if path is None:
         log.info('state saving is off ([state] file = ""); starting a fresh game')
         return None
+    remove_leftover_temp_files(path)
     try:
         module = load_module(path, config, rng)
     except FileNotFoundError:
         log.info("no saved state at %s; starting a fresh game", path)
+        return None
+    except StateFormatError as error:
+        log.warning("state file %s: %s; starting a fresh game", path, strict.one_line(str(error), 200))
         return None
     except (OSError, BaccaratError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
@@ -180,6 +267,29 @@ _BETS_ONLY = (ev.ChipAdded, ev.AreaCleared, ev.InputIgnored)
 _RESTORED_ALIKE = (ev.ChipsCleared,)
 
 
+class StateFormatError(BaccaratError):
+    """A state file of a format this version does not read: from a newer release, or too old."""
+
+
+def _migrated(data: dict[str, Any]) -> dict[str, Any]:
+    """The document in this version's format (:data:`MIGRATIONS`), or :class:`StateFormatError`."""
+    found = data["version"]
+    if type(found) is not int:
+        raise BaccaratError(f"its format version {show_value(found)} is not a whole number")
+    if found > VERSION:
+        raise StateFormatError(
+            f"it was saved by a newer version of the prop, in format {found}; this one reads {VERSION}"
+        )
+    while found < VERSION:
+        migrate = MIGRATIONS.get(found)
+        if migrate is None:
+            raise StateFormatError(f"it was saved in format {found}, which this version no longer reads ({VERSION})")
+        data = migrate(data)
+        found += 1
+        data["version"] = found
+    return data
+
+
 class StateKeeper:
     """A daemon ``on_handled`` hook that saves the snapshot whenever a restart would otherwise lose something.
 
@@ -193,10 +303,18 @@ class StateKeeper:
     chip alone (an arrow) is not written on its own: like the bets, it belongs to placing a
     bet, and it is saved with the next write (or at :meth:`close`). An arrow thus costs the
     SD card nothing. Without ``background`` every change is written at once.
+
+    A save that fails (a full disk, no descriptor free, a read-only mount) is said
+    once, and the writer thread tries the newest snapshot again, after 0.25 s and
+    then up to every 5 s, until it is on disk: a change is never dropped for want
+    of a later one. The game never waits for those retries.
     """
 
-    def __init__(self, path: Path, config: Config, *, background: bool = False) -> None:
+    def __init__(
+        self, path: Path, config: Config, *, background: bool = False, wall_clock: Callable[[], float] = time.time
+    ) -> None:
         self.path = path
+        self.wall_clock = wall_clock
         self.fingerprint = fingerprint(config)
         # What the file holds now: a restored game that resumes unchanged is not written again
         # (a start spared a write and two fsyncs before "ready", slow on an SD card).
@@ -208,6 +326,7 @@ class StateKeeper:
         self._handed = 0  # snapshots handed to the writer
         self._done = 0  # of those, written (or failed)
         self._closing = False
+        self._unsaved: str | None = None  # the newest snapshot whose write failed: tried again
         self._thread: threading.Thread | None = None
         self._later: BaccaratModule | None = None  # an arrow's change, until the next write
 
@@ -224,22 +343,36 @@ class StateKeeper:
         self._save(module, urgent=True)
 
     def _save(self, module: BaccaratModule, *, urgent: bool) -> None:
-        text = json.dumps({"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}, sort_keys=True)
+        saved = {"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}
+        text = json.dumps(saved, sort_keys=True)
         if text == self._last:
             return
         self._last = text
+        if module.timer is not None:  # the countdown's time left holds at this moment
+            text = json.dumps({**saved, "saved_at": round(self.wall_clock(), 3)}, sort_keys=True)
         if not self._background:
-            self._write(text)
+            if not self._write(text):
+                self._background = True  # from now on the writer thread writes, in order
+                with self._cond:
+                    self._unsaved = text
+                self._start_writer()
             return
+        self._hand(text)
+        if urgent:
+            self.flush()
+
+    def _hand(self, text: str) -> None:
+        """Give ``text`` to the writer thread (it replaces one not yet written)."""
         with self._cond:
             self._pending = text
             self._handed += 1
             self._cond.notify_all()
+        self._start_writer()
+
+    def _start_writer(self) -> None:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="baccarat-state", daemon=True)
             self._thread.start()
-        if urgent:
-            self.flush()
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every snapshot handed over so far is written; False if ``timeout`` ran out."""
@@ -259,26 +392,50 @@ class StateKeeper:
             self._thread.join(timeout=10)
 
     def _run(self) -> None:
+        delay = RETRY_FIRST_SECONDS
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: self._pending is not None or self._closing)
-                if self._pending is None:
+                if self._unsaved is None:
+                    self._cond.wait_for(lambda: self._pending is not None or self._closing)
+                elif self._pending is None and not self._closing:  # a newer snapshot or the stop ends the pause
+                    self._cond.wait_for(lambda: self._pending is not None or self._closing, delay)
+                closing = self._closing
+                if self._pending is not None:
+                    text, self._pending, upto = self._pending, None, self._handed
+                elif self._unsaved is not None:
+                    text, upto = self._unsaved, self._done
+                else:
                     return
-                text, self._pending, upto = self._pending, None, self._handed
-            self._write(text)
+                self._unsaved = None
+            saved = self._write(text)
             with self._cond:
-                self._done = upto
+                self._done = max(self._done, upto)  # flush() waits for the attempt, not for its success
+                if not saved and self._pending is None:
+                    self._unsaved = text
                 self._cond.notify_all()
+            if saved:
+                delay = RETRY_FIRST_SECONDS
+            elif closing:
+                log.error("stopping with the state unsaved in %s: its last change is lost", self.path)
+                return
+            else:
+                delay = min(delay * 2, RETRY_MAX_SECONDS)
 
-    def _write(self, text: str) -> None:
+    def _write(self, text: str) -> bool:
+        """Write ``text``; False (said once per failure spell) if it could not be written."""
         try:
             write_atomic(self.path, text + "\n")
         except OSError as error:
             if not self._failing:  # say it once per failure spell, not on every chip
-                log.error("cannot save the state to %s (%s); the game goes on", self.path, error.strerror or error)
+                log.error(
+                    "cannot save the state to %s (%s); the game goes on, the save is tried again",
+                    self.path,
+                    error.strerror or error,
+                )
             self._failing = True
-            self._last = None  # try again with the next change
-            return
+            self._last = None  # the next change is written even if it matches this one
+            return False
         if self._failing:
             log.info("state saved to %s again", self.path)
         self._failing = False
+        return True

@@ -52,8 +52,10 @@ def braille_size(daemon: Daemon) -> tuple[int, int]:
     """The terminal size the braille view needs: displays side by side, lights, key map, a few log lines."""
     blocks = {role: _block(daemon, role) for role in ROLES}
     table, bets = blocks["table"], blocks["bets"]
-    columns = max(_width(blocks["placard"]), _width(table) + 2 + _width(bets), _width(KEY_MAP_LINES)) + 1
-    rows = len(blocks["placard"]) + max(len(table), len(bets)) + 1 + len(KEY_MAP_LINES) + BRAILLE_LOG_LINES
+    columns = max(_width(blocks["placard"] + blocks["casing"]), _width(table) + 2 + _width(bets), _width(KEY_MAP_LINES))
+    columns += 1
+    rows = len(blocks["placard"]) + len(blocks["casing"]) + max(len(table), len(bets)) + 1 + len(KEY_MAP_LINES)
+    rows += BRAILLE_LOG_LINES
     return columns, rows
 
 
@@ -62,7 +64,7 @@ def render_screen(
 ) -> list[str]:
     """The braille view's lines: displays, lights, strikes, key map and the last log lines (as many as fit)."""
     blocks = {role: _block(daemon, role) for role in ROLES}
-    lines = list(blocks["placard"])
+    lines = list(blocks["placard"]) + blocks["casing"]  # the casing display, when fitted, under the placard
     table, bets = blocks["table"], blocks["bets"]
     table_w = _width(table)
     if table_w + 2 + _width(bets) < columns:
@@ -159,11 +161,18 @@ class _Screen:
                 if self.snapshot is None:
                     return ["waiting for the prop..."]
         if mode == "braille":
-            recent = list(self.recent.lines)
+            recent = self.recent.shown()
             if self.snapshot.hint:
                 recent.append(self.snapshot.hint)
             return render_screen(self.daemon, columns, recent, rows, strikes=self.snapshot.strikes)
-        return text_lines(self.snapshot, list(self.recent.lines), columns, rows, unicode=self.unicode)
+        return text_lines(
+            self.snapshot,
+            list(self.recent.lines),
+            columns,
+            rows,
+            unicode=self.unicode,
+            pinned=list(self.recent.pinned.values()),
+        )
 
     def refresh(self, out: TextIO, fd: int) -> None:
         """Draw again if the size, the game, the lights or the log changed."""

@@ -20,9 +20,11 @@ from baccarat_core.events import AREA_NAMES
 from baccarat_core.numbers import format_dollars
 from baccarat_core.records import record
 from baccarat_core.rounds import AREAS
+from baccarat_core.timer import clock_text
 
 from ..daemon import Daemon
 from ..render.bets import runs
+from ..render.exploded import cause_text
 from ..scene import Scene
 from .compose import LightStates, light_states
 from .keys import AREA_KEYS, HOLD_KEYS, KEY_MAP_LINES
@@ -56,10 +58,10 @@ def hint_line(module: BaccaratModule) -> str:
 
 
 def take_snapshot(daemon: Daemon, *, gm: bool = False, timeout: float = 2.0) -> Snapshot:
-    """Read the scene and the strikes on the game thread (also during a deal), and the lights."""
+    """Read the scene and the strikes as shown on the game thread (also during a deal), and the lights."""
 
     def read() -> tuple[Scene, int, str | None]:
-        return daemon.scene(), daemon.module.strikes, hint_line(daemon.module) if gm else None
+        return daemon.scene(), daemon.shown().strikes, hint_line(daemon.module) if gm else None
 
     scene, strikes, hint = daemon.call(read, during_round=True).result(timeout)
     return Snapshot(scene, strikes, light_states(daemon), hint)
@@ -83,9 +85,13 @@ def card_text(card: str, unicode: bool) -> str:
     return rank + (SUIT_SYMBOLS.get(suit, suit) if unicode else suit)
 
 
-def _hand(name: str, cards: tuple[str, ...], score: int | None, unicode: bool) -> str:
-    shown = " ".join(card_text(c, unicode) for c in cards) or "-"
-    return f"  {name:<7}{shown:<14}" + ("" if score is None else f"= {score}")
+def _hand(name: str, cards: tuple[str, ...], down: int, score: int | None, unicode: bool) -> str:
+    """A hand: face-up cards, then card backs (``##``, or ``▒▒``); the third card in brackets,
+    as the dealer lays it sideways."""
+    back = "\u2592\u2592" if unicode else "##"
+    slots = [card_text(c, unicode) for c in cards] + [back] * down
+    shown = " ".join(f"[{slot}]" if number == 2 else slot for number, slot in enumerate(slots)) or "-"
+    return f"  {name:<7}{shown:<16}" + ("" if score is None else f"= {score}")
 
 
 def _stack(stack: tuple[int, ...], room: int, unicode: bool) -> str:
@@ -99,36 +105,49 @@ def _stack(stack: tuple[int, ...], room: int, unicode: bool) -> str:
     return text
 
 
-def _area(area: str, stack: tuple[int, ...], width: int, unicode: bool) -> str:
+def _area(area: str, stack: tuple[int, ...], width: int, unicode: bool, restacking: bool = False) -> str:
     number = AREAS.index(area)
     total = format_dollars(sum(stack)) if stack else "-"
     head = f"  {AREA_KEYS[number]}/{HOLD_KEYS[number]}  {AREA_NAMES[area]:<12}{total:>8}   "
+    if restacking:
+        head += "re-stacking: "
     return head + _stack(stack, width - len(head), unicode)
 
 
 def text_lines(
-    snap: Snapshot, recent: Sequence[str], columns: int = 80, rows: int = 24, *, unicode: bool = False
+    snap: Snapshot,
+    recent: Sequence[str],
+    columns: int = 80,
+    rows: int = 24,
+    *,
+    unicode: bool = False,
+    pinned: Sequence[str] = (),
 ) -> list[str]:
     """The text view for a terminal of ``columns`` x ``rows``: at most ``rows`` lines, each shorter
-    than ``columns`` (the last column stays empty, so that no terminal wraps or scrolls)."""
+    than ``columns`` (the last column stays empty, so that no terminal wraps or scrolls).
+
+    ``pinned`` lines (the console's address) take the place of the blank line under the lights."""
     width = columns - 1
     scene = snap.scene
     table, bets = scene.table, scene.bets
     placard = f"BACCARAT   TABLE LIMITS   {scene.placard.placard()}"
     strikes = f"Strikes: {snap.strikes}"
+    if scene.casing is not None and scene.casing.seconds is not None:
+        strikes += f"  Timer: {clock_text(scene.casing.seconds)}"
     left = "<" if bets.can_go_left else " "
     right = ">" if bets.can_go_right else " "
+    pins: list[str | None] = [row for line in pinned for row in textwrap.wrap(line, width, subsequent_indent="  ")]
     lines: list[str | None] = [  # None: a blank line, dropped first when rows are short
         placard + strikes.rjust(max(1, width - len(placard))),
         f"Status light: {snap.lights['status']:<16} Deck light: {snap.lights['deck']}",
-        None,
+        *(pins or [None]),
         f"TABLE  {table.deck_color} deck, {table.cards_left} cards left",
-        _hand("Player", table.player, table.player_score, unicode),
-        _hand("Banker", table.banker, table.banker_score, unicode),
-        f"  {table.result or table.status}",
+        _hand("Player", table.player, table.player_down, table.player_score, unicode),
+        _hand("Banker", table.banker, table.banker_down, table.banker_score, unicode),
+        f"  EXPLODED: {cause_text(scene.exploded)}" if scene.exploded else f"  {table.result or table.status}",
         None,
         f"{'BETS':<7}{'area':<12}{'total':>8}   chips, bottom to top",
-        *(_area(area, bets.stacks.get(area, ()), width, unicode) for area in AREAS),
+        *(_area(area, bets.stacks.get(area, ()), width, unicode, area in bets.restacking) for area in AREAS),
         f"  active chip  {left} {format_dollars(bets.denomination)} {right}"
         f"   ({DENOMINATIONS.index(bets.denomination) + 1} of {len(DENOMINATIONS)})",
         None,

@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("baccarat.web")
 
+#: ``extra=`` of the log line that says where the console is, or why there is none: the
+#: simulator keeps that line on screen (``firmware.simulator.screenlog.PIN``).
+CONSOLE_LINE = {"pin": "console"}
+
 
 def attach_web(
     daemon: Daemon,
@@ -56,7 +60,8 @@ def attach_web(
     if history is not None:  # the History view: replays drawn at the prop's own displays' sizes
         from .history import HistoryPages
 
-        displays = {role: (daemon.screens[role].size, daemon.screens[role].mode) for role in backend.roles}
+        screens = daemon.screens
+        displays = {role: (screens[role].size, screens[role].mode, screens[role].colour) for role in backend.roles}
         keeper = history
 
         def pages(service: WebService) -> HistoryPages:
@@ -66,7 +71,7 @@ def attach_web(
     try:
         service.start()
     except WebError as error:
-        log.error("%s; the prop runs without its web console", error)
+        log.error("%s; the prop runs without its web console", error, extra=CONSOLE_LINE)
         return None
     return service
 

@@ -111,7 +111,7 @@ class ConsoleBackend(Protocol):
         """What the pages show now: the frames, the state and the answer panel of one moment."""
 
     def controller_state(self) -> dict[str, Any]:
-        """The newest state document (a deal counts from its start), for the room controllers."""
+        """The newest state document (a deal's result counts once it is shown), for the room controllers."""
 
     def lights(self) -> dict[str, Any]:
         """The status light (``red``, ``green``) and the deck light (``deck``, ``deck_rgb``) now."""
@@ -134,7 +134,7 @@ def log_entry(event: ev.Event) -> dict[str, Any]:
     if isinstance(event, ev.Strike):
         why = STRIKE_WORDS.get(event.reason, event.reason)
         return {"kind": event.kind, "strike": True, "text": f"STRIKE {event.strikes}: {why} ({event.detail})"}
-    return {"kind": event.kind, "strike": False, "text": event.describe()}
+    return {"kind": event.kind, "strike": isinstance(event, ev.Exploded), "text": event.describe()}  # red: the end
 
 
 class DaemonBackend:
@@ -189,14 +189,16 @@ class DaemonBackend:
         self._sound_sinks.append(sink)
 
     def _on_shown(self, event: ev.Event) -> None:
-        """Daemon ``on_shown`` hook (game thread): the log line and the sounds, as the event is shown."""
-        if isinstance(event, ev.CardDealt):
+        """Daemon ``on_shown`` hook (game thread): the log line and the sounds, as the event is shown
+        (a card landing face down and an arrow's click only sound: no log line)."""
+        if isinstance(event, ev.CardLanded | ev.CardDealt):
             self._dealing = True
         elif isinstance(event, ev.RoundPlayed):
             self._dealing = False
-        with self._lock:
-            self._seq += 1
-            self._log.append({"seq": self._seq, "time": time.strftime("%H:%M:%S"), **log_entry(event)})
+        if event.published:
+            with self._lock:
+                self._seq += 1
+                self._log.append({"seq": self._seq, "time": time.strftime("%H:%M:%S"), **log_entry(event)})
         cues = self._cues.for_event(event)  # always, so the planner keeps track of the chips
         if not cues or not self._watching:
             return
@@ -206,9 +208,11 @@ class DaemonBackend:
     def _on_settled(self, events: list[ev.Event], module: BaccaratModule) -> None:
         """Daemon ``on_settled`` hook (game thread, the displays show everything handled): the
         controllers' state, the webhooks, and the page view of this moment."""
-        if events:
+        latest = self.commands.document()  # the one MQTT publishes (built once a batch, or a second on)
+        if latest is not self._latest:
             with self._lock:
-                self._latest = self.commands.document()  # the one MQTT publishes (built once a batch)
+                self._latest = latest
+        if events:
             if self._sinks:
                 dicts = [event.to_dict() for event in events]
                 for sink in self._sinks:
@@ -264,6 +268,7 @@ class DaemonBackend:
         settled moment that changes what the page shows."""
         with self._lock:
             self._watching = watching
+        self.daemon.watch_timer("web", watching)  # an open page shows the countdown: a settled moment a second
         self.daemon.call(lambda: self._take_page(self.daemon.module), during_round=True)
 
     # -- reading ------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from ..casing.layout import casing_svg
 from ..devices.panel import layout as panel_layout
 from ..devices.wiring import INPUT_NAMES
 from .auth import CSRF_HEADER, Sessions, same_secret
+from .guard import address_key
 from .live import PageClient
 
 if TYPE_CHECKING:
@@ -206,19 +207,25 @@ class PlayerPages:
             raise web.HTTPSeeOther("/play")
         if not self.service._origin_ok(request):
             return self._login_response(request, "Refused: the form came from another site.", 403)
-        address = request.remote or "?"
-        throttle = self.service.throttle  # one count of wrong passwords with the console's login
-        if throttle.blocked(address):
-            return self._login_response(request, "Too many wrong passwords: wait five minutes.", 429)
+        address = request.remote
+        service = self.service
+        throttle = service.throttle  # one count of wrong passwords with the console's login
+        if not throttle.allow(address):  # spare reading the body of a locked address
+            return self._too_many(request, address)
         try:
-            form = await request.post()
+            form = await asyncio.wait_for(request.post(), service.body_seconds)
+        except TimeoutError:
+            return self._login_response(request, f"The form did not arrive within {service.body_seconds:g} s.", 408)
         except ValueError:
             return self._login_response(request, "The form could not be read.", 400)
+        # From here to the count, no await: concurrent guesses cannot all pass the check first.
+        if not throttle.allow(address):
+            return self._too_many(request, address)
         given = form.get("password")
         if not isinstance(given, str) or not same_secret(given, self.settings.password):
-            throttle.failed(address)
-            log.warning("web: wrong password for the players' pages from %s", address)
-            await asyncio.sleep(1.0)
+            throttle.fail(address)
+            service.episodes.note("password", f"web: wrong password for the players' pages from {address_key(address)}")
+            await asyncio.sleep(service.wrong_secret_pause)
             return self._login_response(request, "Wrong password.", 401)
         nxt = form.get("next")
         session = self.sessions.create()
@@ -226,6 +233,15 @@ class PlayerPages:
         response = web.HTTPSeeOther(nxt if isinstance(nxt, str) and nxt in NEXT_PAGES else "/play")
         self._set_cookie(response, session)
         raise response
+
+    def _too_many(self, request: web.Request, address: str | None) -> web.Response:
+        wait = self.service.throttle.retry_after(address)
+        self.service.episodes.note("locked", f"web: login refused to {address_key(address)}: too many wrong passwords")
+        from .server import wait_words
+
+        response = self._login_response(request, f"Too many wrong passwords: wait {wait_words(wait)}.", 429)
+        response.headers["Retry-After"] = str(wait)
+        return response
 
     async def _play_session_info(self, request: web.Request) -> web.StreamResponse:
         session, _ = self._play_session(request)
@@ -251,18 +267,15 @@ class PlayerPages:
         if session is None:
             return _json({"ok": False, "error": "not logged in (reload the page)"}, 401)
         if not self.service._origin_ok(request) or not session.csrf_ok(request.headers.get(CSRF_HEADER)):
-            log.warning("web: %s refused: missing or wrong CSRF token", request.path)
+            self.service.episodes.note("csrf", f"web: {request.path} refused: missing or wrong CSRF token")
             return _json({"ok": False, "error": "refused: missing or wrong CSRF token (reload the page)"}, 403)
         if not self.service.front_panel:
             return _json({"ok": False, "error": "this prop's front panel cannot be pressed from a page"}, 404)
-        if request.content_type != "application/json":
-            return _json({"ok": False, "error": "send JSON (Content-Type application/json)"}, 400)
-        try:
-            payload = await request.json()
-        except (ValueError, UnicodeDecodeError) as error:
-            return _json({"ok": False, "error": f"not JSON ({error})"}, 400)
-        if not isinstance(payload, dict):
-            return _json({"ok": False, "error": "the request must be a JSON object"}, 400)
+        from .server import json_body
+
+        payload, problem = await json_body(request, self.service.body_seconds)  # the one strict reader
+        if problem:
+            return _json({"ok": False, "error": problem}, 400)
         name, action = payload.get("input"), payload.get("action")
         if not isinstance(name, str) or name not in INPUT_NAMES:
             return _json({"ok": False, "error": f"unknown input {str(name)[:40]!r}"}, 400)

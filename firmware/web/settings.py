@@ -15,16 +15,21 @@ from urllib.parse import urlsplit
 
 from baccarat_core.records import field, record
 
-from ..config import Section, port_problem, show_setting, within
+from ..config import MAX_STRING, Section, port_problem, show_setting, within
 from ..errors import ConfigError
 
 #: Events a webhook can be sent on, as named in the config and in the event's JSON (``"event"``).
-WEBHOOK_EVENTS: tuple[str, ...] = ("solved", "strike", "reset")
+WEBHOOK_EVENTS: tuple[str, ...] = ("solved", "strike", "reset", "exploded")
 WEBHOOK_METHODS: tuple[str, ...] = ("GET", "POST")
 
 DEFAULT_PORT = 8080
 LOOPBACK_BIND = "127.0.0.1"
 
+#: Longest console password: the config's longest string (1,024 characters), which the section
+#: validator enforces. The login form is read up to 16 KiB (``server.MAX_BODY``): 1,024
+#: characters of 4 UTF-8 bytes each, percent-encoded, are 12,288 bytes, so the longest password
+#: allowed can always be typed in, and a passphrase of a few dozen words fits with room to spare.
+MAX_PASSWORD = MAX_STRING
 #: Characters a controller token may use: URL-safe, so it goes into ``?token=`` as typed.
 _TOKEN = re.compile(r"[A-Za-z0-9._~-]{12,128}")
 

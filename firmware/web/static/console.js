@@ -5,6 +5,8 @@
 (() => {
   const $ = (selector) => document.querySelector(selector);
   let session = null;
+  let shown = null; // the state document the page shows (the edgework form keeps what it leaves empty)
+  const pause = (ms) => new Promise((done) => setTimeout(done, ms));
 
   // -- talking to the prop -----------------------------------------------------------------
   async function post(path, body, options = {}) {
@@ -26,9 +28,7 @@
     } catch (error) {
       data = { ok: false, error: `HTTP ${response.status}` };
     }
-    if (response.status === 401 && session && session.password) {
-      location.href = "/login";
-    }
+    if (response.status === 401) recover();
     return data;
   }
 
@@ -42,11 +42,30 @@
   function describeReply(reply, label) {
     const result = reply.result || {};
     if (reply.command === "bet") return result.summary;
+    if (reply.command === "self_test") {
+      showSelfTest(result);
+      return `Self-test ${result.ok ? "passed" : "found faults"}: ${result.summary}.`;
+    }
     if (reply.command === "hint") {
       return `Hint: ${result.advice}. Player ${result.player.join(" ")} = ${result.player_score}, ` +
         `Banker ${result.banker.join(" ")} = ${result.banker_score}.`;
     }
     return `${label}: done.`;
+  }
+
+  // The self-test's result, one line per part, faults marked.
+  function showSelfTest(result) {
+    const list = $("#self-test-result");
+    list.replaceChildren();
+    for (const part of result.parts || []) {
+      const item = document.createElement("li");
+      const fine = ["ok", "off", "not switched"].includes(part.result);
+      item.className = fine ? "ok" : "fault";
+      item.textContent = `${part.part} ${part.name}: ${part.result.toUpperCase()}` +
+        (part.detail && !fine ? ` (${part.detail})` : "");
+      list.append(item);
+    }
+    list.hidden = false;
   }
 
   async function command(body, label) {
@@ -68,9 +87,19 @@
     if (/^\$?\d[\d,]*$/.test(text)) return Number(text.replace(/[$,]/g, ""));
     return text;
   }
-  function text(value) {
-    const trimmed = value.trim();
-    return trimmed === "" ? undefined : trimmed;
+  // The edgework form: an empty field keeps what the prop has now (as the solved count
+  // does), "none" empties a list; anything else goes as typed.
+  function keepOr(value, key) {
+    const typed = value.trim();
+    if (typed === "") return shown && shown.edgework ? shown.edgework[key] : undefined;
+    if (key !== "serial" && typed.toLowerCase() === "none") return [];
+    return typed;
+  }
+  // Seconds to add: "60", "-30", "1.5" as numbers; anything else as typed (the prop names it).
+  function seconds(value) {
+    const typed = value.trim();
+    if (typed === "") return undefined;
+    return /^[-+]?\d+(\.\d+)?$/.test(typed) ? Number(typed) : typed;
   }
 
   const FORMS = {
@@ -78,31 +107,54 @@
     "form-limits": [(f) => ({ command: "set_limits", min: number(f.min.value), max: number(f.max.value) }),
       "Set limits"],
     "form-solved": [(f) => ({ command: "set_solved", solved: number(f.solved.value) }), "Set solved"],
+    "form-timer": [(f) => ({ command: "add_time", seconds: seconds(f.seconds.value) }), "Add time"],
     "form-edgework": [(f) => ({
-      command: "set_edgework", serial: f.serial.value.trim(), ports: f.ports.value.trim(),
-      lit: f.lit.value.trim(), unlit: f.unlit.value.trim(), solved: number(f.solved.value),
+      command: "set_edgework", serial: keepOr(f.serial.value, "serial"), ports: keepOr(f.ports.value, "ports"),
+      lit: keepOr(f.lit.value, "lit"), unlit: keepOr(f.unlit.value, "unlit"), solved: number(f.solved.value),
     }), "Set edgework"],
   };
   const LABELS = {
     force_solve: "Force solve", hint: "Hint", identify: "Identify", enable: "Enable", disable: "Disable",
+    self_test: "Self-test", self_test_skip: "Skip button", self_test_cancel: "Cancel self-test",
+    start: "Start the timer",
   };
+  // What a game master confirms before it happens: [question, the button that does it].
+  const CONFIRM = {
+    force_solve: ["Force solve the module? It turns green and counts as solved.", "Force solve"],
+    reset: ["Reset the module? Strikes, bets and the deck start afresh.", "Reset"],
+    disable: ["Disable the module? It ignores the players' presses until enabled.", "Disable"],
+  };
+
+  function confirmed(name) {
+    const ask = CONFIRM[name];
+    if (!ask) return Promise.resolve(true);
+    const dialog = $("#confirm");
+    $("#confirm-text").textContent = ask[0];
+    $("#confirm-yes").textContent = ask[1];
+    dialog.returnValue = "";
+    dialog.showModal();
+    return new Promise((done) => {
+      dialog.addEventListener("close", () => done(dialog.returnValue === "yes"), { once: true });
+    });
+  }
 
   function wireControls() {
     for (const [id, [build, label]] of Object.entries(FORMS)) {
       const form = document.getElementById(id);
-      form.addEventListener("submit", (event) => {
+      form.addEventListener("submit", async (event) => {
         event.preventDefault();
         const body = build(form.elements);
-        if (id === "form-reset" && body.min === undefined && body.max === undefined) {
-          delete body.min;
-          delete body.max;
+        for (const key of Object.keys(body)) {
+          if (body[key] === undefined) delete body[key];
         }
-        command(body, label);
+        if (await confirmed(body.command)) command(body, label);
       });
     }
     for (const button of document.querySelectorAll("[data-command]")) {
       const name = button.dataset.command;
-      button.addEventListener("click", () => command({ command: name }, LABELS[name] || name));
+      button.addEventListener("click", async () => {
+        if (await confirmed(name)) command({ command: name }, LABELS[name] || name);
+      });
     }
     $("#logout").addEventListener("click", async () => {
       const reply = await post("/logout", {});
@@ -175,19 +227,30 @@
   function showState(state) {
     const doc = state.doc;
     const words = state.words;
+    shown = doc;
     const status = $("#status-badge");
     status.textContent = words.status;
-    status.className = `badge${doc.solved ? " solved" : ""}`;
+    status.className = `badge${doc.solved ? " solved" : doc.exploded ? " exploded" : ""}`;
     const enabled = $("#enabled-badge");
     enabled.textContent = words.enabled ? "enabled" : "DISABLED";
     enabled.className = `badge${words.enabled ? "" : " disabled"}`;
-    $("#strikes-badge").textContent = `strikes ${words.strikes}`;
+    $("#strikes-badge").textContent =
+      `strikes ${words.strikes}${words.strike_limit ? ` of ${words.strike_limit}` : ""}`;
+    const timer = $("#timer-badge");
+    timer.hidden = !doc.timer;
+    if (doc.timer) {
+      timer.textContent = words.timer.split(" ")[0];
+      timer.className = `badge timer ${doc.timer.state}`;
+      timer.title = `timer: ${words.timer}`;
+    }
+    $("#fact-timer").textContent = words.timer || "no timer ([bomb] timer_seconds)";
     $("#fact-status").textContent = `${words.status}, ${words.strikes} strike${words.strikes === 1 ? "" : "s"}, ` +
       `${words.enabled ? "enabled" : "disabled (ignores the players)"}`;
     $("#fact-limits").textContent = words.limits;
     $("#fact-deck").textContent = words.deck;
     $("#fact-bets").textContent = `${words.bets}; ${words.chip}`;
     $("#fact-edgework").textContent = words.edgework;
+    $("#fact-version").textContent = words.version;
   }
 
   function showAnswer(answer) {
@@ -286,8 +349,45 @@
     stream.addEventListener("error", () => {
       badge.textContent = "reconnecting";
       badge.className = "badge down";
+      // While the prop is away the browser keeps trying; an answer that is no stream (401: the
+      // prop restarted and forgot the session, or the session ended) closes it for good.
+      if (stream.readyState === EventSource.CLOSED) recover();
     });
     stream.addEventListener("update", (event) => apply(JSON.parse(event.data)));
+  }
+
+  // The session is gone: ask the prop who it is now. A new start (another "boot") is said;
+  // with a password the game master logs in again, without one the page carries on by itself.
+  let recovering = false;
+  async function recover() {
+    if (recovering) return;
+    recovering = true;
+    for (;;) {
+      let response = null;
+      let data = {};
+      try {
+        response = await fetch("/api/session", { credentials: "same-origin" });
+        data = await response.json();
+      } catch (error) {
+        data = {};
+      }
+      const restarted = Boolean(session && data.boot && data.boot !== session.boot);
+      if (response && response.status === 401) {
+        location.href = restarted ? "/login?restarted" : "/login";
+        return;
+      }
+      if (response && response.ok && data.ok) {
+        if (restarted) {
+          $("#log-list").replaceChildren();
+          showMessage(`The prop restarted (${new Date().toLocaleTimeString()}): this page reconnected.`, "error");
+        }
+        session = data;
+        recovering = false;
+        listen();
+        return;
+      }
+      await pause(2000);
+    }
   }
 
   async function start() {
