@@ -12,6 +12,13 @@ then; the game master's calls wait for it, except a new solved count, which
 is applied just before the round is finished, so that a replacement deck
 reads the count of the moment it appears.
 
+**Outputs** (relays, locks: :mod:`.devices.outputs`) switch at the moment an
+event that names them is shown (the result of the solving round, a strike, the
+reset, the deal gesture), before anything else is done with that moment: before
+the ``on_shown`` hooks (sound, the console's log), the frame, and any network
+work, so a broker or a console that is slow never delays a lock. What they did
+goes through the hooks as :class:`~.devices.switching.OutputSwitched` events.
+
 The daemon knows nothing of MQTT, the socket, the web or the state file: they
 attach to its four hooks, each named by the moment it fires (all on the game
 thread, in this order for a batch; see :class:`Daemon`), and send calls.
@@ -42,7 +49,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from functools import partial
 from typing import Any, TypeVar
@@ -56,6 +63,7 @@ from baccarat_core.records import field, record
 
 from .devices.board import PropBoard
 from .devices.displays import Screen
+from .devices.switching import OutputSwitched
 from .errors import PropError
 from .scene import RoundOnTable, Scene, compose, render_view
 
@@ -161,6 +169,7 @@ class Daemon:
         card_seconds: float = 0.6,
         result_seconds: float = 1.5,
         retry_seconds: float = RETRY_SECONDS,
+        held_outputs: Mapping[str, float | None] | None = None,
     ) -> None:
         self.module = module
         self.board = board
@@ -190,6 +199,8 @@ class Daemon:
         self._retry_at = float("inf")
         self._identify_until = float("-inf")
         self._thread: threading.Thread | None = None
+        # Outputs held on before a restart (see Outputs.restore): switched on again first thing.
+        self._restore_outputs = dict(held_outputs or {})
 
     # -- feeding the daemon (any thread) ---------------------------------------------
     def submit(self, action: Input) -> None:
@@ -238,6 +249,10 @@ class Daemon:
 
     def run(self) -> None:
         """Draw everything, arm the inputs, and run the game on this thread until :meth:`stop`."""
+        if self._restore_outputs:  # a lock that was open stays open: before anything else
+            restored: list[ev.Event] = [*self.board.outputs.restore(self._restore_outputs)]
+            self._restore_outputs = {}
+            self._handle(restored)
         if self.module.deck is None:
             self._handle(self.module.start())
         else:
@@ -262,13 +277,14 @@ class Daemon:
                 except Exception:  # never let one bad input take the prop down
                     log.exception("error while handling %r; the game goes on", item)
             self._run_due_steps()
+            self._expire_outputs()
             if self._queue.empty():  # inputs queued behind this one are handled before the next frame
                 self._draw()
                 self._settled()
         self._shutdown()
 
     def stop(self) -> None:
-        """Stop the game thread: lights off, displays blank (SIGTERM)."""
+        """Stop the game thread: outputs and lights off, displays blank (SIGTERM)."""
         self._queue.put(_STOP)
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=10)
@@ -299,6 +315,24 @@ class Daemon:
 
         return self.call(run, during_round=True)
 
+    def switch_output(self, name: str, state: str) -> Future[list[ev.Event]]:
+        """The game master's override of output ``name``: ``on`` (held), ``off`` or ``pulse``. Runs at
+        once, even during a deal; the future holds the events (none when nothing changed) or raises
+        KeyError for an unknown name."""
+
+        def run() -> list[ev.Event]:
+            events: list[ev.Event] = list(self.board.outputs.command(name, state))
+            self._handle(events)
+            return events
+
+        return self.call(run, during_round=True)
+
+    def held_outputs(self) -> dict[str, float | None]:
+        """What a restart must switch on again: the outputs held on (never a pulse), by name, each with
+        the wall-clock time its cut-off ends or None, including what a round being shown will switch at
+        its result (its gesture is saved; call on the game thread, as the ``on_handled`` hooks do)."""
+        return self.board.outputs.held()
+
     @property
     def identifying(self) -> bool:
         """True while :meth:`identify`'s lights blink and the displays are inverted."""
@@ -325,6 +359,9 @@ class Daemon:
         due = self._round.steps[0].due if self._round is not None and self._round.steps else float("inf")
         if self._identify_until != float("-inf"):
             due = min(due, self._identify_until)
+        output_due = self.board.outputs.next_due()
+        if output_due is not None:
+            due = min(due, output_due)
         if any(screen.failing for screen in self.screens.values()):
             if self._retry_at == float("inf"):
                 self._retry_at = time.monotonic() + self.retry_seconds
@@ -378,16 +415,15 @@ class Daemon:
         show it: at once, or, for a deal, card by card on a schedule."""
         self._unsettled.extend(events)
         self._to_settle = True  # a batch, even an empty one
+        self.board.outputs.plan([event.kind for event in events])  # held_outputs() as the hooks save it
         notify(self.on_handled, events, self.module)
         cards = [e for e in events if isinstance(e, ev.CardDealt)]
         if not cards:
-            for event in events:
-                self._present(event)
+            self._show(events)
             return
         first = events.index(cards[0])
         last = events.index(cards[-1])
-        for event in events[:first]:
-            self._present(event)
+        self._show(events[:first])
         self._on_table = RoundOnTable(tuple(cards))
         now = time.monotonic()
         steps = [_Step(now + i * self.card_seconds, partial(self._turn, card)) for i, card in enumerate(cards)]
@@ -413,10 +449,37 @@ class Daemon:
         self._present(card)
 
     def _show_result(self, tail: list[ev.Event]) -> None:
+        switched = self._switch(tail)  # the lock opens as the result shows, before anything else
         for event in tail:
             if isinstance(event, ev.RoundPlayed) and self._on_table is not None:
                 self._on_table = self._on_table.show_result(event)
             self._present(event)
+        self._switched(switched)
+
+    def _show(self, events: list[ev.Event]) -> None:
+        """Show events of one moment: the outputs they name switch first, then each is presented."""
+        switched = self._switch(events)
+        for event in events:
+            self._present(event)
+        self._switched(switched)
+
+    def _switch(self, events: list[ev.Event]) -> list[ev.Event]:
+        """Switch the outputs ``events`` name (pins only: no hook has run yet)."""
+        switched: list[ev.Event] = []
+        for event in events:
+            if not isinstance(event, OutputSwitched):
+                switched += self.board.outputs.follow(event.kind)
+        return switched
+
+    def _switched(self, switched: list[ev.Event]) -> None:
+        """What the outputs did, as a batch of its own (saved, logged, published)."""
+        if switched:
+            self._handle(switched)
+
+    def _expire_outputs(self) -> None:
+        """Pulses and cut-offs that ran out (gpiozero's threads switched the pins): record them."""
+        if self.board.outputs.next_due() is not None:
+            self._switched([*self.board.outputs.expire()])
 
     def _finish_round(self) -> None:
         """The end of a round's pause: solved counts that came during it, then the clearing
@@ -484,6 +547,10 @@ class Daemon:
             for item in pending:
                 if not item.future.done():
                     item.future.set_exception(PropError("the prop stopped before the command ran"))
+        try:  # first: a lock or a relay matters more than a light
+            self.board.outputs.all_off()  # the held ones stay saved: the next start switches them on again
+        except Exception:
+            log.exception("outputs did not turn off")
         try:
             self.board.lights_off()
         except Exception:

@@ -77,6 +77,7 @@ COMMAND_MODULES = {
     "force-solve": "gm",
     "hint": "gm",
     "status": "gm",
+    "output": "gm",
 }
 
 

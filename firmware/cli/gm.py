@@ -1,6 +1,6 @@
 """The game master's commands to a running daemon, over its control socket.
 
-``baccarat solved N``, ``reset``, ``force-solve``, ``hint`` and ``status``
+``baccarat solved N``, ``reset``, ``force-solve``, ``hint``, ``status`` and ``output``
 send the same JSON commands as MQTT (see :mod:`firmware.room.commands`) to
 the socket the daemon serves (:mod:`firmware.room.control_socket`).
 """
@@ -20,6 +20,7 @@ from baccarat_core import strict
 from baccarat_core.numbers import format_dollars, parse_count, parse_dollars
 from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 
+from ..devices.wiring import OUTPUT_STATES
 from ..errors import PropError
 from ..room.commands import COMMAND_TIMEOUT
 from ..room.control_socket import read_reply, socket_path
@@ -129,6 +130,17 @@ def cmd_hint(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_output(args: argparse.Namespace) -> int:
+    """Switch one of the prop's outputs on, off, or on for its pulse."""
+    result = _send(args, {"command": "output", "name": args.name, "state": args.state})
+    if not result["events"]:
+        print(f"output {args.name} was {args.state} already")
+    for event in result["events"]:
+        seconds = f" for {event['seconds']:g} s" if event["on"] and event.get("seconds") is not None else ""
+        print(f"output {event['name']} {'on' if event['on'] else 'off'}{seconds}")
+    return 0
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     """Print the running module's state."""
     doc = _send(args, {"command": "status"})
@@ -150,11 +162,13 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"{', '.join(e['lit']) or 'none'}, unlit {', '.join(e['unlit']) or 'none'}{batteries}, "
         f"{e['solved']} solved{drawn}"
     )
+    if doc.get("outputs"):
+        print("outputs: " + ", ".join(f"{o['name']} {'on' if o['on'] else 'off'}" for o in doc["outputs"]))
     return 0
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
-    """``solved``, ``reset``, ``force-solve``, ``hint``, ``status``: talk to a running daemon."""
+    """``solved``, ``reset``, ``force-solve``, ``hint``, ``status``, ``output``: talk to a running daemon."""
     count = arg_type(lambda t: parse_count(t, "solved count", maximum=MAX_SOLVED))
     dollars = arg_type(lambda t: parse_dollars(t, "amount", maximum=MAX_TABLE_MAXIMUM))
 
@@ -178,3 +192,6 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     parser("hint", "which bet wins the next round from the current deck", cmd_hint)
     p = parser("status", "the running module's state", cmd_status)
     p.add_argument("--json", action="store_true", help="the state document as JSON")
+    p = parser("output", "switch one of a running prop's outputs ([[outputs]]): on, off or pulse", cmd_output)
+    p.add_argument("name", help="the output's name, as the config's [[outputs]] name it")
+    p.add_argument("state", choices=OUTPUT_STATES, help="on (held), off, or pulse (on for its pulse_seconds)")

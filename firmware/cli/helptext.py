@@ -41,7 +41,7 @@ commands for the prop:
   run           the prop on a Pi, or the simulator on a PC (run --simulate)
   check-config  validate a config file and print its wiring
 commands to a running prop (over its control socket):
-  solved, reset, force-solve, hint, status
+  solved, reset, force-solve, hint, status, output
 
 `baccarat COMMAND --help` tells more about each. The players' manual:
 {MANUAL_URL}

@@ -1,7 +1,7 @@
 """Game-master commands: one parser and one executor for MQTT, Room 2.0 and the shell.
 
 A command arrives as a JSON object (``{"command": "set_solved", "solved": 3}``)
-or as words (``set-solved 3``, ``reset min=25 max=1000``); both become a
+or as words (``set-solved 3``, ``reset min=25 max=1000``, ``output lock on``); both become a
 :class:`Command`, validated before anything runs. :class:`GameMaster` runs it
 on the daemon's game thread and always answers with a reply document, so
 every front end answers the same way.
@@ -21,6 +21,7 @@ from baccarat_core.numbers import parse_count, parse_dollars, show_value
 from baccarat_core.records import record
 
 from ..daemon import Daemon
+from ..devices.wiring import OUTPUT_STATES
 from ..errors import PropError
 
 log = logging.getLogger("baccarat.commands")
@@ -44,7 +45,10 @@ COMMANDS: dict[str, frozenset[str]] = {
     "enable": frozenset(),
     "disable": frozenset(),
     "identify": frozenset(),
+    "output": frozenset({"name", "state"}),
 }
+#: The arguments a command's words may give without ``key=``, in order (``set-solved 3``, ``output lock on``).
+POSITIONAL: dict[str, tuple[str, ...]] = {"output": ("name", "state")}
 
 
 class CommandError(PropError):
@@ -60,6 +64,9 @@ class Command:
     edgework: Edgework | None = None
     solved: int | None = None
     keep_solved: bool = True
+    #: ``output``: which output, and ``on``, ``off`` or ``pulse``.
+    output: str | None = None
+    state: str | None = None
 
 
 def known_command(text: object) -> str | None:
@@ -97,13 +104,16 @@ def parse_command(data: Any) -> Command:
         if name == "set_edgework":
             edgework = Edgework.from_dict({**args, "solved": check_solved(args.get("solved", 0))})
             return Command(name, edgework=edgework, keep_solved="solved" not in args)
+        if name == "output":
+            return _output(args)
     except BaccaratError as error:
         raise CommandError(f"{name}: {error}") from None
     return Command(name)
 
 
 def parse_words(text: str) -> Command:
-    """A command from words: ``set-solved 3``, ``set-solved:3``, ``reset min=25 max=1000``.
+    """A command from words: ``set-solved 3``, ``set-solved:3``, ``reset min=25 max=1000``,
+    ``output lock on``.
 
     Each argument once: ``set-solved 3 4`` and ``reset min=25 min=50`` are errors.
     """
@@ -111,10 +121,12 @@ def parse_words(text: str) -> Command:
     if not words:
         raise CommandError("empty command")
     data: dict[str, Any] = {"command": words[0]}
+    positional = POSITIONAL.get(known_command(words[0]) or "", ("solved",))
     for word in words[1:]:
         key, sep, value = word.partition("=")
-        if not sep:  # a lone value: the one argument of set-solved
-            key, value = "solved", word
+        if not sep:  # a lone value: the one argument of set-solved, the name and state of output
+            key = next((name for name in positional if name not in data), positional[-1])
+            value = word
         if key in data:
             what = "more than one value" if not sep else f"{show_value(key)} more than once"
             raise CommandError(f"{command_name(words[0])}: {what} given")
@@ -131,6 +143,19 @@ def _word_value(key: str, value: str) -> Any:
         except BaccaratError:
             return value  # reported by parse_command, with the command's name
     return value
+
+
+def _output(args: dict[str, Any]) -> Command:
+    """``output``: a name (checked against the prop's outputs when it runs) and a state."""
+    for key in ("name", "state"):
+        if key not in args:
+            raise CommandError(f'output: missing "{key}" (output <name> on|off|pulse)')
+        if not isinstance(args[key], str):
+            raise CommandError(f'output: "{key}" must be a string, not {show_value(args[key])}')
+    state = args["state"].strip().lower()
+    if state not in OUTPUT_STATES:
+        raise CommandError(f"output: state {show_value(args['state'])} must be on, off or pulse")
+    return Command("output", output=args["name"].strip().lower(), state=state)
 
 
 def _limits(name: str, args: dict[str, Any]) -> TableLimits | None:
@@ -200,7 +225,7 @@ class GameMaster:
             self._hooked = True
             self.daemon.on_handled.append(self._forget_document)
         if self._document is None:
-            self._document = state_document(self.daemon.module)
+            self._document = state_document(self.daemon.module, self.daemon.board.outputs.states())
         return self._document
 
     def _forget_document(self, events: list[ev.Event], module: BaccaratModule) -> None:
@@ -212,15 +237,27 @@ class GameMaster:
         if command.name == "hint":
             return daemon.call(lambda: hint(daemon.module), during_round=True)
         if command.name == "status":
-            return daemon.call(lambda: state_document(daemon.module), during_round=True)
+            return daemon.call(self.document, during_round=True)
         if command.name == "identify":
             return daemon.identify()
+        if command.name == "output":
+            assert command.output is not None and command.state is not None  # parse_command gives both
+            self.check_output(command.output)
+            running = daemon.switch_output(command.output, command.state)
+            return _then(running, lambda events: {"events": [e.to_dict() for e in events]})
         if command.name == "set_solved":
             assert command.solved is not None  # parse_command gives set_solved its count
             running = daemon.set_solved(command.solved)
         else:
             running = daemon.apply(self._producer(command))
         return _then(running, lambda events: {"events": [e.to_dict() for e in events]})
+
+    def check_output(self, name: str) -> None:
+        """Refuse an output this prop does not have, naming the ones it has (nothing runs)."""
+        names = self.daemon.board.outputs.names
+        if name not in names:
+            known = f"known: {', '.join(names)}" if names else "this prop has none: [[outputs]] in the config"
+            raise CommandError(f"output: unknown output {show_value(name)} ({known})")
 
     def _producer(self, command: Command) -> Callable[[BaccaratModule], list[ev.Event]]:
         if command.name == "reset":
@@ -304,8 +341,9 @@ def _then(future: Future[Any], fn: Callable[[Any], T]) -> Future[T]:
 # -- what the game master reads ----------------------------------------------------
 
 
-def state_document(module: BaccaratModule) -> dict[str, Any]:
-    """The module's state as the retained MQTT document and ``baccarat status`` show it."""
+def state_document(module: BaccaratModule, outputs: list[dict[str, object]] | None = None) -> dict[str, Any]:
+    """The module's state as the retained MQTT document and ``baccarat status`` show it, with the
+    prop's ``outputs`` (``{"name", "on"}`` each: :meth:`~firmware.devices.outputs.Outputs.states`)."""
     deck = module.deck
     return {
         "status": "solved" if module.solved else "armed",
@@ -322,6 +360,7 @@ def state_document(module: BaccaratModule) -> dict[str, Any]:
         "edgework_drawn": module.edgework_drawn,
         "game": module.game,
         "deck_solved": deck.solved if deck else None,
+        "outputs": outputs or [],
     }
 
 

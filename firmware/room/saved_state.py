@@ -5,6 +5,13 @@ file is rewritten (temporary file, fsync, rename, fsync of the directory), so a
 power cut leaves either the old state or the new one, never half of each. The
 write happens before the events are shown: pulling the plug during a deal
 cannot undo the round's strike.
+
+The outputs held on (a lock that opened) are saved with the game, as the daemon
+offers them (:meth:`~firmware.daemon.Daemon.held_outputs`): each with the
+wall-clock time its ``max_on_seconds`` cut-off ends, so a restart switches it on
+again for what is left of it, never a fresh cut-off (a prop that restarts over
+and over cannot keep a solenoid on). Pulses are never saved: a restart does not
+repeat one.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import random
 import stat
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +31,10 @@ from baccarat_core import BaccaratError, BaccaratModule, strict
 from baccarat_core import events as ev
 from baccarat_core.bomb import RandomBombs
 from baccarat_core.numbers import show_value
+from baccarat_core.records import record
 
 from ..config import Config
+from ..devices.switching import OutputSwitched
 
 log = logging.getLogger("baccarat.state")
 
@@ -137,25 +146,70 @@ def _on_disk(path: Path) -> str | None:
         return None
 
 
+@record
+class SavedGame:
+    """What a restart brings back: the module, and the outputs held on (name -> the wall-clock
+    time its cut-off ends, or None)."""
+
+    module: BaccaratModule
+    outputs: dict[str, float | None]
+
+
 def load_module(path: Path, config: Config, rng: random.Random) -> BaccaratModule:
     """The module saved in ``path``; raises OSError or BaccaratError with the reason."""
+    return load_game(path, config, rng).module
+
+
+def load_game(path: Path, config: Config, rng: random.Random) -> SavedGame:
+    """The game saved in ``path``; raises OSError or BaccaratError with the reason. Held outputs
+    that cannot be brought back (a name no longer configured, a damaged entry) are left off,
+    each with a log line: the game itself is restored."""
     data = strict.loads(read_state(path), "the file")
-    strict.check_keys(data, "the file", required=frozenset({"version", "config", "module"}))
+    strict.check_keys(
+        data, "the file", required=frozenset({"version", "config", "module"}), optional=frozenset({"outputs"})
+    )
     if type(data["version"]) is not int or data["version"] != VERSION:
         raise BaccaratError(f"not a version {VERSION} state file")
     if data["config"] != fingerprint(config):
         raise BaccaratError("the config's edgework or limits changed since it was saved")
-    return BaccaratModule.restore(data["module"], rng=rng, bombs=config.bombs)
+    module = BaccaratModule.restore(data["module"], rng=rng, bombs=config.bombs)
+    return SavedGame(module, held_outputs(data.get("outputs", {}), config, path))
+
+
+def held_outputs(saved: object, config: Config, path: Path) -> dict[str, float | None]:
+    """The ``outputs`` of a state file, ``{"lock": null, "latch": 1767225600.5}``, each checked:
+    a configured output's name, with null or a wall-clock time (seconds since 1970)."""
+    if not isinstance(saved, dict):
+        log.warning("state file %s: outputs %s is not an object; no output switched on again", path, show_value(saved))
+        return {}
+    names = {output.name for output in config.outputs}
+    held: dict[str, float | None] = {}
+    for name, until in saved.items():
+        if name not in names:
+            log.warning("state file %s: output %s is not in the config; not switched on again", path, show_value(name))
+        elif until is not None and (type(until) not in (int, float) or not 0 <= until < 1e11):
+            log.warning(
+                "state file %s: output %s = %s is not a time; not switched on again", path, name, show_value(until)
+            )
+        else:
+            held[name] = None if until is None else float(until)
+    return held
 
 
 def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
+    """The saved module, or None (with a log line saying why) for a fresh game."""
+    game = restore_game(config, rng)
+    return None if game is None else game.module
+
+
+def restore_game(config: Config, rng: random.Random) -> SavedGame | None:
     """The saved game, or None (with a log line saying why) for a fresh one."""
     path = state_path(config)
     if path is None:
         log.info('state saving is off ([state] file = ""); starting a fresh game')
         return None
     try:
-        module = load_module(path, config, rng)
+        game = load_game(path, config, rng)
     except FileNotFoundError:
         log.info("no saved state at %s; starting a fresh game", path)
         return None
@@ -163,13 +217,17 @@ def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         log.warning("state file %s is damaged or stale (%s); starting a fresh game", path, strict.one_line(reason, 200))
         return None
-    log.info("restored the game saved in %s", path)
-    return module
+    held = f" (outputs held on: {', '.join(game.outputs)})" if game.outputs else ""
+    log.info("restored the game saved in %s%s", path, held)
+    return game
 
 
 #: Events that change only the bets on the table, which a restart does not keep: a chip press
 #: needs no snapshot compared (a test checks that these leave the snapshot as it was).
 _BETS_ONLY = (ev.ChipAdded, ev.AreaCleared, ev.InputIgnored)
+#: Changes written after their frame (with ``background``): the active chip, and what an output
+#: did (an output an event switches is saved with that event's batch, before it is shown).
+_AFTER_THE_FRAME = (ev.DenominationChanged, OutputSwitched)
 
 
 class StateKeeper:
@@ -183,10 +241,22 @@ class StateKeeper:
     reset) is written before the hook returns, so before it is shown: a
     deal counts from its start. Without ``background`` every change is written
     at once.
+
+    ``outputs`` returns the outputs held on (:meth:`~firmware.daemon.Daemon.held_outputs`),
+    saved with the module; what an output did alone (a command, a pulse that ended) is
+    written after its frame, like an arrow.
     """
 
-    def __init__(self, path: Path, config: Config, *, background: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        config: Config,
+        *,
+        background: bool = False,
+        outputs: Callable[[], Mapping[str, float | None]] | None = None,
+    ) -> None:
         self.path = path
+        self._outputs = outputs
         self.fingerprint = fingerprint(config)
         # What the file holds now: a restored game that resumes unchanged is not written again
         # (a start spared a write and two fsyncs before "ready", slow on an SD card).
@@ -205,7 +275,7 @@ class StateKeeper:
         """Daemon ``on_handled`` hook: save the snapshot if it changed (before the events are shown)."""
         if module.deck is None or (events and all(isinstance(event, _BETS_ONLY) for event in events)):
             return
-        if self._background and events and all(isinstance(e, ev.DenominationChanged) for e in events):
+        if self._background and events and all(isinstance(e, _AFTER_THE_FRAME) for e in events):
             self._later = module  # after the frame
             return
         self._later = None  # this snapshot has the arrow's change too
@@ -218,7 +288,11 @@ class StateKeeper:
             self._save(module, urgent=False)
 
     def _save(self, module: BaccaratModule, *, urgent: bool) -> None:
-        text = json.dumps({"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}, sort_keys=True)
+        state: dict[str, Any] = {"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}
+        held = dict(self._outputs()) if self._outputs is not None else {}
+        if held:  # a file without outputs reads as before
+            state["outputs"] = held
+        text = json.dumps(state, sort_keys=True)
         if text == self._last:
             return
         self._last = text

@@ -90,6 +90,8 @@ class ConsoleBackend(Protocol):
 
     name: str
     roles: tuple[str, ...]
+    #: The prop's outputs as the console lists them: ``{"name", "mode", "text"}`` each, in config order.
+    outputs: list[dict[str, str]]
 
     @property
     def has_front_panel(self) -> bool:
@@ -114,7 +116,8 @@ class ConsoleBackend(Protocol):
         """The newest state document (a deal counts from its start), for the room controllers."""
 
     def lights(self) -> dict[str, Any]:
-        """The status light (``red``, ``green``) and the deck light (``deck``, ``deck_rgb``) now."""
+        """The status light (``red``, ``green``), the deck light (``deck``, ``deck_rgb``) and each
+        output's pin (``outputs``: name -> on) now."""
 
     def log_between(self, after: int, upto: int) -> list[dict[str, Any]]:
         """Log entries with a sequence number above ``after`` and at most ``upto``, oldest first."""
@@ -153,6 +156,10 @@ class DaemonBackend:
         self.commands = commands
         self.name = name or socket.gethostname()
         self.roles: tuple[str, ...] = tuple(role for role in ROLES if role in daemon.screens)
+        self.outputs = [
+            {"name": w.name, "mode": w.mode, "text": f"GPIO{w.pin}: {w.behaviour()}"}
+            for w in daemon.board.outputs.wirings.values()
+        ]
         self._pins = pin_driver
         self._lock = threading.Lock()
         self._listeners: list[ChangeListener] = []
@@ -290,6 +297,7 @@ class DaemonBackend:
             "green": bool(board.status.green.value),
             "deck": board.deck_light.color,
             "deck_rgb": [round(float(c), 3) for c in rgb],
+            "outputs": board.outputs.pins(),
         }
 
     def log_between(self, after: int, upto: int) -> list[dict[str, Any]]:

@@ -286,6 +286,46 @@
     while (list.children.length > 300) list.lastElementChild.remove();
   }
 
+  // The outputs: a row each, from /api/session; their pins' states come with the lights.
+  function buildOutputs(outputs) {
+    const list = $("#output-list");
+    for (const output of outputs) {
+      const item = document.createElement("li");
+      item.dataset.output = output.name;
+      const name = document.createElement("span");
+      name.className = "output-name";
+      name.textContent = output.name;
+      const state = document.createElement("span");
+      state.className = "badge output-state";
+      state.textContent = "-";
+      const text = document.createElement("span");
+      text.className = "output-text";
+      text.textContent = output.text;
+      item.append(name, state, text);
+      for (const [action, label] of [["on", "On"], ["off", "Off"], ["pulse", "Pulse"]]) {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "small";
+        button.dataset.outputState = action;
+        button.textContent = label;
+        button.addEventListener("click", () =>
+          command({ command: "output", name: output.name, state: action }, `Output ${output.name} ${action}`));
+        item.append(button);
+      }
+      list.append(item);
+    }
+    $("#outputs").hidden = outputs.length === 0;
+  }
+
+  function showOutputs(pins) {
+    for (const [name, on] of Object.entries(pins || {})) {
+      const badge = document.querySelector(`#output-list li[data-output="${CSS.escape(name)}"] .output-state`);
+      if (!badge) continue;
+      badge.textContent = on ? "ON" : "off";
+      badge.classList.toggle("on", on);
+    }
+  }
+
   function showLights(lights) {
     const status = $("#light-status");
     const both = lights.red && lights.green;
@@ -300,6 +340,7 @@
     deck.style.background = lit ? `rgb(${r}, ${g}, ${b})` : "";
     deck.style.boxShadow = lit ? `0 0 .6rem rgb(${r}, ${g}, ${b})` : "";
     $("#light-deck-text").textContent = lit ? (lights.deck || "on") : "off";
+    showOutputs(lights.outputs);
   }
 
   // The prop's own cues, played here too once the game master ticks "Sound" (a browser plays
@@ -348,6 +389,7 @@
     $("#panel").hidden = !session.front_panel;
     buildDisplays(session.roles);
     buildAreas(session.areas);
+    buildOutputs(session.outputs || []);
     window.addEventListener("resize", fitDisplays);
     wireControls();
     if (session.front_panel) wirePanel();
