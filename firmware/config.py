@@ -484,7 +484,9 @@ def _output(section: Section) -> OutputWiring:
     if off_on == on and on != "none":
         raise section.fail("off_on", f'is the event that switches it on (on = "{on}"); pick another, or "none"')
     if max_on is not None and pulse > max_on:
-        raise section.fail("pulse_seconds", f"must not be longer than max_on_seconds ({max_on:g})")
+        if "pulse_seconds" in section.data:
+            raise section.fail("pulse_seconds", f"must not be longer than max_on_seconds ({max_on:g})")
+        pulse = float(max_on)  # the default pulse, cut to what the output may take
     return OutputWiring(
         name,
         pin,

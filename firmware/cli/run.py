@@ -8,8 +8,9 @@ import logging
 import random
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from baccarat_core import BaccaratError, BaccaratModule
+from baccarat_core import BaccaratError
 from baccarat_core.numbers import parse_count
 from baccarat_core.records import replace
 
@@ -17,6 +18,9 @@ from ..config import DEFAULT_CONFIG, Config, describe_wiring, load_config
 from ..config_perms import warn_if_readable
 from ..errors import ConfigError, PropError
 from . import Parser, arg_type
+
+if TYPE_CHECKING:
+    from ..room.saved_state import SavedGame
 
 #: Where the service looks for its config when --config is not given.
 SYSTEM_CONFIG = Path("/etc/baccarat/config.toml")
@@ -99,7 +103,7 @@ def _run(args: argparse.Namespace) -> int:
         attach_services,
         build_daemon,
         mock_pin_factory,
-        restore_module,
+        restore_game,
         resume_collection,
         run_forever,
         setup_logging,
@@ -124,8 +128,8 @@ def _run(args: argparse.Namespace) -> int:
     warn_if_readable(config.source, has_secret=secret)
     rng = random.Random()
 
-    def restore() -> BaccaratModule | None:
-        return restore_module(config, rng)
+    def restore() -> SavedGame | None:
+        return restore_game(config, rng)
 
     if args.simulate:
         from ..simulator import run_simulator
