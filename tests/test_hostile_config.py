@@ -125,6 +125,19 @@ DISPLAY_BAD = {
     "driver": ['"ssd9999"', "1"],
     "role": ['"scoreboard"', "1"],
 }
+#: Values each key of the reference build's ``[[outputs]]`` table refuses (the key's line is replaced).
+OUTPUT_BAD = {
+    "name": ['""', '"Lock"', '"front door"', '"l\u00f6ck"', '"' + "x" * 40 + '"', "1", '"9lives"'],
+    "pin": ["5", "0", "28", "2", "12", '"15"', "15.0", "true", "-1"],
+    "active_high": ['"true"', "1"],
+    "on": ['"win"', '"SOLVED"', "true", '""', '["solved"]'],
+    "mode": ['"latch"', '"Hold"', "0"],
+    "off_on": ['"solved"', '"never"', "false"],
+    "pulse_seconds": ["0", "-1", "nan", "inf", "3601", '"1"'],
+    "max_on_seconds": ["0", "-5", "nan", "1e9", '"10"', "false"],
+    "colour": ['"red"'],
+}
+
 TEXT_DAMAGE = [
     lambda t, r: t.replace("=", "", 1),
     lambda t, r: t + "\n[edgework]\n",
@@ -141,7 +154,7 @@ def hostile_configs(seed: int, count: int) -> list[str]:
     out = []
     for _ in range(count):
         text = REFERENCE + "\n[state]\n\n[control]\n"
-        shape = rng.randrange(10)
+        shape = rng.randrange(11)
         if shape < 7:
             section, key = rng.choice(keys)
             if f"[{section}]" not in text:
@@ -158,8 +171,20 @@ def hostile_configs(seed: int, count: int) -> list[str]:
             lines.insert(first + 1, f"{key} = {rng.choice(DISPLAY_BAD[key])}")
             # a key given twice is itself a TOML error; that is a refusal too
             text = "\n".join(lines) + "\n"
-        else:
+        elif shape == 9:
             text = rng.choice(TEXT_DAMAGE)(text, rng)
+        else:  # the output's table: one key replaced (or added) with a value it refuses
+            key = rng.choice(list(OUTPUT_BAD))
+            lines = text.splitlines()
+            first = lines.index("[[outputs]]")
+            end = next(i for i in range(first + 1, len(lines)) if lines[i].startswith("["))
+            line = f"{key} = {rng.choice(OUTPUT_BAD[key])}"
+            mine = [i for i in range(first + 1, end) if re.match(rf"{key}\s*=", lines[i])]
+            if mine:
+                lines[mine[0]] = line
+            else:
+                lines.insert(first + 1, line)
+            text = "\n".join(lines) + "\n"
         out.append(text)
     return out
 

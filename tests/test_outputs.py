@@ -17,7 +17,7 @@ from firmware.app import attach_services, build_daemon, close_daemon, restore_ga
 from firmware.devices.displays import open_dummy_device
 from firmware.devices.switching import OutputSwitched
 from firmware.room.commands import GameMaster
-from tests.conftest import Rig, make_config
+from tests.conftest import Rig, config_data, make_config
 
 LOCK = {"name": "lock", "pin": 15, "on": "solved"}  # the reference build's
 HORN = {"name": "horn", "pin": 14, "on": "strike", "mode": "pulse", "pulse_seconds": 0.2}
@@ -404,3 +404,80 @@ def test_damaged_outputs_in_the_state_file_are_left_off_and_the_game_goes_on(
         assert len(lines) == 1 and warning.replace("'", '"') in lines[0].replace("'", '"'), lines
     finally:
         stop()
+
+
+# -- kill -9 and SIGTERM of a real process ------------------------------------------------------------
+
+
+@pytest.fixture
+def prop(tmp_path):
+    """tests/prop_process.py (built as ``baccarat run`` builds the prop) with outputs; kill -9 at will."""
+    from tests.test_state import PropProcess
+
+    made = []
+
+    def start(**sections):
+        data = config_data(state={"file": str(tmp_path / "state.json")}, control={"socket": ""}, **sections)
+        config_file = tmp_path / "config.json"
+        config_file.write_text(json.dumps(data))
+        made.append(PropProcess(config_file))
+        return made[-1]
+
+    yield start
+    for process in made:
+        process.stop()
+
+
+def test_kill_9_leaves_an_open_lock_open_and_never_repeats_a_pulse(prop, tmp_path):
+    outputs = [LOCK, {**HORN, "pulse_seconds": 30}]
+    first = prop(outputs=outputs)
+    assert first.ready["pins"] == {"lock": False, "horn": False}
+    for command in ({"command": "force_solve"}, {"command": "output", "name": "horn", "state": "pulse"}):
+        first.send(command=command)
+        assert first.expect("reply")["ok"]
+    first.send(pins=True)
+    assert first.expect("pins") == {"lock": True, "horn": True}
+    assert until(lambda: saved_outputs(tmp_path / "state.json") == {"lock": None})
+    first.kill9()
+
+    again = prop(outputs=outputs)
+    assert again.ready["restored"] and again.ready["snapshot"]["solved"]
+    assert again.ready["pins"] == {"lock": True, "horn": False}, "the lock shut, or the horn sounded again"
+    assert again.ready["held"] == {"lock": None}
+
+
+def test_kill_9_mid_deal_opens_the_lock_at_the_next_start(prop):
+    """Killed while the winning round's cards turn (1 s each): the round counts from its gesture, and so
+    does the lock it opens."""
+    first = prop(timing={"card_seconds": 1.0})
+    first.send(hint=True)
+    hint = first.expect("hint")
+    assert hint["winner"] != "tie"
+    first.tap("right")
+    first.tap("right")  # $1 -> $5 -> $25
+    first.tap(hint["winner"])
+    first.send(deal=True)
+    first.expect("events", test=lambda kinds: "round" in kinds)
+    dealt_at = time.monotonic()
+    first.send(pins=True)
+    assert first.expect("pins") == {"lock": False}, "the lock opened at the gesture"
+    first.kill9()
+    assert time.monotonic() - dealt_at < 1.0, "not mid-deal any more"
+
+    again = prop(timing={"card_seconds": 1.0})
+    assert again.ready["snapshot"]["solved"] and again.ready["pins"] == {"lock": True}
+
+
+def test_sigterm_turns_an_open_output_off(tmp_path):
+    """systemd's stop with an output on (here the lock opens at the deal gesture): exit 0, every
+    output and light off (tests/test_faults_sigterm.py checks the outputs with the lights)."""
+    from tests.test_faults_sigterm import DaemonProcess, check_stopped_cleanly, write_config
+
+    config = write_config(tmp_path)
+    config.write_text(config.read_text().replace('on = "solved"', 'on = "deal"', 1))
+    process = DaemonProcess(config, tmp_path / "first", "--play")
+    process.wait_for("dealt-frame")
+    code, took = process.terminate()
+    summary = check_stopped_cleanly(process, code, took)
+    assert "output lock on (deal)" in process.log()
+    assert summary["outputs"] == {"lock": 0}
