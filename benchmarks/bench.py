@@ -1,4 +1,5 @@
-"""The prop's speed on the deployed path: input to frame, bytes and time on the buses, idle, start-up.
+"""The prop's speed on the deployed path: input to frame, result to output, bytes and time on the buses,
+idle, start-up.
 
 The daemon runs as the service runs it: the reference config, the services
 attached (the state file written on its background thread, the control socket,
@@ -8,7 +9,7 @@ luma.core's real ``i2c`` and ``spi`` interfaces, smbus2 and spidev. Only the
 lowest layer is faked: gpiozero's mock pins, and ``tests/fakeos.py`` under
 smbus2, spidev and RPi.GPIO, which records every byte that leaves for a display::
 
-    python benchmarks/bench.py [--samples 300] [--deals 100] [--idle-seconds 20] [--starts 7] [--json]
+    python benchmarks/bench.py [--samples 300] [--deals 100] [--solves 100] [--idle-seconds 20] [--starts 7] [--json]
 
 Software time is from just before the pin edge that makes the input (a betting
 area's release after a press held past the debounce, an arrow's press, the
@@ -18,6 +19,11 @@ has been handed to the kernel (the daemon's ``on_frame`` hook runs after
 charges 9 clocks a byte (8 bits and the ACK), and each transfer its address and
 control byte; SPI 8 clocks a byte of payload. A display wired to the other bus
 would move the same payload, so both columns are given for every display.
+
+Result to output: the reference build's lock opens on a solve. A winning round is
+dealt, and the time runs from the moment its result is due (the daemon's
+schedule: ``Daemon.result_due``) to the lock's pin edge (gpiozero's mock pin
+stamps it), through whatever the game thread was doing then.
 
 The Pi Zero 2 W column multiplies this machine's software time by
 ``--zero2w-factor`` (default 12; the basis is in benchmarks/README.md). It is an
@@ -181,7 +187,9 @@ def wire_bytes(writes: list[Any], bus: str) -> int:
     return sum(len(w.payload) + (2 if bus == "i2c" else 0) for w in writes)
 
 
-def measure_inputs(directory: Path, samples: int, deals: int, holds: int, broker_port: int | None) -> dict[str, Any]:
+def measure_inputs(
+    directory: Path, samples: int, deals: int, holds: int, broker_port: int | None, solves: int = 0
+) -> dict[str, Any]:
     """Drive the daemon through its pins and record time and bytes for each input kind."""
     import random
 
@@ -283,6 +291,7 @@ def measure_inputs(directory: Path, samples: int, deals: int, holds: int, broker
             while daemon.dealing:  # the whole round: cards, result, clearing
                 time.sleep(0.01)
             result["deal"].writes.append(sent(since))
+        outputs = result_to_output(daemon, factory, config, solves, fresh, tap)
     finally:
         daemon.stop()
         for close in closers:
@@ -290,7 +299,44 @@ def measure_inputs(directory: Path, samples: int, deals: int, holds: int, broker
         close_daemon(daemon)
         factory.reset()
     buses = {spec.role: spec.interface for spec in config.displays}
-    return {"samples": result, "buses": buses, "displays": config.displays}
+    return {"samples": result, "buses": buses, "displays": config.displays, "result_to_output_ms": outputs}
+
+
+def result_to_output(daemon: Any, factory: Any, config: Any, solves: int, fresh: Any, tap: Any) -> list[float]:
+    """Winning rounds: from each result's due time to the lock's pin edge, in ms (see the module's doc)."""
+    lock = next((o for o in config.outputs if o.on == "solved"), None)
+    if lock is None or solves <= 0:
+        return []
+    pin = factory.pin(lock.pin)
+    due: list[float] = []
+
+    def note_due(event: Any) -> None:  # on the game thread, once the round's schedule is made
+        if event.kind == "card" and not due and daemon.result_due is not None:
+            due.append(daemon.result_due)
+
+    daemon.on_shown.append(note_due)
+    times: list[float] = []
+    try:
+        while len(times) < solves:
+            fresh()  # the reset shuts the lock
+            game = daemon.module.next_round()
+            if game.winner == "tie":
+                continue
+            while daemon.module.denomination < 25:
+                tap("arrow_right")
+            tap(game.winner)
+            due.clear()
+            pin.clear_states()
+            tap("deal")
+            while daemon.dealing:
+                time.sleep(0.01)
+            daemon.wait_idle()
+            if not daemon.module.solved or len(pin.states) != 2 or not due:
+                raise RuntimeError(f"the winning round did not open the lock once: {pin.states}")
+            times.append((pin._last_change - due[0]) * 1000)  # the mock pin's monotonic stamp of its edge
+    finally:
+        daemon.on_shown.remove(note_due)
+    return times
 
 
 # -- in a child process: idle and start-up ---------------------------------------------------
@@ -457,7 +503,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def figures(measured: dict[str, Any], factor: float) -> dict[str, Any]:
-    """software_ms, bus_bytes and bus_ms per input (and per role), from the samples."""
+    """software_ms, bus_bytes and bus_ms per input (and per role), and result_to_output_ms, from the samples."""
     software: dict[str, Any] = {}
     bus_bytes: dict[str, Any] = {}
     bus_ms: dict[str, Any] = {}
@@ -488,7 +534,16 @@ def figures(measured: dict[str, Any], factor: float) -> dict[str, Any]:
                 clocks = 9 if other == "i2c" else 8
                 costs = [wire_bytes(sample[role], other) * clocks / hz * 1000 for sample in kind.writes]
                 bus_ms[name][role][clock] = {"mean": statistics.mean(costs), "p99": percentile(costs, 0.99)}
-    return {"software_ms": software, "bus_bytes": bus_bytes, "bus_ms": bus_ms}
+    outputs = measured.get("result_to_output_ms") or []
+    out: dict[str, Any] = {"software_ms": software, "bus_bytes": bus_bytes, "bus_ms": bus_ms}
+    if outputs:
+        out["result_to_output_ms"] = {
+            "p50": statistics.median(outputs),
+            "p99": percentile(outputs, 0.99),
+            "max": max(outputs),
+            "samples": len(outputs),
+        }
+    return out
 
 
 def machine() -> str:
@@ -528,6 +583,9 @@ def targets(report: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
             bus["mean"] <= 3.0,
         ),
     ]
+    if "result_to_output_ms" in report:
+        lock = report["result_to_output_ms"]
+        rows.append(("result to output (the lock), p99", f"{lock['p99']:.2f} ms", "< 5 ms", lock["p99"] < 5.0))
     if "startup" in report:
         s = report["startup"]
         rows.append(("start-up against the floor", f"{s['ratio']:.2f}x", "<= 1.3x", s["ratio"] <= 1.3))
@@ -564,6 +622,12 @@ def print_markdown(report: dict[str, Any]) -> None:
             times = " | ".join(f"{t[c]['mean']:.2f} ms" for c in CLOCKS)
             print(f"| {name} | {role} ({b['bus']}) | {b['mean']:,.0f} | {b['p99']:,.0f} | {times} |")
     print()
+    if "result_to_output_ms" in report:
+        lock = report["result_to_output_ms"]
+        print(
+            f"Result to output: the lock's pin {lock['p50']:.3f} ms (p50), {lock['p99']:.3f} ms (p99), "
+            f"{lock['max']:.3f} ms (max) after the winning round's result was due; {lock['samples']} solves."
+        )
     if "idle" in report:
         idle = report["idle"]
         threads = ", ".join(f"{k} {v:g}/s" for k, v in idle["wakeups_per_s_by_thread"].items() if v >= 0.05)
@@ -587,13 +651,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=300, help="chip presses and arrows (default 300)")
     parser.add_argument("--deals", type=int, default=100, help="whole deals (default 100)")
     parser.add_argument("--holds", type=int, default=5, help="holds to clear a bet (0.5 s each; default 5)")
+    parser.add_argument("--solves", type=int, default=100, help="winning rounds, result to output (default 100)")
     parser.add_argument("--idle-seconds", type=float, default=20.0, help="idle measurement (default 20; 0: skip)")
     parser.add_argument("--starts", type=int, default=7, help="start-up runs, median taken (default 7; 0: skip)")
     parser.add_argument("--zero2w-factor", type=float, default=ZERO2W_FACTOR, help="Pi Zero 2 W / this PC")
     parser.add_argument("--no-mqtt", action="store_true", help="leave MQTT off even if mosquitto is installed")
     parser.add_argument("--json", action="store_true", help="print every figure as one JSON object")
     args = parser.parse_args(argv)
-    for name in ("samples", "deals", "holds", "starts"):
+    for name in ("samples", "deals", "holds", "solves", "starts"):
         if getattr(args, name) < (1 if name == "samples" else 0):
             parser.error(f"--{name} {getattr(args, name)} is too small")
 
@@ -601,7 +666,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp, broker(Path(tmp), not args.no_mqtt) as port:
         inputs = Path(tmp) / "inputs"
         inputs.mkdir()
-        measured = measure_inputs(inputs, args.samples, args.deals, args.holds, port)
+        measured = measure_inputs(inputs, args.samples, args.deals, args.holds, port, args.solves)
         report: dict[str, Any] = {
             "machine": machine(),
             "command": "python benchmarks/bench.py " + " ".join(argv if argv is not None else sys.argv[1:]),

@@ -107,6 +107,7 @@ class _Round:
     """The schedule of a round being shown, and what waits for its end."""
 
     steps: list[_Step]
+    result_at: float = float("inf")  # when the result shows (time.monotonic())
     deferred: list[_Call] = field(default_factory=list)
     solved_counts: list[_SolvedCount] = field(default_factory=list)
 
@@ -343,6 +344,13 @@ class Daemon:
         """True from a deal's gesture until its round is finished."""
         return self._round is not None
 
+    @property
+    def result_due(self) -> float | None:
+        """When (``time.monotonic()``) the round being dealt shows its result (and switches the outputs
+        it names); None outside a deal. What the benchmark times an output against."""
+        waiting = self._round
+        return None if waiting is None else waiting.result_at
+
     # -- what is shown (game thread) --------------------------------------------------------
     def scene(self) -> Scene:
         """Every display's view now (call on the game thread, e.g. through :meth:`call`)."""
@@ -430,7 +438,7 @@ class Daemon:
         result_at = now + len(cards) * self.card_seconds
         steps.append(_Step(result_at, lambda: self._show_result(events[last + 1 :])))
         steps.append(_Step(result_at + self.result_seconds, self._finish_round))
-        self._round = _Round(steps)
+        self._round = _Round(steps, result_at)
         self._run_due_steps()
 
     def _run_due_steps(self) -> None:

@@ -241,3 +241,33 @@ def test_the_simulator_text_view_shows_the_outputs(rig_factory):
     narrow = text_lines(take_snapshot(rig.daemon), [], 60, 18)
     assert any(line.startswith("Outputs: lock ON") for line in narrow), narrow  # its own line when short of room
     assert all(len(line) < 60 for line in narrow) and len(narrow) <= 18
+
+
+# -- the control socket: ``baccarat output`` -----------------------------------------------------------
+
+
+def test_baccarat_output_switches_through_the_control_socket(served, capsys):
+    import pytest
+
+    from firmware.cli import main
+
+    rig, sock = served  # the reference build: the lock
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = main([*argv, "--socket", str(sock)])
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    assert run("output", "lock", "on") == (0, "output lock on\n", "")
+    assert lit(rig, "lock")
+    assert run("output", "lock", "on") == (0, "output lock was on already\n", "")
+    code, out, _ = run("status")
+    assert code == 0 and out.splitlines()[-1] == "outputs: lock on"
+    assert run("output", "lock", "pulse") == (0, "output lock on for 1 s\n", "")
+    assert run("output", "lock", "off")[:2] == (0, "output lock off\n")
+    code, out, err = run("output", "door", "on")
+    assert (code, out) == (2, "") and err == 'baccarat output: error: output: unknown output "door" (known: lock)\n'
+    with pytest.raises(SystemExit) as exit_info:  # argparse's own check: on, off or pulse
+        main(["output", "lock", "open", "--socket", str(sock)])
+    assert exit_info.value.code == 2 and "invalid choice: 'open'" in capsys.readouterr().err
+    assert not lit(rig, "lock")
