@@ -35,19 +35,19 @@ __all__ = ["Output", "OutputSwitched", "Outputs"]
 class Output:
     """One output on a gpiozero ``DigitalOutputDevice``: held on, pulsed, or off.
 
-    On gpiozero's mock pins, a 50 ms pulse is over by itself:
+    On gpiozero's mock pins: held on, then a pulse that a 10 s cut-off shortens (the lock has
+    been on for a moment already), then off:
 
-    >>> import time
     >>> from gpiozero.pins.mock import MockFactory
     >>> from firmware.devices.outputs import Output
-    >>> horn = Output(14, pin_factory=MockFactory())
-    >>> horn.pulse(0.05)
-    0.05
-    >>> horn.device.value, horn.is_on
-    (1, True)
-    >>> time.sleep(0.2); horn.device.value  # gpiozero's thread switched it off
-    0
-    >>> horn.close()
+    >>> lock = Output(15, max_on_seconds=10, pin_factory=MockFactory())
+    >>> lock.on() <= 10, lock.device.value, lock.is_on
+    (True, 1, True)
+    >>> lock.pulse(60) < 10  # gpiozero's thread switches it off when that runs out
+    True
+    >>> lock.off(), lock.device.value, lock.is_on
+    (True, 0, False)
+    >>> lock.close()
     """
 
     def __init__(
