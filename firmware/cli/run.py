@@ -38,7 +38,7 @@ the simulator (--simulate): the real daemon on gpiozero's mock pins, its display
   --view auto        a window if a display server is there, else the terminal (default)
   --view window      a pygame window, scaled to fit the screen with crisp pixels (--scale N)
   --view terminal    the displays in braille when the terminal is large enough (about
-                     135x35 with the reference displays) and UTF-8, else the text view
+                     135x36 with the reference build) and UTF-8, else the text view
   --view text        the prop in words: fits 80x24, plain ASCII works
   --view asciiblock  luma.emulator's coloured blocks (a large terminal)
   --gm               the game master's details on screen (the deck's derivation in the
