@@ -262,7 +262,7 @@ def test_baccarat_output_switches_through_the_control_socket(served, capsys):
     assert lit(rig, "lock")
     assert run("output", "lock", "on") == (0, "output lock was on already\n", "")
     code, out, _ = run("status")
-    assert code == 0 and out.splitlines()[-1] == "outputs: lock on"
+    assert code == 0 and out.splitlines()[2] == "outputs: lock on"
     assert run("output", "lock", "pulse") == (0, "output lock on for 1 s\n", "")
     assert run("output", "lock", "off")[:2] == (0, "output lock off\n")
     code, out, err = run("output", "door", "on")

@@ -155,6 +155,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"{doc['cards_left']} cards left (appeared with {doc['deck_solved']} solved)"
     )
     print(f"bets: {bets}; active chip {format_dollars(doc['denomination'])}")
+    if doc.get("outputs"):
+        print("outputs: " + ", ".join(f"{o['name']} {'on' if o['on'] else 'off'}" for o in doc["outputs"]))
     batteries = f", battery holders {', '.join(e['batteries'])}" if e.get("batteries") else ""
     drawn = f" (drawn at random for game {doc.get('game')})" if doc.get("edgework_drawn") else ""
     print(
@@ -162,8 +164,6 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"{', '.join(e['lit']) or 'none'}, unlit {', '.join(e['unlit']) or 'none'}{batteries}, "
         f"{e['solved']} solved{drawn}"
     )
-    if doc.get("outputs"):
-        print("outputs: " + ", ".join(f"{o['name']} {'on' if o['on'] else 'off'}" for o in doc["outputs"]))
     return 0
 
 
