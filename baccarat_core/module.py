@@ -12,6 +12,7 @@ import random
 from typing import Any
 
 from . import events as ev
+from .bets import bet_inputs
 from .bomb import RandomBombs, check_game
 from .cards import Card, hand_score
 from .chips import DENOMINATIONS, is_ordered, reorder
@@ -225,6 +226,15 @@ class BaccaratModule:
         out += self._play(bets)
         if finish and self.round_pending:
             out += self.finish_round()
+        return out
+
+    def bet(self, bets: dict[str, int], *, finish: bool = True) -> list[ev.Event]:
+        """Remote play: the table cleared, each bet stacked from its largest chip down, and the
+        deal, as the presses :func:`~baccarat_core.bets.bet_inputs` plans (the events are the
+        presses' events, ignored ones included). ``finish`` is :meth:`deal`'s."""
+        out = self.finish_round()  # the first press would finish a pending round, before the plan
+        for action in bet_inputs(bets, self.denomination, self.stacks):
+            out += self.deal(finish=finish) if isinstance(action, Deal) else self.handle(action)
         return out
 
     def finish_round(self) -> list[ev.Event]:

@@ -180,6 +180,61 @@ class Samples:
     software_ms: list[float] = field(default_factory=list)
     #: per sample: {role: [writes]} of what went on the wire
     writes: list[dict[str, list[Any]]] = field(default_factory=list)
+    #: per sample: what the daemon wrote (:class:`DiskMeter`)
+    disk: list[dict[str, int]] = field(default_factory=list)
+
+
+def proc_io(pid: int | str = "self") -> dict[str, int]:
+    """``/proc/<pid>/io``: ``write_bytes`` (what the process caused to be written to a disk: the
+    pages it dirtied, counted when dirtied), ``wchar`` (bytes passed to ``write()`` and friends),
+    ``syscw`` (those calls) and the rest; empty where the kernel does not keep them."""
+    try:
+        text = Path(f"/proc/{pid}/io").read_text()
+    except OSError:
+        return {}
+    return {key.strip(): int(value) for key, value in (line.split(":") for line in text.splitlines() if ":" in line)}
+
+
+class LogMeter(logging.Handler):
+    """Counts the lines the daemon logs, as the journal receives them (the service's format)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        from firmware.app import JOURNAL_FORMAT
+
+        self.setFormatter(logging.Formatter(JOURNAL_FORMAT))
+        self.lines = 0
+        self.bytes = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines += 1
+        self.bytes += len(self.format(record).encode()) + 1  # and its newline
+
+
+class DiskMeter:
+    """What the daemon (this process) writes between :meth:`mark` and :meth:`since`: to disk
+    (``/proc/self/io``'s ``write_bytes``; the state file is the only file it writes) and to the
+    journal (its log lines)."""
+
+    def __init__(self) -> None:
+        self.log = LogMeter()
+        logging.getLogger().addHandler(self.log)
+
+    def mark(self) -> tuple[dict[str, int], int, int]:
+        return proc_io(), self.log.bytes, self.log.lines
+
+    def since(self, mark: tuple[dict[str, int], int, int]) -> dict[str, int]:
+        io, log_bytes, log_lines = mark
+        now = proc_io()
+        return {
+            "write_bytes": now.get("write_bytes", 0) - io.get("write_bytes", 0),
+            "wchar": now.get("wchar", 0) - io.get("wchar", 0),
+            "log_bytes": self.log.bytes - log_bytes,
+            "log_lines": self.log.lines - log_lines,
+        }
+
+    def close(self) -> None:
+        logging.getLogger().removeHandler(self.log)
 
 
 def wire_bytes(writes: list[Any], bus: str) -> int:
@@ -214,6 +269,9 @@ def measure_inputs(
     pins = PinDriver(daemon.board)
     settle = config.timing.debounce_seconds + 0.005
     limits = TableLimits(25, 1000)
+    disk = DiskMeter()
+    played: list[dict[str, Any]] = []
+    rounds = max(10, deals // 3)
 
     def marks() -> dict[str, int]:
         return {role: end.mark() for role, end in ends.items()}
@@ -236,6 +294,7 @@ def measure_inputs(
             if i % 8 == 0:
                 fresh()
             area = areas[i % len(areas)]
+            written = disk.mark()
             pins.press(area)
             time.sleep(settle)
             since, at = marks(), frames.mark()
@@ -243,11 +302,12 @@ def measure_inputs(
             pins.release(area)
             result["chip press"].software_ms.append((frames.wait(at, "bets") - start) * 1000)
             result["chip press"].writes.append(sent(since))
+            result["chip press"].disk.append(disk.since(written))
         fresh()
         tap("arrow_right")
         for i in range(samples):  # arrows: the press steps the denomination
             arrow = "arrow_right" if i % 2 else "arrow_left"
-            since, at = marks(), frames.mark()
+            since, at, written = marks(), frames.mark(), disk.mark()
             start = time.perf_counter()
             pins.press(arrow)
             result["arrow"].software_ms.append((frames.wait(at, "bets") - start) * 1000)
@@ -255,11 +315,13 @@ def measure_inputs(
             time.sleep(settle)
             pins.release(arrow)
             time.sleep(settle)
+            daemon.wait_idle()
+            result["arrow"].disk.append(disk.since(written))
         fresh()
         for _ in range(holds):  # holds (0.5 s each): timed from the moment the hold fires
             tap("tie")
             tap("tie")
-            since, at = marks(), frames.mark()
+            since, at, written = marks(), frames.mark(), disk.mark()
             stamp: list[float] = []
             area = daemon.board.areas["tie"]
             previous = area.on_hold
@@ -276,6 +338,7 @@ def measure_inputs(
             time.sleep(settle)
             result["hold"].software_ms.append((end - stamp[0]) * 1000)
             result["hold"].writes.append(sent(since))
+            result["hold"].disk.append(disk.since(written))
         for _ in range(deals):  # deals: $25 on Player, then the deck sensor
             if daemon.module.solved or daemon.module.denomination != 25:
                 fresh()
@@ -291,15 +354,47 @@ def measure_inputs(
             while daemon.dealing:  # the whole round: cards, result, clearing
                 time.sleep(0.01)
             result["deal"].writes.append(sent(since))
+        # Disk writes of rounds as players play them: each lost (the bet on the hand that
+        # loses), so the deck runs down and is replaced every five or six rounds, as in a game.
+        fresh()
+        for _ in range(rounds):
+            if daemon.module.solved:  # a tie can pay; the rounds measured are lost ones
+                fresh()
+            game = daemon.call(daemon.module.next_round).result(5)
+            left = daemon.call(lambda: daemon.module.cards_left).result(5)
+            written = disk.mark()  # the bet (the arrows to $25 after the reset), the deal, to the clearing
+            while daemon.module.denomination < 25:
+                tap("arrow_right")
+            tap("banker" if game.winner == "player" else "player")
+            pins.press("deal")
+            time.sleep(settle)
+            pins.release("deal")
+            time.sleep(settle)
+            while daemon.dealing:
+                time.sleep(0.01)
+            daemon.wait_idle()
+            played.append({**disk.since(written), "new_deck": daemon.module.cards_left > left})
         outputs = result_to_output(daemon, factory, config, solves, fresh, tap)
     finally:
+        disk.close()
         daemon.stop()
         for close in closers:
             close()
         close_daemon(daemon)
         factory.reset()
     buses = {spec.role: spec.interface for spec in config.displays}
-    return {"samples": result, "buses": buses, "displays": config.displays, "result_to_output_ms": outputs}
+    from firmware import storage
+
+    mount = storage.mount_of(directory, storage.read_mounts())
+    return {
+        "samples": result,
+        "rounds": played,
+        "buses": buses,
+        "displays": config.displays,
+        "disk_fs": mount.describe() if mount else "unknown",
+        "disk_in_ram": bool(storage.volatile_reason(directory / "state.json", storage.read_mounts())),
+        "result_to_output_ms": outputs,
+    }
 
 
 def result_to_output(daemon: Any, factory: Any, config: Any, solves: int, fresh: Any, tap: Any) -> list[float]:
@@ -342,13 +437,77 @@ def result_to_output(daemon: Any, factory: Any, config: Any, solves: int, fresh:
 # -- in a child process: idle and start-up ---------------------------------------------------
 
 
-class Child:
-    """``baccarat run`` in a process of its own over the recorded bus (``benchmarks/child.py``)."""
+def unit_watchdog_seconds(unit: Path = ROOT / "firmware" / "baccarat.service") -> float:
+    """The service's ``WatchdogSec=``, in seconds (a plain number in the unit)."""
+    for line in unit.read_text(encoding="utf-8").splitlines():
+        if line.startswith("WatchdogSec="):
+            return float(line.partition("=")[2])
+    raise RuntimeError(f"{unit} sets no WatchdogSec=")
 
-    def __init__(self, directory: Path, *, threads: Path | None = None) -> None:
+
+class ServiceManager:
+    """systemd's notify socket as the service sees it: the datagrams the child sends, read on a thread."""
+
+    def __init__(self, directory: Path) -> None:
+        from tests.notify_listener import NotifyListener
+
+        self.listener = NotifyListener(str(directory / "notify"))
+        self.watchdog_seconds = unit_watchdog_seconds()
+        self._arrived = threading.Condition()
+        self._thread = threading.Thread(target=self._read, name="bench-notify", daemon=True)
+        self._thread.start()
+
+    def env(self) -> dict[str, str]:
+        """What systemd sets for a ``Type=notify`` unit with ``WatchdogSec=``."""
+        return {"NOTIFY_SOCKET": self.listener.address, "WATCHDOG_USEC": str(int(self.watchdog_seconds * 1e6))}
+
+    def _read(self) -> None:
+        while True:  # asleep in recvmsg until a datagram comes: the benchmark's own wakeups stay few
+            try:
+                message = self.listener.receive(3600)
+            except OSError:
+                return
+            if message is not None and "BENCH_STOP" in message.fields:
+                return
+            with self._arrived:
+                self._arrived.notify_all()
+
+    def next_ping(self, after: float, timeout: float) -> float:
+        """When the first WATCHDOG=1 read after ``after`` (a ``time.monotonic()`` stamp) came."""
+
+        def found() -> float | None:
+            return next((m.at for m in self.listener.messages if "WATCHDOG" in m.fields and m.at > after), None)
+
+        with self._arrived:
+            if not self._arrived.wait_for(lambda: found() is not None, timeout):
+                raise RuntimeError(f"no watchdog ping within {timeout:g} s")
+        stamp = found()
+        assert stamp is not None
+        return stamp
+
+    def pings(self, start: float, end: float) -> int:
+        """WATCHDOG=1 datagrams read after ``start`` and up to ``end`` (``time.monotonic()`` stamps)."""
+        return sum(1 for m in list(self.listener.messages) if "WATCHDOG" in m.fields and start < m.at <= end)
+
+    def close(self) -> None:
+        import socket
+
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as poke:
+            poke.sendto(b"BENCH_STOP=1\n", self.listener.address)
+        self._thread.join(5)
+        self.listener.close()
+
+
+class Child:
+    """``baccarat run`` in a process of its own over the recorded bus (``benchmarks/child.py``),
+    under a stand-in for systemd's notify socket as the service runs (READY, the watchdog's pings)."""
+
+    def __init__(self, directory: Path, *, threads: Path | None = None, manager: ServiceManager | None = None) -> None:
         env = dict(os.environ)
-        for name in ("JOURNAL_STREAM", "GPIOZERO_PIN_FACTORY", "GPIOZERO_MOCK_PIN_CLASS"):
+        for name in ("JOURNAL_STREAM", "GPIOZERO_PIN_FACTORY", "GPIOZERO_MOCK_PIN_CLASS", "NOTIFY_SOCKET"):
             env.pop(name, None)  # the child sets gpiozero's mock pins itself
+        if manager is not None:
+            env |= manager.env()
         command = [sys.executable, str(ROOT / "benchmarks" / "child.py"), str(directory / "config.toml")]
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
@@ -360,6 +519,21 @@ class Child:
             text=True,
         )
         self.log: list[str] = []
+        #: (time.monotonic(), bytes) of each log line after "ready" (:meth:`follow`)
+        self.later: list[tuple[float, int]] = []
+        self._follower: threading.Thread | None = None
+
+    def follow(self) -> None:
+        """Read the log after "ready" on a thread, noting when each line came (idle: nothing)."""
+
+        def read() -> None:
+            assert self.proc.stderr is not None
+            for line in self.proc.stderr:
+                self.log.append(line)
+                self.later.append((time.monotonic(), len(line.encode())))
+
+        self._follower = threading.Thread(target=read, name="bench-log", daemon=True)
+        self._follower.start()
 
     def wait_ready(self, timeout: float = 30) -> float:
         """Seconds from the process start to the "ready" log line."""
@@ -378,11 +552,15 @@ class Child:
     def stop(self) -> int:
         self.proc.terminate()
         try:
-            _, rest = self.proc.communicate(timeout=10)
+            if self._follower is not None:
+                self.proc.wait(timeout=10)
+                self._follower.join(5)
+            else:
+                _, rest = self.proc.communicate(timeout=10)
+                self.log.append(rest)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             raise RuntimeError("the daemon did not stop on SIGTERM") from None
-        self.log.append(rest)
         return self.proc.returncode
 
     def threads(self) -> dict[str, tuple[int, float]]:
@@ -402,6 +580,13 @@ class Child:
             found[task.name] = (switches, cpu)
         return found
 
+    def voluntary_switches(self, tid: str) -> int:
+        """How often a thread went to sleep (its voluntary context switches)."""
+        for line in Path(f"/proc/{self.proc.pid}/task/{tid}/status").read_text().splitlines():
+            if line.startswith("voluntary_ctxt_switches"):
+                return int(line.split()[1])
+        raise RuntimeError(f"no voluntary_ctxt_switches for thread {tid}")
+
     def rss_mb(self) -> float:
         for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -418,23 +603,43 @@ def child_directory(directory: Path, broker_port: int | None) -> Path:
 
 
 def measure_idle(directory: Path, seconds: float) -> dict[str, Any]:
-    """CPU, wakeups per thread and memory of an idle daemon."""
+    """CPU, wakeups per thread, memory, disk writes and the watchdog's pings of an idle daemon."""
     names_file = directory / "threads.json"
-    child = Child(directory, threads=names_file)
-    child.wait_ready()
-    time.sleep(1.5)  # start-up's last work (first frames, the state file, the thread names) done
-    names = json.loads(names_file.read_text(encoding="utf-8"))
-    names[str(child.proc.pid)] = "main"
-    rss = child.rss_mb()
-    before = child.threads()
-    time.sleep(seconds)
-    after = child.threads()
-    code = child.stop()
+    manager = ServiceManager(directory)
+    child = Child(directory, threads=names_file, manager=manager)
+    try:
+        child.wait_ready()
+        child.follow()
+        time.sleep(1.5)  # start-up's last work (first frames, the state file, the thread names) done
+        names = json.loads(names_file.read_text(encoding="utf-8"))
+        names[str(child.proc.pid)] = "main"
+        game = next(tid for tid, name in names.items() if name == "baccarat-game")
+        rss = child.rss_mb()
+        # The watchdog's cost is counted between two pings, so the window holds whole periods:
+        # the game thread's sleeps (voluntary switches) per ping, at two pings per WatchdogSec.
+        period = manager.watchdog_seconds / 2
+        aligned = seconds >= period
+        first = manager.next_ping(time.monotonic(), 2 * period) if aligned else time.monotonic()
+        game_before = child.voluntary_switches(game)
+        before, io_before, started = child.threads(), proc_io(child.proc.pid), time.monotonic()
+        time.sleep(seconds)
+        after, io_after, ended = child.threads(), proc_io(child.proc.pid), time.monotonic()
+        last = manager.next_ping(ended, 2 * period) if aligned else ended
+        game_sleeps = child.voluntary_switches(game) - game_before
+        code = child.stop()
+        pings = manager.pings(first, last)
+    finally:
+        if child.proc.poll() is None:
+            child.proc.kill()
+        manager.close()
+    log_bytes = sum(size for at, size in child.later if started <= at <= ended)
+    written = io_after.get("write_bytes", 0) - io_before.get("write_bytes", 0)
     per_thread: dict[str, float] = {}
     for tid, (switches, _) in after.items():
         name = names.get(tid, "other")
         per_thread[name] = per_thread.get(name, 0.0) + (switches - before.get(tid, (0, 0.0))[0]) / seconds
     cpu = sum(c for _, c in after.values()) - sum(c for _, c in before.values())
+    watchdog = manager.watchdog_seconds
     return {
         "seconds": seconds,
         "cpu_percent": cpu / seconds * 100,
@@ -442,6 +647,13 @@ def measure_idle(directory: Path, seconds: float) -> dict[str, Any]:
         "wakeups_per_s_by_thread": {k: round(v, 2) for k, v in sorted(per_thread.items(), key=lambda kv: -kv[1])},
         "rss_mb": rss,
         "exit_code": code,
+        "watchdog_sec": watchdog,
+        "watchdog_pings": pings,
+        # The game thread sleeps until a ping is due when nothing else wakes it: its wakeups
+        # at rest are the watchdog's cost (None: the idle run was shorter than a ping period).
+        "game_wakeups_per_watchdog_sec": game_sleeps / pings * 2 if aligned and pings else None,
+        "disk_write_bytes_per_hour": written / seconds * 3600,
+        "log_bytes_per_hour": log_bytes / seconds * 3600,
     }
 
 
@@ -463,24 +675,33 @@ def time_floor(imports: str = FLOOR_IMPORTS) -> float:
     return took
 
 
-def measure_startup(directory: Path, runs: int) -> dict[str, Any]:
-    """Median seconds to "ready" and to the floor's imports; bytecode compiled as the install leaves it."""
+def compile_bytecode() -> None:
+    """Compile the project's bytecode, as ``scripts/install-service.sh`` leaves it."""
     subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", "baccarat_core", "firmware", "tests/fakeos.py", "benchmarks"],
+        [sys.executable, "-m", "compileall", "-q", "baccarat_core", "firmware", "tests", "benchmarks"],
         cwd=ROOT,
         check=True,
     )
+
+
+def measure_startup(directory: Path, runs: int) -> dict[str, Any]:
+    """Median seconds to "ready" and to the floor's imports; bytecode compiled as the install leaves it."""
+    compile_bytecode()
     ready, floor, required = [], [], []
-    for run in range(runs + 1):  # the first of each is a warm-up (page cache)
-        took = time_floor()
-        needed = time_floor(REQUIRED_IMPORTS)
-        child = Child(directory)
-        went = child.wait_ready()
-        child.stop()
-        if run:
-            floor.append(took)
-            required.append(needed)
-            ready.append(went)
+    manager = ServiceManager(directory)  # as under systemd: the notifier is set up before "ready"
+    try:
+        for run in range(runs + 1):  # the first of each is a warm-up (page cache)
+            took = time_floor()
+            needed = time_floor(REQUIRED_IMPORTS)
+            child = Child(directory, manager=manager)
+            went = child.wait_ready()
+            child.stop()
+            if run:
+                floor.append(took)
+                required.append(needed)
+                ready.append(went)
+    finally:
+        manager.close()
     return {
         "runs": runs,
         "ready_ms": statistics.median(ready) * 1000,
@@ -534,8 +755,20 @@ def figures(measured: dict[str, Any], factor: float) -> dict[str, Any]:
                 clocks = 9 if other == "i2c" else 8
                 costs = [wire_bytes(sample[role], other) * clocks / hz * 1000 for sample in kind.writes]
                 bus_ms[name][role][clock] = {"mean": statistics.mean(costs), "p99": percentile(costs, 0.99)}
+    disk: dict[str, Any] = {"file_system": measured["disk_fs"], "in_ram": measured["disk_in_ram"]}
+    per_kind = {name: kind.disk for name, kind in measured["samples"].items() if kind.disk}
+    if measured["rounds"]:
+        per_kind["round"] = measured["rounds"]
+    for name, samples in per_kind.items():
+        disk[name] = {
+            key: {"mean": statistics.mean(s[key] for s in samples), "max": max(s[key] for s in samples)}
+            for key in ("write_bytes", "wchar", "log_bytes", "log_lines")
+        }
+    if measured["rounds"]:
+        disk["round"]["rounds"] = len(measured["rounds"])
+        disk["round"]["new_decks"] = sum(r["new_deck"] for r in measured["rounds"])
+    out: dict[str, Any] = {"software_ms": software, "bus_bytes": bus_bytes, "bus_ms": bus_ms, "disk": disk}
     outputs = measured.get("result_to_output_ms") or []
-    out: dict[str, Any] = {"software_ms": software, "bus_bytes": bus_bytes, "bus_ms": bus_ms}
     if outputs:
         out["result_to_output_ms"] = {
             "p50": statistics.median(outputs),
@@ -589,9 +822,33 @@ def targets(report: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
     if "startup" in report:
         s = report["startup"]
         rows.append(("start-up against the floor", f"{s['ratio']:.2f}x", "<= 1.3x", s["ratio"] <= 1.3))
+    disk = report["disk"]
+    if "round" in disk and not disk["in_ram"]:
+        round_bytes = disk["round"]["write_bytes"]
+        rows.append(
+            (
+                "disk writes per round (state file; mean, max)",
+                f"{round_bytes['mean'] / 1024:.1f} KiB, {round_bytes['max'] / 1024:.1f} KiB",
+                "<= 8 KiB (mean)",
+                round_bytes["mean"] <= 8192,
+            )
+        )
     if "idle" in report:
         idle = report["idle"]
         rows.append(("idle CPU", f"{idle['cpu_percent']:.2f} % of a core", "< 1 %", idle["cpu_percent"] < 1.0))
+        if not disk["in_ram"]:
+            per_hour = idle["disk_write_bytes_per_hour"]
+            rows.append(("disk writes while idle", f"{per_hour:,.0f} bytes an hour", "0", per_hour == 0))
+        wakeups = idle["game_wakeups_per_watchdog_sec"]
+        if wakeups is not None:
+            rows.append(
+                (
+                    f"watchdog: idle wakeups per WatchdogSec ({idle['watchdog_sec']:g} s)",
+                    f"{wakeups:.1f} (the game thread, over {idle['watchdog_pings']} pings)",
+                    "<= 2",
+                    wakeups <= 2.0,
+                )
+            )
         rows.append(("SIGTERM after the idle run", f"exit {idle['exit_code']}", "exit 0", idle["exit_code"] == 0))
     return rows
 
@@ -628,12 +885,42 @@ def print_markdown(report: dict[str, Any]) -> None:
             f"Result to output: the lock's pin {lock['p50']:.3f} ms (p50), {lock['p99']:.3f} ms (p99), "
             f"{lock['max']:.3f} ms (max) after the winning round's result was due; {lock['samples']} solves."
         )
+    disk = report["disk"]
+    where = f"the state file on {disk['file_system']}"
+    if disk["in_ram"]:
+        where += " (in RAM here: write_bytes stays 0; the state file's text handed to write() still counts)"
+    print(f"What the daemon writes ({where}), and its log as the journal receives it, in bytes:")
+    print()
+    print("| input | to disk (write_bytes) mean | max | state file text mean | log lines | log bytes |")
+    print("|---|---|---|---|---|---|")
+    for name in (*INPUTS, "round"):
+        if name in disk:
+            d = disk[name]
+            label = name
+            if name == "round":
+                label = f"round: bet, deal, cards, result, clearing ({d['rounds']} lost, {d['new_decks']} new decks)"
+            text = d["wchar"]["mean"] - d["log_bytes"]["mean"]  # write() calls: the state file and the log
+            print(
+                f"| {label} | {d['write_bytes']['mean']:,.0f} | {d['write_bytes']['max']:,.0f} | "
+                f"{text:,.0f} | {d['log_lines']['mean']:.1f} | {d['log_bytes']['mean']:,.0f} |"
+            )
+    if "idle" in report:
+        idle = report["idle"]
+        print(f"| idle, an hour | {idle['disk_write_bytes_per_hour']:,.0f} | | | | {idle['log_bytes_per_hour']:,.0f} |")
+    print()
     if "idle" in report:
         idle = report["idle"]
         threads = ", ".join(f"{k} {v:g}/s" for k, v in idle["wakeups_per_s_by_thread"].items() if v >= 0.05)
         print(
             f"Idle over {idle['seconds']:g} s: {idle['cpu_percent']:.2f} % of a core, "
-            f"{idle['wakeups_per_s']:.1f} context switches/s ({threads}), {idle['rss_mb']:.1f} MB resident."
+            f"{idle['wakeups_per_s']:.1f} context switches/s ({threads}), {idle['rss_mb']:.1f} MB resident; "
+            f"the watchdog (WatchdogSec={idle['watchdog_sec']:g}): "
+            + (
+                f"the game thread woke {idle['game_wakeups_per_watchdog_sec']:.1f} times per WatchdogSec "
+                f"over {idle['watchdog_pings']} pings."
+                if idle["game_wakeups_per_watchdog_sec"] is not None
+                else "not measured (an idle run shorter than a ping period)."
+            )
         )
     if "startup" in report:
         s = report["startup"]
@@ -662,7 +949,11 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, name) < (1 if name == "samples" else 0):
             parser.error(f"--{name} {getattr(args, name)} is too small")
 
-    logging.basicConfig(level=logging.INFO, filename=os.devnull)  # the log lines are formatted, then dropped
+    from firmware.app import JOURNAL_FORMAT
+
+    # The log lines are formatted as the journal receives them, then dropped.
+    logging.basicConfig(level=logging.INFO, filename=os.devnull, format=JOURNAL_FORMAT)
+    compile_bytecode()  # as the service install leaves it: no .pyc written while measuring
     with tempfile.TemporaryDirectory() as tmp, broker(Path(tmp), not args.no_mqtt) as port:
         inputs = Path(tmp) / "inputs"
         inputs.mkdir()

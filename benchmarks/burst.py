@@ -43,8 +43,10 @@ def burst(commands: int, max_queued: int, queue_limit: int, quiet_seconds: float
     """One run: the replies that came back for ``commands`` commands."""
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-    from benchmarks.bench import bench_config
+    from baccarat_core.records import replace
+    from benchmarks.bench import load
     from firmware.app import attach_services, build_daemon, close_daemon
+    from firmware.config import MqttConfig
     from firmware.devices.displays import open_dummy_device
     from firmware.room.mqtt import MqttService
     from tests.mosquitto import Broker
@@ -54,10 +56,7 @@ def burst(commands: int, max_queued: int, queue_limit: int, quiet_seconds: float
         broker = Broker(Path(tmp), extra=f"max_queued_messages {max_queued}\n")
         broker.start()
         try:
-            base = bench_config()
-            from baccarat_core.records import replace
-            from firmware.config import MqttConfig
-
+            base = load(Path(tmp), card_seconds=0.0, broker_port=None)
             mqtt = MqttConfig(host=broker.host, port=broker.port, client_id="burst-prop", queue_limit=queue_limit)
             config = replace(base, mqtt=mqtt, state_file="", control_socket="")
             daemon = build_daemon(
@@ -69,10 +68,9 @@ def burst(commands: int, max_queued: int, queue_limit: int, quiet_seconds: float
             logging.getLogger("baccarat").addHandler(drops)
             daemon.start()
             daemon.ready.wait(10)
+            # The service by its stop function (attach_services returns them), not by the daemon's hooks.
             service = next(
-                listener.__self__
-                for listener in daemon.listeners
-                if isinstance(getattr(listener, "__self__", None), MqttService)
+                close.__self__ for close in closers if isinstance(getattr(close, "__self__", None), MqttService)
             )
             service.link.listening.wait(10)
             watcher = Watcher(broker, topics=("bomb/baccarat/reply",))

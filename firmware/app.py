@@ -26,6 +26,7 @@ from gpiozero.pins import Factory
 
 from baccarat_core import BaccaratModule
 
+from . import sdnotify, storage
 from .config import Config
 from .daemon import Daemon
 from .devices.board import PropBoard, named_pin_factory
@@ -42,10 +43,14 @@ if TYPE_CHECKING:
 log = logging.getLogger("baccarat")
 
 
+#: A log line as the journal receives it (the journal adds its own time stamps).
+JOURNAL_FORMAT = "%(levelname)s %(name)s: %(message)s"
+
+
 def setup_logging(level: str = "INFO") -> None:
     """Log lines to stderr; under systemd the journal adds its own time stamps."""
     under_journal = bool(os.environ.get("JOURNAL_STREAM"))
-    fmt = "%(levelname)s %(name)s: %(message)s" if under_journal else "%(asctime)s %(levelname)s %(name)s: %(message)s"
+    fmt = JOURNAL_FORMAT if under_journal else f"%(asctime)s {JOURNAL_FORMAT}"
     logging.basicConfig(level=getattr(logging, level.upper(), logging.INFO), format=fmt, stream=sys.stderr)
 
 
@@ -94,7 +99,8 @@ def build_daemon(
     displays are open, so that a start refused there says nothing about the game; without
     either a fresh one starts. ``held_outputs`` (or a :class:`~.room.saved_state.SavedGame` from
     ``restore``) are the outputs held on before a restart, switched on again at the start.
-    ``clock`` is what the debounce filters read (tests drive bounce with their own).
+    ``clock`` is what the debounce filters and the hold timer read (tests drive bounce and holds
+    with their own).
     """
     rng = rng if rng is not None else random.Random()
     board = build_board(config, pin_factory=pin_factory, clock=clock)
@@ -160,9 +166,9 @@ def attach_services(
     if path is not None:
         keeper = saved_state.StateKeeper(path, config, background=True, outputs=daemon.held_outputs)
         daemon.on_handled.append(keeper)
-        daemon.on_settled.append(keeper.settled)
         closers.append(keeper.close)
         log.info("game state is saved to %s", path)
+        storage.warn_if_volatile(path)  # tmpfs, or Raspberry Pi OS's overlay file system: lost at a power cut
     try:
         _start_sound(daemon, config, closers, simulate=simulate, pin_factory=pin_factory)
         _start_control(commands, config, closers)
@@ -227,13 +233,13 @@ def _start_web(
     settings = parse_web_section(config.web_table, simulate=simulate)
     if not settings.enabled:
         return
-    from .web.attach import announce, attach_web
+    from .web.attach import CONSOLE_LINE, announce, attach_web
 
     service = attach_web(daemon, commands, settings, pin_driver=pin_driver)
     if service is None:
         return
     closers.append(service.stop)
-    log.info("web console at %s", service.url)
+    log.info("web console at %s", service.url, extra=CONSOLE_LINE)  # the simulator keeps it on screen
     if simulate:
         announce(service.url)
 
@@ -279,11 +285,14 @@ def close_daemon(daemon: Daemon) -> None:
 
 def run_forever(daemon: Daemon, closers: list[Callable[[], None]] | None = None) -> int:
     """Run until SIGTERM or SIGINT; lights and displays end off. Returns the exit status."""
+    notifier = sdnotify.attach(daemon)  # READY, the watchdog's pings and STOPPING under systemd
 
     def stop(signum: int, frame: FrameType | None) -> None:
         # The handler runs on this thread, which may be inside the game queue's lock:
         # hand the stop to another thread instead of taking that lock here.
         log.info("signal %s received", signal.Signals(signum).name)
+        if notifier is not None:
+            notifier.stopping()
         threading.Thread(target=daemon.stop, name="baccarat-stop", daemon=True).start()
 
     signal.signal(signal.SIGTERM, stop)
@@ -322,4 +331,6 @@ def run_forever(daemon: Daemon, closers: list[Callable[[], None]] | None = None)
     for close in closers or []:
         close()
     close_daemon(daemon)
+    if notifier is not None:
+        notifier.close()
     return 0

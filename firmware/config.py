@@ -284,6 +284,24 @@ def _seconds(*, above: bool) -> Callable[[float], str | None]:
     return within(0, MAX_SECONDS, above=above)
 
 
+#: Each ``[timing]`` key's check (the file's, and the command line's overrides': :func:`timing_problem`).
+TIMING_CHECKS: dict[str, Callable[[float], str | None]] = {
+    "hold_seconds": _seconds(above=True),
+    "debounce_seconds": _seconds(above=False),
+    "strike_flash_seconds": _seconds(above=True),
+    "card_seconds": _seconds(above=False),
+    "result_seconds": _seconds(above=False),
+}
+
+
+def timing_problem(key: str, value: float) -> str | None:
+    """What is wrong with ``value`` as ``[timing] key`` (None: nothing), as the file is checked:
+    a command-line flag that overrides a duration goes through the same check."""
+    if not math.isfinite(value):
+        return "must be a finite number"
+    return TIMING_CHECKS[key](value)
+
+
 def load_config(path: str | Path | None = None) -> Config:
     """Read and validate a config file (the reference build's when ``path`` is None)."""
     file = Path(path) if path is not None else DEFAULT_CONFIG
@@ -372,11 +390,13 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
 
     timing = Section("timing", data.get("timing", {}))
     timing_cfg = TimingConfig(
-        hold_seconds=float(timing.get("hold_seconds", float, 0.5, check=_seconds(above=True))),
-        debounce_seconds=float(timing.get("debounce_seconds", float, 0.02, check=_seconds(above=False))),
-        strike_flash_seconds=float(timing.get("strike_flash_seconds", float, 1.0, check=_seconds(above=True))),
-        card_seconds=float(timing.get("card_seconds", float, 0.6, check=_seconds(above=False))),
-        result_seconds=float(timing.get("result_seconds", float, 1.5, check=_seconds(above=False))),
+        hold_seconds=float(timing.get("hold_seconds", float, 0.5, check=TIMING_CHECKS["hold_seconds"])),
+        debounce_seconds=float(timing.get("debounce_seconds", float, 0.02, check=TIMING_CHECKS["debounce_seconds"])),
+        strike_flash_seconds=float(
+            timing.get("strike_flash_seconds", float, 1.0, check=TIMING_CHECKS["strike_flash_seconds"])
+        ),
+        card_seconds=float(timing.get("card_seconds", float, 0.6, check=TIMING_CHECKS["card_seconds"])),
+        result_seconds=float(timing.get("result_seconds", float, 1.5, check=TIMING_CHECKS["result_seconds"])),
     )
     timing.finish()
     if timing_cfg.debounce_seconds >= timing_cfg.hold_seconds:
@@ -573,8 +593,33 @@ def _edgework(section: Section) -> tuple[Edgework | None, RandomBombs | None]:
             None if plates is None else tuple(tuple(p) for p in plates),
         )
     except BaccaratError as error:
-        raise ConfigError(f"[edgework] {error}") from None
+        # The rules name the value at fault; the message names the key that holds it too:
+        # the first that makes the edgework fail when the keys are added one by one.
+        given: dict[str, Any] = {
+            **lists,
+            "solved": solved,
+            "plates": None if plates is None else tuple(tuple(p) for p in plates),
+        }
+        keys = ("serial", "ports", "lit", "unlit", "batteries", "plates")
+        key = next(
+            k
+            for n, k in enumerate(keys, 1)
+            if n == len(keys) or _fails(serial, {name: given[name] for name in ("solved", *keys[1:n])})
+        )
+        message = str(error)
+        raise ConfigError(
+            f"[edgework] {message}" if message.startswith(key) else f"[edgework] {key}: {message}"
+        ) from None
     return edgework, None
+
+
+def _fails(serial: str, given: dict[str, Any]) -> bool:
+    """Whether edgework with this serial and these other keys is refused."""
+    try:
+        Edgework(serial, **given)
+    except BaccaratError:
+        return True
+    return False
 
 
 def _limits(section: Section) -> TableLimits | None:

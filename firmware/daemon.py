@@ -86,7 +86,7 @@ T = TypeVar("T")
 class _Call:
     fn: Callable[[], Any]
     future: Future[Any]
-    during_round: bool = False  # runs at once even while a round is shown (reads only)
+    during_round: bool = False  # runs at once even while a round is shown (reads, or refuses then)
 
 
 @record(frozen=False)
@@ -194,12 +194,17 @@ class Daemon:
         self._to_settle = False  # a batch was handled or a frame sent since the last settled call
         self.ready = threading.Event()
         self._queue: queue.Queue[Input | _Call | _SolvedCount | _Stop] = queue.Queue()
+        self._ended = False  # the game thread has stopped: calls fail at once (under _end_lock)
+        self._end_lock = threading.Lock()
         self._on_table: RoundOnTable | None = None
         self._round: _Round | None = None
         self._drawn: dict[str, object] = {}
         self._retry_at = float("inf")
         self._identify_until = float("-inf")
         self._thread: threading.Thread | None = None
+        self._beat: Callable[[], None] | None = None
+        self._beat_every = float("inf")
+        self._beat_due = float("inf")
         # Outputs held on before a restart (see Outputs.restore): switched on again first thing.
         self._restore_outputs = dict(held_outputs or {})
 
@@ -218,7 +223,7 @@ class Daemon:
         ``during_round`` (for calls that only read).
         """
         future: Future[T] = Future()
-        self._queue.put(_Call(fn, future, during_round))
+        self._enqueue(_Call(fn, future, during_round))
         return future
 
     def apply(self, produce: Callable[[BaccaratModule], list[ev.Event]]) -> Future[list[ev.Event]]:
@@ -231,6 +236,26 @@ class Daemon:
 
         return self.call(run)
 
+    def play(self, produce: Callable[[BaccaratModule], list[ev.Event]]) -> Future[list[ev.Event]]:
+        """Run a batch of player inputs on the module (remote play: the ``bet`` command) on the
+        game thread, shown as the same inputs pressed one after the other are: the last hands
+        leave the table, and a deal in the batch is shown card by card on the same schedule.
+
+        While a round is being shown the future fails at once (:class:`PropError`), as pressed
+        inputs are ignored then: a bet is the players' move on the table they see, and played
+        after the round it would land on a table they have not seen.
+        """
+
+        def run() -> list[ev.Event]:
+            if self._round is not None:
+                raise PropError("a round is being dealt: bet again once the table is cleared")
+            self._on_table = None  # as a pressed input: the next input takes the last hands off the table
+            events = produce(self.module)
+            self._handle(events)
+            return events
+
+        return self.call(run, during_round=True)
+
     def set_solved(self, count: int, *, only_if_changed: bool = False) -> Future[list[ev.Event]]:
         """The bomb's solved count: applied at once, or during a round just before the round
         is finished (so a replacement deck uses it). The future holds the events.
@@ -239,8 +264,17 @@ class Daemon:
         arriving again after a reconnect).
         """
         future: Future[list[ev.Event]] = Future()
-        self._queue.put(_SolvedCount(count, future, only_if_changed))
+        self._enqueue(_SolvedCount(count, future, only_if_changed))
         return future
+
+    def _enqueue(self, item: _Call | _SolvedCount) -> None:
+        """Queue a call for the game thread, or fail it at once if that thread has stopped
+        (its caller must not wait for an answer that cannot come)."""
+        with self._end_lock:
+            if not self._ended:
+                self._queue.put(item)
+                return
+        _fail_stopped(item.future)
 
     # -- running -------------------------------------------------------------------------
     def start(self) -> None:
@@ -265,6 +299,7 @@ class Daemon:
         log.info("ready: inputs armed, displays drawn")
         self.ready.set()
         self._settled()
+        self._heartbeat()
         while True:
             try:
                 item = self._queue.get(timeout=self._timeout())
@@ -282,6 +317,8 @@ class Daemon:
             if self._queue.empty():  # inputs queued behind this one are handled before the next frame
                 self._draw()
                 self._settled()
+            if time.monotonic() >= self._beat_due:
+                self._heartbeat()
         self._shutdown()
 
     def stop(self) -> None:
@@ -289,6 +326,15 @@ class Daemon:
         self._queue.put(_STOP)
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=10)
+
+    def heartbeat(self, seconds: float, beat: Callable[[], None]) -> None:
+        """Call ``beat()`` on the game thread once the prop is ready (after the first frames and
+        the "ready" line), then every ``seconds`` for as long as the game loop comes round: a
+        thread stuck in a display write or a deadlock stops its beats (the service manager's
+        watchdog, :mod:`firmware.sdnotify`). The loop wakes for a beat when nothing else wakes it,
+        once per ``seconds``. Set before :meth:`start`."""
+        self._beat = beat
+        self._beat_every = seconds
 
     def running(self) -> bool:
         """True while the game thread started by :meth:`start` runs."""
@@ -365,6 +411,7 @@ class Daemon:
     # -- internals ------------------------------------------------------------------------
     def _timeout(self) -> float | None:
         due = self._round.steps[0].due if self._round is not None and self._round.steps else float("inf")
+        due = min(due, self._beat_due)
         if self._identify_until != float("-inf"):
             due = min(due, self._identify_until)
         output_due = self.board.outputs.next_due()
@@ -539,6 +586,15 @@ class Daemon:
                 notify(self.on_frame, role, image)
         self._retry_at = float("inf")  # still failing: the next wait schedules another try
 
+    def _heartbeat(self) -> None:
+        if self._beat is None:
+            return
+        self._beat_due = time.monotonic() + self._beat_every
+        try:
+            self._beat()
+        except Exception:
+            log.exception("heartbeat %r failed", self._beat)
+
     def _settled(self) -> None:
         if not self._to_settle:
             return
@@ -550,21 +606,34 @@ class Daemon:
         log.info("stopping: lights off, displays blank")
         waiting = self._round
         self._round = None
-        if waiting is not None:  # the round's result is saved; the next start finishes it
-            pending: list[_Call | _SolvedCount] = [*waiting.deferred, *waiting.solved_counts]
-            for item in pending:
-                if not item.future.done():
-                    item.future.set_exception(PropError("the prop stopped before the command ran"))
         try:  # first: a lock or a relay matters more than a light
             self.board.outputs.all_off()  # the held ones stay saved: the next start switches them on again
         except Exception:
             log.exception("outputs did not turn off")
+        with self._end_lock:
+            self._ended = True
+        left: list[object] = [] if waiting is None else [*waiting.deferred, *waiting.solved_counts]
+        while True:  # and what was queued behind the stop
+            try:
+                left.append(self._queue.get_nowait())
+            except queue.Empty:
+                break
+        # The round's result is saved (the next start finishes it); the calls that waited for
+        # its end, or came after the stop, fail now rather than leave their callers waiting.
+        for item in left:
+            if isinstance(item, _Call | _SolvedCount):
+                _fail_stopped(item.future)
         try:
             self.board.lights_off()
         except Exception:
             log.exception("lights did not turn off")
         for screen in self.screens.values():
             screen.off()
+
+
+def _fail_stopped(future: Future[Any]) -> None:
+    if not future.done() and future.set_running_or_notify_cancel():
+        future.set_exception(PropError("the prop stopped before the command ran"))
 
 
 def _summary(module: BaccaratModule) -> str:

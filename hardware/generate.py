@@ -14,7 +14,6 @@ config that ``check-config`` refuses cannot be drawn either.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import tomllib
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ if str(ROOT) not in sys.path:  # `python3 hardware/generate.py` puts hardware/ f
 
 from firmware.config import SHUTDOWN_GPIO, ConfigError, parse_config, pin_problems  # noqa: E402
 from firmware.devices.header import BCM_TO_PHYSICAL, I2C1_PINS, POWER_PINS, RESERVED_PINS, SPI0_PINS  # noqa: E402
+from firmware.devices.panel import CUTOUTS, EDGE_MM, PANEL_MM, Cutout, overlaps  # noqa: E402, F401
 
 DEFAULT_CONFIG = ROOT / "firmware" / "default-config.toml"
 HERE = ROOT / "hardware"
@@ -834,73 +834,9 @@ def render_wiring_svg(config: dict[str, Any]) -> str:
 
 # -- the front panel ------------------------------------------------------------
 
-PANEL_MM = 150.0
-EDGE_MM = 6.0  # keep parts this far from the panel edge (box walls)
-
-
-@dataclass(frozen=True)
-class Cutout:
-    """One hole in the front panel, in mm from the panel's top-left corner."""
-
-    key: str  # what it serves: "inputs.player", "displays.table", "status_light.red", "mount"
-    label: str
-    x: float
-    y: float
-    round: bool
-    w: float  # hole width (diameter if round)
-    h: float
-    body_w: float  # what sits behind or on the panel: bezel, nut or display board
-    body_h: float
-    part: str
-
-
-def _button(key: str, label: str, x: float, y: float, size: int) -> Cutout:
-    bezel = {24: 30, 30: 35, 12: 16}[size]
-    kind = "arcade button" if size >= 24 else "panel push button"
-    return Cutout(key, label, x, y, True, size, size, bezel, bezel, f"{size} mm {kind}")
-
-
-def _led(key: str, label: str, x: float, y: float, kind: str) -> Cutout:
-    return Cutout(key, label, x, y, True, 5, 5, 8, 8, kind)
-
-
-CUTOUTS: tuple[Cutout, ...] = (
-    *(
-        Cutout("mount", "", x, y, True, 3.2, 3.2, 7, 7, "M3 mounting hole")
-        for x in (6, PANEL_MM - 6)
-        for y in (6, PANEL_MM - 6)
-    ),
-    Cutout("displays.placard", "PLACARD", 75, 14, False, 24, 8, 38, 12, "0.91in SSD1306 128x32 window"),
-    _led("status_light.red", "red", 126, 14, "5 mm red LED"),
-    _led("status_light.green", "green", 138, 14, "5 mm green LED"),
-    Cutout("displays.bets", "BETS", 30, 44, False, 31, 17, 35.5, 33.5, "1.3in SH1106 128x64 window"),
-    Cutout("displays.table", "TABLE", 75, 44, False, 24, 13, 27.5, 27.5, "0.96in SSD1306 128x64 window"),
-    _button("inputs.deal", "DECK", 120, 44, 30),
-    _button("inputs.arrow_left", "◀", 18, 70, 12),
-    _button("inputs.arrow_right", "▶", 42, 70, 12),
-    _led("deck_light", "deck colour", 120, 70, "5 mm RGB LED"),
-    _button("inputs.player_pair", "PLAYER PAIR", 30, 98, 24),
-    _button("inputs.tie", "TIE", 75, 98, 24),
-    _button("inputs.banker_pair", "BANKER PAIR", 120, 98, 24),
-    _button("inputs.player", "PLAYER", 52, 128, 24),
-    _button("inputs.banker", "BANKER", 98, 128, 24),
-)
-
 
 def _size(c: Cutout) -> str:
     return f"Ø{_n(c.w)}" if c.round else f"{_n(c.w)} × {_n(c.h)}"
-
-
-def overlaps(a: Cutout, b: Cutout, gap: float = 1.0) -> bool:
-    """Whether the bodies of two cut-outs come closer than ``gap`` mm."""
-    if a.round and b.round:
-        return math.dist((a.x, a.y), (b.x, b.y)) < (a.body_w + b.body_w) / 2 + gap
-    if not a.round and not b.round:
-        return abs(a.x - b.x) < (a.body_w + b.body_w) / 2 + gap and abs(a.y - b.y) < (a.body_h + b.body_h) / 2 + gap
-    circle, rect = (a, b) if a.round else (b, a)
-    dx = max(abs(circle.x - rect.x) - rect.body_w / 2, 0)
-    dy = max(abs(circle.y - rect.y) - rect.body_h / 2, 0)
-    return math.hypot(dx, dy) < circle.body_w / 2 + gap
 
 
 def render_front_panel_svg(config: dict[str, Any] | None = None) -> str:

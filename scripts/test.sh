@@ -9,6 +9,8 @@ command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ] || apt_install mos
 command -v tmux >/dev/null || apt_install tmux
 # The browser tests drive Debian's chromium through Playwright (never `playwright install`).
 command -v chromium >/dev/null || apt_install chromium
+# `baccarat casing --out FILE.png` draws its text in DejaVu Sans.
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || apt_install fonts-dejavu-core
 command -v systemd-analyze >/dev/null || apt_install systemd
 command -v shellcheck >/dev/null || apt_install shellcheck
 command -v setpriv >/dev/null || apt_install util-linux

@@ -24,7 +24,6 @@ from baccarat_core.records import replace
 from firmware.app import build_daemon, close_daemon
 from firmware.devices.displays import open_dummy_device
 from firmware.room.commands import GameMaster, state_document
-from firmware.simulator.pins import PinDriver
 from firmware.web.backend import DaemonBackend
 from firmware.web.server import WebService
 from firmware.web.settings import WebSettings
@@ -151,7 +150,7 @@ def web_factory(mock_factory) -> Iterator:
             config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(seed)
         )
         rig = Rig(daemon, mock_factory)
-        pins = PinDriver(daemon.board) if front_panel else None
+        pins = rig.driver if front_panel else None  # the page's front panel is the rig's hand
         backend = DaemonBackend(daemon, GameMaster(daemon, default_limits=config.limits), pins, name="test-prop")
         web_settings = replace(
             WebSettings(enabled=True, port=0, front_panel=front_panel, controller_token=TOKEN), **(settings or {})

@@ -48,9 +48,50 @@ def make_config(**sections) -> Config:
     return parse_config(config_data(**sections))
 
 
+class RigPin(MockPWMPin):
+    """gpiozero's mock pin, which a rig locks: a locked pin refuses to be driven except by
+    the rig's driver (:class:`RigDriver`), whose presses move the rig's clock. A raw
+    ``drive_low()`` never moves it, so the debounce filter drops the press whatever the
+    code under test does: a test built on one could not fail."""
+
+    locked = False
+
+    def close(self) -> None:
+        """Closing drives the pin to its pull: no hand of a test."""
+        self.locked = False
+        super().close()
+
+    def drive_high(self) -> None:
+        self._refuse_if_locked()
+        super().drive_high()
+
+    def drive_low(self) -> None:
+        self._refuse_if_locked()
+        super().drive_low()
+
+    def _refuse_if_locked(self) -> None:
+        if self.locked:
+            raise AssertionError(
+                f"{self.info.name}: drive a rig's inputs with rig.driver (press, release, tap, hold, "
+                "bounce, wait), whose edges move the rig's clock, never with the pin's drive_high/drive_low"
+            )
+
+
+class RigDriver(PinDriver):
+    """The rig's :class:`PinDriver`: the one hand allowed on its locked pins."""
+
+    def set(self, name: str, pressed: bool) -> None:
+        pin = self.pin(name)
+        pin.locked = False
+        try:
+            super().set(name, pressed)
+        finally:
+            pin.locked = True
+
+
 @pytest.fixture
 def mock_factory() -> Iterator[MockFactory]:
-    factory = MockFactory(pin_class=MockPWMPin)
+    factory = MockFactory(pin_class=RigPin)
     saved = Device.pin_factory
     Device.pin_factory = factory
     yield factory
@@ -61,17 +102,20 @@ def mock_factory() -> Iterator[MockFactory]:
 class Rig:
     """A running daemon with helpers to press its buttons like a person would.
 
-    When the board's debounce filters read ``clock``, a :class:`ManualClock` that
-    ``driver`` advances, a tap lasts 40 ms and bounce 1 ms per edge without any
-    sleep, so a loaded machine cannot turn bounce into a press (``rig_factory``
-    does this). Without one, taps take real time. Holds always take real time.
+    When the board's debounce filters and hold timer read ``clock``, a :class:`ManualClock`
+    that ``driver`` advances, a tap lasts 40 ms, a hold exactly its seconds and bounce 1 ms
+    per edge without any sleep, so a loaded machine cannot turn bounce into a press or a
+    tap into a hold (``rig_factory`` does this). Without one, presses take real time.
+    The input pins are locked: only ``driver`` may drive them (:class:`RigPin`).
     """
 
     def __init__(self, daemon, factory: MockFactory, clock: ManualClock | None = None) -> None:
         self.daemon = daemon
         self.factory = factory
         self.clock = clock
-        self.driver = PinDriver(daemon.board, clock=clock)
+        self.driver = RigDriver(daemon.board, clock=clock)
+        for wrapper in daemon.board.inputs.values():  # only the driver may drive them now
+            wrapper.button.pin.locked = True
         self.events: list = []
         self._event_seen = threading.Condition()
         daemon.on_handled.append(self._record)
@@ -95,9 +139,6 @@ class Rig:
                 if left <= 0:
                     raise AssertionError(f"no {kind} event within {timeout} s; got {self.kinds()}")
                 self._event_seen.wait(left)
-
-    def pin(self, name: str):
-        return self.driver.pin(name)
 
     def tap(self, name: str, seconds: float = 0.04) -> None:
         """Press for ``seconds`` (on the manual clock) and release, then wait for the daemon."""

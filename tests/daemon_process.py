@@ -10,6 +10,9 @@ dummy devices. Lines on stdout tell the parent what happened:
   ``summary.json`` holds the LED and output pin levels and the module's snapshot.
 
 With ``--play`` a thread puts $25 on Player and deals, as a person would.
+With ``--hog SECONDS`` a thread takes every free file descriptor once ready (says
+``hogging``), deals with no bet (a strike, which the state file must get), and gives
+the descriptors back after SECONDS (says ``released``).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--play", action="store_true", help="bet $25 on Player and deal")
     parser.add_argument("--snap", action="store_true", help="save the frames once ready")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--hog", type=float, default=None, help="take every descriptor for this many seconds")
     args = parser.parse_args(argv)
     faulthandler.register(signal.SIGUSR1)  # a hung test can ask where the threads are
     dump = Path(args.dump)
@@ -96,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
             say("frames-saved")
         if args.play:
             play(daemon)
+        if args.hog is not None:
+            hog(daemon, args.hog)
 
     def summary() -> None:  # runs after the game thread stopped, before the pins are closed
         # The levels on the LED pins (active-high in the reference config: 0 = off).
@@ -121,6 +127,25 @@ def main(argv: list[str] | None = None) -> int:
 
     threading.Thread(target=after_ready, daemon=True).start()
     return run_forever(daemon, [*closers, summary])
+
+
+def hog(daemon: Daemon, seconds: float) -> None:
+    """Take every free descriptor, deal with no bet (a strike), hold them ``seconds``, give them back."""
+    import os
+    import time
+
+    taken: list[int] = []
+    try:
+        while True:
+            taken.append(os.open(os.devnull, os.O_RDONLY))
+    except OSError:  # EMFILE: none left
+        pass
+    say(f"hogging {len(taken)}")
+    PinDriver(daemon.board).tap("deal", 0.05, settle=0.05)
+    time.sleep(seconds)
+    for fd in taken:
+        os.close(fd)
+    say("released")
 
 
 def play(daemon: Daemon) -> None:

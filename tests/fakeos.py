@@ -10,7 +10,8 @@ The fakes fail the way the kernel does:
 - an I2C write to an address that nobody acknowledges raises
   ``OSError(EREMOTEIO)`` (121, what the Raspberry Pi's i2c-bcm2835 returns for a
   NACK; other adapters return EIO or ENXIO), a glitch raises EIO (5), a stuck
-  bus ETIMEDOUT;
+  bus ETIMEDOUT; a write that never returns (:meth:`I2cTarget.hang`) holds the
+  writing thread inside it, as a hung driver would;
 - opening a bus that does not exist raises ``FileNotFoundError(ENOENT)`` with
   the node's name, one the user may not open ``PermissionError(EACCES)``;
 - ``spidev`` raises what its C code raises (``PyErr_SetFromErrno``: ENOENT and
@@ -38,6 +39,7 @@ import importlib.abc
 import importlib.machinery
 import os
 import sys
+import threading
 import types
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -54,6 +56,7 @@ I2C_RDWR = 0x0707
 I2C_SMBUS = 0x0720
 I2C_PEC = 0x0708
 I2C_SMBUS_WRITE = 0
+I2C_SMBUS_QUICK = 0
 I2C_SMBUS_BYTE = 1
 I2C_SMBUS_BYTE_DATA = 2
 I2C_SMBUS_I2C_BLOCK_DATA = 8
@@ -136,6 +139,24 @@ class I2cTarget(Recorder):
         self.connected = True
         self.nack_errno = errno.EREMOTEIO
         self._failures: list[int | None] = []
+        self.probes = 0  # SMBus quick writes: the address alone, nothing the display would show
+        self._hanging = False
+        #: Set once a write is stuck in :meth:`hang`'s mode (the writer's thread is inside it).
+        self.hung = threading.Event()
+        self._released = threading.Event()
+
+    def hang(self) -> None:
+        """From now on a write never returns: the thread that makes it stays inside the
+        ``ioctl`` (a driver that never completes, a bus held low), until :meth:`release`."""
+        self._released.clear()
+        self.hung.clear()
+        self._hanging = True
+
+    def release(self) -> None:
+        """End the hang: the stuck write fails with ETIMEDOUT, as the kernel's transfer timeout
+        would; later writes are answered again (a test's clean-up)."""
+        self._hanging = False
+        self._released.set()
 
     def unplug(self, code: int = errno.EREMOTEIO) -> None:
         """A loose wire: every write NACKs (``code``: EREMOTEIO on a Pi, EIO or ENXIO elsewhere)."""
@@ -151,6 +172,11 @@ class I2cTarget(Recorder):
         self._failures = [None] * after + [code] * count
 
     def _transfer(self, control: int, payload: bytes) -> None:
+        if self._hanging:
+            self.hung.set()
+            self._released.wait()
+            self.writes.append(Write("i2c", payload, control == 0x00, False, errno.ETIMEDOUT))
+            raise os_error(errno.ETIMEDOUT)
         code = None if self.connected else self.nack_errno
         if code is None and self._failures:
             code = self._failures.pop(0)
@@ -172,6 +198,15 @@ class I2cBus:
     def attach(self, address: int = 0x3C) -> I2cTarget:
         """Fit a chip at ``address``."""
         return self.targets.setdefault(address, I2cTarget(address))
+
+    def probe(self, address: int) -> None:
+        """An SMBus quick write (``i2cdetect``'s probe): the address byte and a stop, no data."""
+        target = self.targets.get(address)
+        if target is None:
+            raise os_error(self.nack_errno)
+        if not target.connected:
+            raise os_error(target.nack_errno)
+        target.probes += 1
 
     def transfer(self, address: int, data: bytes) -> None:
         """One write message on the wire: address, then ``data`` (control byte first)."""
@@ -295,6 +330,9 @@ class FakeLinux:
             raise os_error(errno.EINVAL)  # no I2C_SLAVE yet: the kernel has no address to use
         size = msg.size
         command = msg.command
+        if size == I2C_SMBUS_QUICK:
+            f.bus.probe(f.address)
+            return 0
         if size == I2C_SMBUS_I2C_BLOCK_DATA:
             block = msg.data.contents.block
             length = block[0]

@@ -147,6 +147,19 @@ BAD_NAMES = [
     json.dumps("\u202e" * 50),
 ]
 #: Keys no command, edgework or input has.
+#: Amounts a ``bet`` takes, and amounts no chips make (zero, negative, not whole, not ASCII digits,
+#: above the largest bet, a thousands separator in the wrong place).
+GOOD_BET_AMOUNTS = ["25", "$25", "1,000", "$5", "5", "100", "$1,000,000", "007"]
+BAD_BET_AMOUNTS = [
+    *["0", "$0", "0,000", "00", "-5", "-$5", "-0", "2.5", "25.00", "1e3", "0x10", "+5"],
+    *["five", "\u0663", "\u00bd", "25$", "5.", "1_000", "$$5", "\uff15", "5\u00a2", "$-5"],
+    *["1000001", "2000000", "1" + "0" * 30, HUGE_INT, "9" * 21, "1,00", "1,0000", "12,34,567"],
+]
+#: Names that are no betting area (look-alike letters and invisible characters included).
+BAD_BET_AREAS = [
+    *["table", "players", "player pairs", "pair", "deck", "tie tie", "b\u0430nker", "banker\u200b"],
+    *["tie\x00", "player_pair_", "player-pair-x", "on", "$5", "5", "p", "\u00e9tie", "TIE!"],
+]
 BAD_KEYS = ["colour", "", " ", "Serial", "MIN", "solved ", "\u0000", "k" * 5000, "\ud800", "__proto__", "id2"]
 
 
@@ -313,6 +326,35 @@ class Hostile:
         return (
             self.pick(["hint", "status", "reset"]) + " " + self.pick(["\x00", "=", "min=", "max==5", "a=b=c"])
         ).encode()
+
+    # -- remote play: the bet command's words -----------------------------------------------------
+    def bet_words(self) -> str:
+        """Words for ``bet`` that no chips can place: each is refused, whatever else it holds."""
+        r = self.rng
+        areas = ["banker", "tie", "player pair", "bankerpair", "player"]
+        good = [f"{self.pick(GOOD_BET_AMOUNTS)} on {area}" for area in r.sample(areas, r.randrange(0, 4))]
+        area = self.pick([*areas, "Player", "TIE", "playerpair"])
+        amount = self.pick(["25", "$5", "1,000"])
+        bad = self.pick(
+            [
+                f"{self.pick(BAD_BET_AMOUNTS)} on {area}",
+                f"{amount} on {self.pick(BAD_BET_AREAS)}",
+                self.pick(
+                    [f"{amount} {area}", f"{amount}on {area}", f"{amount} on", f"on {area}", f"{amount} at {area}"]
+                ),
+                self.pick(
+                    [amount, "on", f"{amount} on on", f"{amount} onn {area}", f"\u1d0fn {area}", f"{amount} \u1d0fn"]
+                ),
+            ]
+        )
+        parts = [*good, bad]
+        r.shuffle(parts)
+        shape = r.randrange(8)
+        if shape == 0 and good:  # the same area twice (two valid bets)
+            parts = [good[0], good[0].replace(" on ", " on  ", 1)]
+        elif shape == 1:  # nothing at all
+            parts = self.pick([[], [""], [" ", " "], [",", ","]])
+        return self.pick(["bet ", "Bet ", "BET\t", "", "bet\n"]) + ", ".join(parts)
 
     # -- baccarat play lines -------------------------------------------------------------------
     def play_line(self) -> bytes:

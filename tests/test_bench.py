@@ -46,3 +46,37 @@ def test_the_benchmark_reports_bytes_and_times_for_every_input_and_display():
     lock = report["result_to_output_ms"]  # the reference build's lock, opened by two winning rounds
     assert lock["samples"] == 2 and 0 < lock["p50"] <= lock["p99"] <= lock["max"]
     assert "result to output (the lock), p99" in {t["measure"] for t in report["targets"]}
+    # What reaches the disk and the journal (/proc/<pid>/io, the log lines): an idle prop writes
+    # nothing, a chip press logs its one line, a round writes its state file at least once.
+    disk, idle = report["disk"], report["idle"]
+    assert idle["disk_write_bytes_per_hour"] == 0 and idle["log_bytes_per_hour"] == 0
+    assert disk["chip press"]["log_lines"]["mean"] == 1 and disk["chip press"]["log_bytes"]["mean"] > 20
+    assert disk["round"]["rounds"] >= 10 and disk["round"]["log_lines"]["mean"] >= 5
+    assert disk["round"]["wchar"]["mean"] - disk["round"]["log_bytes"]["mean"] >= 500  # the state file's text
+    if not disk["in_ram"]:
+        assert disk["round"]["write_bytes"]["max"] >= 4096
+    # The watchdog's figures come from the unit (an idle run of 1 s is shorter than a ping period).
+    unit = (ROOT / "firmware" / "baccarat.service").read_text()
+    assert f"\nWatchdogSec={idle['watchdog_sec']:g}\n" in unit and idle["game_wakeups_per_watchdog_sec"] is None
+
+
+def test_the_burst_benchmark_runs():
+    """A smoke run of benchmarks/burst.py (its figures are quoted in the README): a real
+    Mosquitto, the daemon's MQTT service, twenty commands, every reply counted."""
+    from tests.mosquitto import mosquitto_binary
+
+    if mosquitto_binary() is None:
+        pytest.skip("mosquitto is not installed (apt-get install mosquitto)")
+    run = subprocess.run(
+        [sys.executable, "benchmarks/burst.py", "--commands", "20", "--max-queued", "1000"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    rows = [line for line in run.stdout.splitlines() if line.startswith("| 1000 ")]
+    assert len(rows) == 1, run.stdout
+    cells = [cell.strip() for cell in rows[0].strip("|").split("|")]
+    assert cells[:4] == ["1000", "1000", "20", "20"], rows  # 20 commands, 20 replies
+    assert cells[-1] == "none", rows  # nothing dropped

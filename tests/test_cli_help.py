@@ -40,7 +40,8 @@ def test_version_is_the_packages():
 
 def test_the_main_help_names_every_command_and_the_manual():
     text = baccarat("--help").stdout
-    for command in ("deck", "play", "run", "check-config", "solved", "reset", "force-solve", "hint", "status"):
+    commands = ("deck", "play", "run", "check-config", "doctor", "solved", "reset", "force-solve", "hint", "status")
+    for command in (*commands, "bet"):
         assert f"\n    {command}" in text, command
     assert "https://ktane.timwi.de/HTML/Baccarat.html" in text
 
@@ -79,5 +80,5 @@ def test_run_help_shows_the_key_map_and_the_views():
 
 
 def test_gm_commands_say_where_the_socket_is():
-    for command in ("solved", "reset", "force-solve", "hint", "status"):
+    for command in ("solved", "reset", "force-solve", "hint", "status", "bet"):
         assert "$BACCARAT_SOCKET" in baccarat(command, "--help").stdout, command

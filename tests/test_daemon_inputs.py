@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import pytest
 
 from baccarat_core.chips import DENOMINATIONS
 from tests.pixels import find_text
@@ -33,25 +33,55 @@ def test_the_bets_display_shows_chips_bottom_to_top(rig):
     assert rig.daemon.call(rig.daemon.scene).result(5).bets.stacks["player"] == (25, 1, 1)
 
 
-def test_hold_clears_when_the_hold_time_passes_and_the_release_adds_nothing(rig):
+HOLD = 0.5  # hold_seconds in the test config
+
+
+def test_hold_clears_at_exactly_the_hold_time_and_the_release_adds_nothing(rig):
+    """The hold timer reads the rig's clock, as the debounce filters do: the area clears at
+    exactly ``hold_seconds`` after the contact closed, not a microsecond before, while the
+    contact is still closed; its release then adds no chip."""
     rig.chips("tie", 5, 1)
-    pin = rig.pin("tie")
     rig.events.clear()
-    started = time.monotonic()
-    pin.drive_low()
-    cleared = rig.wait_for("clear", timeout=2)
-    held_for = time.monotonic() - started
-    assert 0.45 <= held_for < 1.0, held_for
-    assert cleared.area == "tie" and cleared.total == 6
+    rig.driver.press("tie")
+    closed_at = rig.clock()
+    rig.driver.wait_until(closed_at + HOLD - 1e-6)
     rig.daemon.wait_idle()
+    assert "clear" not in rig.kinds() and rig.daemon.module.stacks["tie"] == [5, 1]
+    rig.driver.wait_until(closed_at + HOLD)
+    rig.daemon.wait_idle()
+    cleared = rig.wait_for("clear", timeout=0)
+    assert cleared.area == "tie" and cleared.total == 6
     assert rig.daemon.module.stacks["tie"] == []  # cleared while still held
     assert find_text(rig.frame("bets"), "$6") is None
-    pin.drive_high()
-    rig.daemon.wait_idle()
-    time.sleep(0.05)
+    rig.driver.wait(0.5)
+    rig.driver.release("tie")
+    rig.driver.wait(0.05)
     rig.daemon.wait_idle()
     assert rig.daemon.module.stacks["tie"] == []
-    assert "chip" not in rig.kinds()
+    assert rig.kinds() == ["clear"], rig.kinds()
+
+
+def test_a_press_shorter_than_the_hold_adds_a_chip_and_never_clears(rig):
+    rig.chips("tie", 5)
+    rig.events.clear()
+    rig.driver.hold("tie", HOLD - 1e-3)
+    rig.driver.wait(HOLD)  # long after the release: the cancelled hold never fires
+    rig.daemon.wait_idle()
+    assert rig.kinds() == ["chip"], rig.kinds()
+    assert rig.daemon.module.stacks["tie"] == [5, 5]
+
+
+def test_a_rig_refuses_a_raw_pin_drive(rig):
+    """A raw drive never moves the rig's clock (the debounce filter would drop it whatever
+    the code does): only the rig's driver may touch its input pins."""
+    pin = rig.daemon.board.inputs["tie"].button.pin
+    with pytest.raises(AssertionError, match="rig.driver"):
+        pin.drive_low()
+    with pytest.raises(AssertionError, match="rig.driver"):
+        pin.drive_high()
+    rig.driver.tap("tie")  # the driver still may
+    rig.daemon.wait_idle()
+    assert rig.daemon.module.stacks["tie"] == [1]
 
 
 def test_contact_bounce_never_adds_a_second_chip(rig):
@@ -102,10 +132,13 @@ def test_active_high_deal_sensor(rig_factory):
     from tests.conftest import make_config
 
     rig = rig_factory(make_config(inputs={"deal_active_high": True}))
-    pin = rig.pin("deal")
-    pin.drive_high()
+    assert rig.daemon.board.deal.pressed_high
+    pin = rig.daemon.board.deal.button.pin
+    assert not pin.state  # the sensor's output is low until something passes it
+    rig.driver.press("deal")
+    assert pin.state  # the driver drove it high
     rig.driver.wait(0.03)
-    pin.drive_low()
+    rig.driver.release("deal")
     rig.daemon.wait_idle()
     strike = rig.wait_for("strike")
     assert strike.reason == "exclusive"

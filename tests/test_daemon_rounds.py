@@ -3,6 +3,7 @@ pacing (issue: prop daemon)."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -150,17 +151,35 @@ def test_cards_appear_one_by_one_and_inputs_during_the_deal_are_ignored(rig_fact
 
         return Recording(width=cfg.width, height=cfg.height, mode=cfg.mode)
 
-    rig = rig_factory(make_config(timing={"card_seconds": 0.15}), device_factory=recording_factory)
+    # A result shown for 0.5 s: the deal lasts a second or more after its first card.
+    rig = rig_factory(
+        make_config(timing={"card_seconds": 0.15, "result_seconds": 0.5}), device_factory=recording_factory
+    )
     side = _bet_side(rig, win=False)
     rig.chips(side, 25)
     frames.clear()
-    pin = rig.pin(side)
-    rig.pin("deal").drive_low()
-    time.sleep(0.3)  # mid-deal: a press on the table is ignored
-    pin.drive_low()
-    time.sleep(0.05)
-    pin.drive_high()
-    rig.pin("deal").drive_high()
+    rig.events.clear()
+    # The game thread stops at the first card (a shown hook) while a chip press, an arrow
+    # and a hold arrive: each is queued during the deal, deterministically, however
+    # loaded the machine is. A read-only call queued behind them reports whether the deal
+    # was still on when they were handled.
+    first_card, go_on = threading.Event(), threading.Event()
+
+    def stop_at_the_first_card(event) -> None:
+        if event.kind == "card" and not first_card.is_set():
+            first_card.set()
+            assert go_on.wait(5)
+
+    rig.daemon.on_shown.append(stop_at_the_first_card)
+    rig.driver.press("deal")
+    assert first_card.wait(5)
+    rig.driver.tap(side)
+    rig.driver.tap("right")
+    rig.driver.hold("player" if side == "banker" else "banker", 0.6)
+    still_dealing = rig.daemon.call(lambda: rig.daemon.dealing, during_round=True)
+    go_on.set()
+    assert still_dealing.result(5), "the inputs were handled after the deal (a stall of over a second?)"
+    rig.driver.release("deal")
     rig.wait_for("round", timeout=5)
     rig.daemon.wait_idle()
     times = [t for t, _ in frames]
@@ -168,6 +187,8 @@ def test_cards_appear_one_by_one_and_inputs_during_the_deal_are_ignored(rig_fact
     gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
     assert sum(1 for g in gaps if g >= 0.12) >= 3, gaps
     assert rig.daemon.module.stacks[side] == []  # the mid-deal press added nothing
+    assert rig.daemon.module.denomination == 25  # the arrow did not move it
+    assert not {"chip", "denomination", "clear"} & set(rig.kinds()), rig.kinds()
     # The final hands stay until the next input.
     time.sleep(0.3)
     final = rig.frame("table")
@@ -201,15 +222,33 @@ def test_the_replacement_deck_reads_the_solved_count_of_the_moment_it_appears(ri
     game = rig.daemon.module.next_round()
     rig.chips("player" if game.winner == "tie" else _bet_side(rig, win=False), 25)
     rig.events.clear()
+    shown: list[str] = []
+    first_card, go_on = threading.Event(), threading.Event()
+
+    def watch(event) -> None:  # holds the game thread at the first card, so the count comes mid-deal
+        shown.append(event.kind)
+        if event.kind == "card" and not first_card.is_set():
+            first_card.set()
+            assert go_on.wait(5)
+
+    rig.daemon.on_shown.append(watch)
     rig.driver.press("deal")
-    time.sleep(0.25)  # mid-deal: the bomb reports 7 solved modules
-    rig.daemon.set_solved(7)
+    assert first_card.wait(5)
+    count = rig.daemon.set_solved(7)  # mid-deal: the bomb reports 7 solved modules
+    during = rig.daemon.call(lambda: (rig.daemon.dealing, rig.daemon.module.edgework.solved), during_round=True)
+    go_on.set()
+    assert during.result(5) == (True, 0), "the count was applied before the deal was over"
     rig.driver.release("deal")
     deck = rig.wait_for("deck", timeout=5)
+    assert count.result(5)[0].kind == "solved_count"
     assert deck.replaces == "red"
     assert (deck.solved, deck.first_index) == (7, 37)
     kinds = rig.kinds()
     assert kinds.index("round") < kinds.index("solved_count") < kinds.index("chips_cleared") < kinds.index("deck")
+    # As shown: every card and the result, then the count, then the clearing and the new deck.
+    last_card = len(shown) - 1 - shown[::-1].index("card")
+    assert last_card < shown.index("round") < shown.index("solved_count") < shown.index("chips_cleared"), shown
+    assert shown.index("chips_cleared") < shown.index("deck"), shown
 
 
 def test_the_result_shows_for_result_seconds_with_the_chips_then_they_leave(rig_factory):

@@ -60,6 +60,8 @@ def test_letter_sum_subtracts_26_more_than_once():
     assert serial_letter(Edgework("ZZY1"), TableLimits(100, 3000)) == "Y"
     # Z + Z = 52 -> 26 = Z
     assert serial_letter(Edgework("ZZ1"), TableLimits(100, 3000)) == "Z"
+    # Z + A = 27: one past Z -> 1 = A (the first sum that must come down)
+    assert serial_letter(Edgework("ZA1"), TableLimits(100, 3000)) == "A"
 
 
 @pytest.mark.parametrize("minimum", [5, 10, 25, 50, 100])

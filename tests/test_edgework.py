@@ -104,6 +104,20 @@ def test_indicators_upper_cased():
     assert not edgework.has_lit("FRK")
 
 
+@pytest.mark.parametrize(
+    "lit, unlit, said",
+    [
+        (("FRK", "frk"), (), "indicator FRK is given twice as lit"),
+        ((), ("CAR", "CAR"), "indicator CAR is given twice as unlit"),
+        (("BOB",), ("bob",), "indicator BOB is given both lit and unlit"),
+    ],
+)
+def test_a_label_given_twice_is_refused(lit, unlit, said):
+    """A bomb carries each indicator label once (upper and lower case are one label)."""
+    with pytest.raises(EdgeworkError, match=said):
+        Edgework("A1", lit=lit, unlit=unlit)
+
+
 @pytest.mark.parametrize("label", ["", "B-B", "TOOLONGLABEL"])
 def test_bad_indicator(label):
     with pytest.raises(EdgeworkError):

@@ -270,6 +270,40 @@ def test_a_display_without_power_at_start_is_drawn_once_it_answers(monkeypatch, 
         assert fakeos.panel(chips[role], spec.driver, spec.width, spec.height).getbbox() is None
 
 
+def test_a_display_that_does_not_answer_is_tried_every_second_while_nothing_happens(monkeypatch, rig_factory, caplog):
+    """What the log line and the docs promise: every second, on the daemon's own, with nobody
+    pressing anything; not more often (a stuck bus is not hammered) and not only on inputs."""
+    from firmware.daemon import RETRY_SECONDS
+
+    caplog.set_level(logging.INFO, logger="baccarat")
+    tries: list[float] = []
+
+    def factory(cfg: DisplaySpec) -> Any:
+        if cfg.role == "placard":
+            tries.append(time.monotonic())
+        return open_luma_device(cfg)
+
+    with fakeos.installed(monkeypatch) as linux:
+        chips = {r: linux.i2c_display(*where) for r, where in WHERE.items()}
+        chips["placard"].unplug()
+        rig = rig_factory(make_config(displays=ALL_I2C), device_factory=factory)
+        assert "trying again every second" in _messages(caplog, "placard")[0].getMessage()
+        assert RETRY_SECONDS == rig.daemon.retry_seconds == 1.0
+        deadline = time.monotonic() + 10
+        while len(tries) < 5:
+            assert time.monotonic() < deadline, f"{len(tries)} tries in 10 s"
+            time.sleep(0.05)
+        idle = [b - a for a, b in zip(tries[1:], tries[2:], strict=False)]  # after the start's own two
+        assert all(gap >= 0.99 for gap in idle), idle
+        assert sum(idle) / len(idle) < 2.5, idle  # a retry every 3 s fails; a loaded machine does not
+        assert len(_messages(caplog, "placard")) == 1  # each try is silent
+        chips["placard"].plug()
+        deadline = time.monotonic() + 3
+        while not _shows_current_state(rig, "placard", chips["placard"]):
+            assert time.monotonic() < deadline, "the placard was not drawn once it answered"
+            time.sleep(0.05)
+
+
 def test_a_display_whose_bus_is_missing_is_not_tried_again(bare_machine, rig_factory, caplog):
     """No /dev/i2c-99 (ENOENT) does not change while the prop runs: one line, no retries."""
     caplog.set_level(logging.INFO, logger="baccarat")

@@ -57,6 +57,8 @@ def test_a_device_as_the_config_file(capsys):
         ("edgework", "ports", '["Paralel", "Serial"]', "did you mean Parallel?"),
         ("edgework", "ports", "[" + ", ".join(['"USB"'] * 65) + "]", "at most 64"),
         ("edgework", "lit", '["FRK", "frk"]', "FRK is given twice"),
+        ("inputs", "player", "1", "GPIO0/1 carry the HAT EEPROM bus"),
+        ("inputs", "banker", "0", "GPIO0/1 carry the HAT EEPROM bus"),
         ("timing", "hold_seconds", "nan", "[timing] hold_seconds"),
         ("timing", "card_seconds", "inf", "[timing] card_seconds"),
         ("timing", "result_seconds", "1e9", "[timing] result_seconds"),
@@ -148,7 +150,26 @@ TEXT_DAMAGE = [
 ]
 
 
-def hostile_configs(seed: int, count: int) -> list[str]:
+def _in_first_display(text: str, key: str, value: str) -> str:
+    """``text`` with ``key`` of the first ``[[displays]]`` table replaced by ``value``."""
+    lines = text.splitlines()
+    first = lines.index("[[displays]]")
+    for i in range(first + 1, len(lines)):
+        if lines[i].startswith("["):
+            break
+        if re.match(rf"{re.escape(key)}\s*=", lines[i]):
+            lines[i] = f"{key} = {value}"
+            return "\n".join(lines) + "\n"
+    raise AssertionError(f"the reference's first display has no {key}")
+
+
+#: What a message about damage to the text itself names instead of a key.
+DAMAGE_NAMED = ("not valid TOML", "not UTF-8")
+
+
+def hostile_configs(seed: int, count: int) -> list[tuple[str, tuple[str, ...]]]:
+    """Broken configs, each with what its message must name (any one of them): the key
+    it breaks (as ``[section] key``), or for damage to the text, what the damage is."""
     rng = random.Random(seed)
     keys = list(BAD)
     out = []
@@ -160,20 +181,20 @@ def hostile_configs(seed: int, count: int) -> list[str]:
             if f"[{section}]" not in text:
                 text += f"\n[{section}]\n"
             text = _with(text, section, key, rng.choice(BAD[(section, key)]))
-            if shape == 0:  # a second fault does not hide the first
+            named = (f"[{section}] {key}" if section != "bogus" else "[bogus]",)
+            if shape == 0:  # a second fault does not hide the first: the message names one of them
                 section, key = rng.choice(keys)
                 if f"[{section}]" in text:
                     text = _with(text, section, key, rng.choice(BAD[(section, key)]))
+                    named += (f"[{section}] {key}",)
         elif shape < 9:
             key = rng.choice(list(DISPLAY_BAD))
-            lines = text.splitlines()
-            first = lines.index("[[displays]]")
-            lines.insert(first + 1, f"{key} = {rng.choice(DISPLAY_BAD[key])}")
-            # a key given twice is itself a TOML error; that is a refusal too
-            text = "\n".join(lines) + "\n"
+            text = _in_first_display(text, key, rng.choice(DISPLAY_BAD[key]))
+            named = (f"[displays.0] {key}",)
         elif shape == 9:
             text = rng.choice(TEXT_DAMAGE)(text, rng)
-        else:  # the output's table: one key replaced (or added) with a value it refuses
+            named = DAMAGE_NAMED
+        else:  # the lock's table: one key replaced (or added) with a value it refuses
             key = rng.choice(list(OUTPUT_BAD))
             lines = text.splitlines()
             first = lines.index("[[outputs]]")
@@ -185,17 +206,21 @@ def hostile_configs(seed: int, count: int) -> list[str]:
             else:
                 lines.insert(first + 1, line)
             text = "\n".join(lines) + "\n"
-        out.append(text)
+            # the key in the lock's table, the lock in a pin check, or (its name broken) the first output's name
+            named = (f"[outputs.lock] {key}", "[outputs] lock", "[outputs.0] name")
+        out.append((text, named))
     return out
 
 
-def test_1000_generated_broken_configs_each_give_one_line(tmp_path):
-    texts = hostile_configs(51, 1100)
-    assert len(set(texts)) > 200
+def test_1000_generated_broken_configs_each_give_one_line_naming_the_key(tmp_path):
+    generated = hostile_configs(51, 1100)
+    assert len({text for text, _ in generated}) > 200
+    assert sum(1 for _, named in generated if named[0].startswith("[displays.0]")) > 150
     path = tmp_path / "bad.toml"
-    for index, text in enumerate(texts):
+    for index, (text, named) in enumerate(generated):
         path.write_text(text, encoding="utf-8", errors="surrogatepass")
         with pytest.raises(ConfigError) as caught:
             load_config(path)
         message = str(caught.value)
         assert "\n" not in message and len(message) <= 300, (index, message[:400])
+        assert any(name in message for name in named), (index, named, message)

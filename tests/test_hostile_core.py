@@ -297,3 +297,17 @@ def test_1000_hostile_command_lines_each_get_one_line_and_no_traceback(capsys):
         lines = captured.err.splitlines()
         assert len(lines) == 1 and len(lines[0]) <= 300, (argv[:12], captured.err[:400])
         assert "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [[*DECK, "--" + "x" * 5000], ["run", "--view", "v" * 5000], ["r" * 5000], ["run", "--log-level", "\x1b" * 999]],
+    ids=["unknown option", "not a choice", "not a command", "escapes"],
+)
+def test_what_argparse_itself_refuses_is_one_short_line_too(argv, capsys):
+    """argparse quotes the offending argument whole; the parser cuts its line short."""
+    with pytest.raises(SystemExit) as leaving:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert leaving.value.code == 2
+    assert len(err.splitlines()) == 1 and len(err) <= 300, err[:400]

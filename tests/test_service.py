@@ -58,6 +58,41 @@ def test_the_sandbox_still_lets_the_prop_work():
     assert set(_one("RestrictAddressFamilies").split()) == {"AF_UNIX", "AF_INET", "AF_INET6"}
 
 
+def test_the_unit_waits_for_ready_and_restarts_a_hung_prop():
+    assert _one("Type") == "notify"  # `systemctl start` returns once the first frames are drawn
+    assert _one("NotifyAccess") == "main"  # only the daemon itself may say READY or ping
+    assert 0 < float(_one("WatchdogSec")) <= 30  # tests/test_watchdog.py, firmware/sdnotify.py
+    assert _one("Restart") == "on-failure"  # systemd counts a watchdog kill as a failure
+
+
+def _syscalls(group: str) -> set[str]:
+    """The system calls a ``SystemCallFilter=`` group stands for, its nested groups expanded."""
+    run = _systemd_analyze("syscall-filter", "--no-pager", group)
+    assert run.returncode == 0, run.stderr
+    calls: set[str] = set()
+    for line in run.stdout.splitlines()[1:]:
+        name = line.strip()
+        if name.startswith("@"):
+            calls |= _syscalls(name)
+        elif name and not name.startswith("#"):
+            calls.add(name)
+    return calls
+
+
+def test_the_sandbox_lets_the_notify_datagram_through():
+    """READY and the pings are one AF_UNIX datagram each to /run/systemd/notify. A socket is no
+    file the read-only file system (ProtectSystem=strict) refuses to write to; what could stop
+    the datagram is the address family or the system-call filter."""
+    service = _service()
+    assert "AF_UNIX" in _one("RestrictAddressFamilies").split()
+    allowed, denied = set(), set()
+    for line in service["SystemCallFilter"]:
+        groups = line.removeprefix("~").split()
+        for group in groups:
+            (denied if line.startswith("~") else allowed).update(_syscalls(group) if group.startswith("@") else {group})
+    assert {"socket", "sendto", "close"} <= allowed - denied
+
+
 def _systemd_analyze(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     tool = shutil.which("systemd-analyze")
     assert tool, "systemd-analyze is missing: scripts/test.sh installs the systemd package"

@@ -16,6 +16,7 @@ import pytest
 from baccarat_core import Edgework, TableLimits, build_deck, play_round
 from firmware.simulator.textview import card_text
 from tests.conftest import ROOT
+from tests.mosquitto import free_port
 
 EDGEWORK = Edgework("AB3DE4", ("Parallel", "Serial", "RJ-45"), ("FRK",), ("CAR",))
 
@@ -46,13 +47,17 @@ def _keys(session: str, *keys: str, pause: float = 0.2) -> None:
 
 
 @pytest.fixture
-def simulator(tmp_path):
+def simulator(tmp_path, short_dir):
     assert shutil.which("tmux"), "tmux is needed (scripts/test.sh installs it)"
     config = (ROOT / "firmware" / "default-config.toml").read_text()
     config = config.replace('mode = "random"', 'mode = "fixed"\nmin = 25\nmax = 1000')
     config = config.replace('first_color = "random"', 'first_color = "red"')
     config = config.replace("card_seconds = 0.6", "card_seconds = 0.05")
-    config += f'\n[state]\nfile = "{tmp_path / "state.json"}"\n'  # a fresh game, not a saved one
+    # Its own state file (a fresh game, not a saved one), control socket and console port,
+    # never the defaults: the tests pass beside a simulator someone is playing.
+    config += f'\n[state]\nfile = "{tmp_path / "state.json"}"\n'
+    config += f'\n[control]\nsocket = "{short_dir / "control.sock"}"\n'
+    config += f"\n[web]\nport = {free_port()}\n"
     path = tmp_path / "sim.toml"
     path.write_text(config)
     sessions: list[str] = []

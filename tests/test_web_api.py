@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from firmware.web.auth import LoginThrottle
+from firmware.web.guard import Throttle
 from firmware.web.server import WebError, WebService
 from firmware.web.settings import WebConfigError, WebSettings
 from tests import browser
@@ -137,9 +137,25 @@ def test_password_login_logout(web_factory, caplog):
     assert all(PASSWORD not in record.getMessage() for record in caplog.records)
 
 
+def test_the_longest_password_fits_the_login_form(web_factory):
+    """[web] password is capped at 1,024 characters so that the longest, of 4-byte characters and
+    percent-encoded, still fits the login form's body limit."""
+    from urllib.parse import quote
+
+    from firmware.web.server import MAX_BODY
+    from firmware.web.settings import MAX_PASSWORD, parse_web_section
+
+    longest = "\U0001d11e" * MAX_PASSWORD  # the G clef, 4 bytes in UTF-8
+    assert parse_web_section({"password": longest}, simulate=False).password == longest
+    assert len("password=" + quote(longest)) <= MAX_BODY
+    web = web_factory(settings={"password": longest})
+    web.login(quote(longest))
+    assert web.command({"command": "status"})[0] == 200
+
+
 def test_login_throttle(web_factory):
     web = web_factory(settings={"password": PASSWORD})
-    web.service.throttle = LoginThrottle(attempts=2)
+    web.service.throttle = Throttle(attempts=2)
     form = {"Content-Type": "application/x-www-form-urlencoded"}
     assert web.request("POST", "/login", "password=a", form)[0] == 401
     assert web.request("POST", "/login", "password=b", form)[0] == 401
@@ -163,7 +179,8 @@ def test_port_in_use_is_one_clear_line(web_factory):
         service = WebService(web.backend, WebSettings(enabled=True, port=port))
         with pytest.raises(WebError) as caught:
             service.start()
-    assert f"cannot listen on 127.0.0.1 port {port}" in str(caught.value) and "\n" not in str(caught.value)
+    assert f"port {port} on 127.0.0.1 is taken" in str(caught.value) and "\n" not in str(caught.value)
+    assert "--port N or [web] port" in str(caught.value)
 
 
 class Stream:

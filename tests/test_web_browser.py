@@ -90,7 +90,9 @@ def test_login_displays_pins_and_reset(web_factory, page):
     page.wait_for_url(web.url + "/")
     for role in ("placard", "table", "bets"):
         assert_page_shows(page, web, role)
-    assert page.is_hidden("#panel"), "no front panel on a prop without one"
+    # A prop whose panel cannot be pressed from a page (a Pi): the panel is drawn, as a mirror only.
+    page.wait_for_selector("#panel-face button[data-input=player]")
+    assert all(page.is_disabled(f"button[data-input={name}]") for name in ("player", "deal", "arrow_left"))
     page.wait_for_selector("#connection.live")
     assert "$25 - $1000" in page.inner_text("#fact-limits")
     assert "serial AB3DE4" in page.inner_text("#fact-edgework")
@@ -108,6 +110,7 @@ def test_login_displays_pins_and_reset(web_factory, page):
     page.fill("#form-reset input[name=min]", "50")
     page.fill("#form-reset input[name=max]", "2,000")
     page.click("#form-reset button[type=submit]")
+    page.click("#confirm-yes")  # a reset asks first (tests/test_web_console.py)
     page.wait_for_selector("#message.ok")
     web.rig.wait_for("reset")
     assert web.state()["limits"] == {"min": 50, "max": 2000, "placard": "$50 - $2000"}
@@ -133,7 +136,9 @@ def test_login_displays_pins_and_reset(web_factory, page):
 def test_front_panel_press_and_hold(web_factory, page):
     web = web_factory(front_panel=True)
     page.goto(web.url + "/")
-    page.wait_for_selector("#panel:not([hidden])")
+    page.wait_for_selector("#panel-face button[data-input=banker]:not([disabled])")
+    for role in ("placard", "table"):  # the display row above the panel has its size (no layout shift)
+        wait_for_frame(page, web, role)
     assert_page_shows(page, web, "bets")
 
     banker = page.locator("button[data-input=banker]")
@@ -188,6 +193,8 @@ def test_bad_input_shows_the_message_and_changes_nothing(web_factory, page):
         for name, value in values.items():
             page.fill(f"{form} input[name={name}]", value)
         page.click(f"{form} button[type=submit]")
+        if form == "#form-reset":
+            page.click("#confirm-yes")
         page.wait_for_selector("#message.error")
         shown = page.inner_text("#message")
         assert message in shown, f"{form} {values}: the page says {shown!r}"

@@ -31,6 +31,7 @@ def get(web, path: str, token: str | None = TOKEN) -> tuple[int, str]:
 @pytest.mark.parametrize("path", PATHS)
 def test_every_path_refuses_a_missing_or_wrong_token(web_factory, path, caplog):
     web = web_factory()
+    web.service.wrong_secret_pause = 0  # the pause itself: test_web_hostile.py
     before = web.state()
     for token in (None, "", "wrong-token-0123456789", TOKEN + "x", TOKEN[:-1]):
         status, body = get(web, path, token)

@@ -61,6 +61,7 @@ def test_a_full_section():
         ({"password": 12345678}, "[web] password: must be a string in quotes"),
         ({"password": "short"}, "[web] password: must be at least 8 characters"),
         ({"password": " padded password "}, "[web] password: must not start or end with spaces"),
+        ({"password": "x" * 1025}, "[web] password: must be at most 1024 characters"),
         ({"controller_token": "abc"}, "[web] controller_token: must be at least 12 characters"),
         ({"controller_token": "has spaces in it"}, "[web] controller_token: must be 12-128 letters, digits"),
         ({"controller_token": "with/slash&amp=1"}, "[web] controller_token: must be 12-128 letters, digits"),

@@ -1,8 +1,8 @@
 """The ``baccarat`` command: one parser, and one place that turns errors into messages.
 
 Subcommands live beside this file: ``deck`` and ``play`` (:mod:`.deck_play`),
-``run`` and ``check-config`` (:mod:`.run`), and the game master's commands
-to a running daemon (:mod:`.gm`).
+``run`` and ``check-config`` (:mod:`.run`), ``doctor`` (:mod:`.doctor`), and the
+game master's commands to a running daemon (:mod:`.gm`).
 """
 
 from __future__ import annotations
@@ -70,13 +70,16 @@ class _Version(argparse.Action):
 COMMAND_MODULES = {
     "deck": "deck_play",
     "play": "deck_play",
+    "casing": "casing",
     "run": "run",
     "check-config": "run",
+    "doctor": "doctor",
     "solved": "gm",
     "reset": "gm",
     "force-solve": "gm",
     "hint": "gm",
     "status": "gm",
+    "bet": "gm",
     "output": "gm",
 }
 

@@ -7,7 +7,7 @@ import json
 import random
 import sys
 from collections.abc import Iterable, Iterator
-from typing import BinaryIO, TextIO
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from baccarat_core import BaccaratError, BaccaratModule, Edgework, TableLimits, build_deck, strict
 from baccarat_core.bomb import RandomBombs, check_game, check_seed
@@ -20,13 +20,17 @@ from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 
 from . import Parser, arg_type
 
+if TYPE_CHECKING:
+    from ..config import Config
+
 #: The options that describe a fixed bomb (``--seed`` draws one instead).
 _FIXED_OPTIONS = ("serial", "ports", "lit", "unlit", "batteries")
 
 
-def add_edgework_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--serial``, ``--ports``, ``--lit``, ``--unlit``, ``--batteries``, ``--solved``, ``--min``, ``--max``."""
-    group = parser.add_argument_group("edgework and limits")
+def add_edgework_arguments(parser: argparse.ArgumentParser, *, limits: bool = True) -> None:
+    """``--serial``, ``--ports``, ``--lit``, ``--unlit``, ``--batteries``, ``--solved``, and with
+    ``limits`` ``--min`` and ``--max``."""
+    group = parser.add_argument_group("edgework and limits" if limits else "edgework")
     group.add_argument("--serial", help="serial number, 1-6 letters or digits")
     group.add_argument("--ports", help="comma-separated, one name per port")
     group.add_argument("--lit", help="lit indicator labels, comma-separated")
@@ -38,6 +42,8 @@ def add_edgework_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="solved modules (default 0)",
     )
+    if not limits:
+        return
     dollars = arg_type(lambda t: parse_dollars(t, "amount", maximum=MAX_TABLE_MAXIMUM))
     group.add_argument("--min", type=dollars, help="table minimum")
     group.add_argument("--max", type=dollars, help="table maximum")
@@ -94,19 +100,25 @@ def _deck_inputs(args: argparse.Namespace) -> tuple[Edgework, TableLimits]:
         if config.limits is None:
             raise BaccaratError(f"give the table's --min and --max ({args.config} draws the limits at random)")
         limits = config.limits
+    return config_edgework(args, config, bombs), limits
+
+
+def config_edgework(args: argparse.Namespace, config: Config, bombs: RandomBombs | None) -> Edgework:
+    """The bomb of the options (``--serial`` and the rest, or ``--seed``'s ``bombs``) where given,
+    else ``config``'s: its fixed edgework, or the bomb of game ``--game`` its seed draws."""
     if bombs is not None or _given(args):
-        return edgework_from(args, bombs), limits
+        return edgework_from(args, bombs)
     if config.edgework is not None:
         if args.game != 1:
-            raise BaccaratError(f"--game is only read with --seed ({args.config} has fixed edgework)")
+            raise BaccaratError(f"--game is only read with --seed ({config.source} has fixed edgework)")
         solved = config.edgework.solved if args.solved is None else args.solved
-        return config.edgework.with_solved(solved), limits
+        return config.edgework.with_solved(solved)
     if config.bombs is None or config.bombs.seed is None:
         raise BaccaratError(
-            f"{args.config} draws a new bomb for each game without a seed: give --seed N, or read the bomb "
+            f"{config.source} draws a new bomb for each game without a seed: give --seed N, or read the bomb "
             "off the prop (baccarat status) and give --serial, --ports, --lit and --unlit"
         )
-    return edgework_from(args, config.bombs), limits
+    return edgework_from(args, config.bombs)
 
 
 def cmd_deck(args: argparse.Namespace) -> int:

@@ -167,8 +167,15 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bet(args: argparse.Namespace) -> int:
+    """Play the players' bets (remote play): the table cleared, the chips stacked, the deal."""
+    result = _send(args, {"command": "bet", "bets": " ".join(args.bets)})
+    print(result["summary"])
+    return 0
+
+
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
-    """``solved``, ``reset``, ``force-solve``, ``hint``, ``status``, ``output``: talk to a running daemon."""
+    """``solved``, ``reset``, ``force-solve``, ``hint``, ``status``, ``bet``, ``output``: talk to a running daemon."""
     count = arg_type(lambda t: parse_count(t, "solved count", maximum=MAX_SOLVED))
     dollars = arg_type(lambda t: parse_dollars(t, "amount", maximum=MAX_TABLE_MAXIMUM))
 
@@ -192,6 +199,8 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     parser("hint", "which bet wins the next round from the current deck", cmd_hint)
     p = parser("status", "the running module's state", cmd_status)
     p.add_argument("--json", action="store_true", help="the state document as JSON")
+    p = parser("bet", "play the players' bets on a running daemon: clear, stack, deal (remote play)", cmd_bet)
+    p.add_argument("bets", nargs="+", metavar="WORDS", help="the bets: 25 on banker, 5 on tie")
     p = parser("output", "switch one of a running prop's outputs ([[outputs]]): on, off or pulse", cmd_output)
     p.add_argument("name", help="the output's name, as the config's [[outputs]] name it")
     p.add_argument("state", choices=OUTPUT_STATES, help="on (held), off, or pulse (on for its pulse_seconds)")

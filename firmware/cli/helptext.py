@@ -37,11 +37,13 @@ MAIN_EPILOG = f"""\
 commands for players and game masters:
   deck          the deck that appears now, and the rounds it deals (the cheat sheet)
   play          a headless session: JSON inputs on stdin, JSON events on stdout
+  casing        the bomb casing (serial number, widgets, QR code) as SVG, PNG or PDF
 commands for the prop:
   run           the prop on a Pi, or the simulator on a PC (run --simulate)
   check-config  validate a config file and print its wiring
+  doctor        check this Pi for the prop (sudo baccarat doctor)
 commands to a running prop (over its control socket):
-  solved, reset, force-solve, hint, status, output
+  solved, reset, force-solve, hint, status, bet, output
 
 `baccarat COMMAND --help` tells more about each. The players' manual:
 {MANUAL_URL}
@@ -111,6 +113,22 @@ example (bet $25 on Banker, deal):
     baccarat play {EXAMPLE_EDGEWORK} --min 25 --max 1000 --color red
 """
 
+CASING_EPILOG = f"""\
+The bomb: --serial and the rest, or --seed N (and --game K) for the bomb a random prop
+draws, else the config's edgework (--config FILE, else the prop's config, as `run` finds it).
+Ports given as a list go on the game's plates (Parallel and Serial; DVI-D, PS/2, RJ-45 and
+Stereo RCA; any other port on a plate of its own).
+The sheet is 256 x 180 mm: it prints 1:1 on A4 or Letter (the PDF is laid on --paper; print
+at 100 %), so every widget is its real size, to cut out and stick on a box.
+
+{EDGEWORK_TEXT}
+{RANDOM_BOMB_TEXT}
+examples:
+  baccarat casing --out casing.pdf
+  baccarat casing --seed 7 --game 2 --out game2.pdf --paper letter
+  baccarat casing {EXAMPLE_EDGEWORK} --batteries AA,D --out casing.png
+"""
+
 SOCKET_TEXT = """\
 These commands talk to a running `baccarat run` over its control socket: --socket PATH,
 else $BACCARAT_SOCKET, else the path the daemon itself uses: --config FILE's [control] socket,
@@ -128,12 +146,27 @@ GM_EPILOGS: dict[str, str] = {
     "force-solve": SOCKET_TEXT,
     "hint": f"example output:\n  next round: banker wins (bet on Banker)\n\n{SOCKET_TEXT}",
     "status": SOCKET_TEXT,
+    "bet": (
+        "The players' bets, as the original's Twitch Plays takes them: <amount> on <area>, more than\n"
+        "one separated by commas. Areas: player, banker, tie, player pair (playerpair), banker pair\n"
+        "(bankerpair). Amounts in whole dollars, $1 to $1,000,000: 25, 1000, 1,000 or '$25' (in single\n"
+        "quotes: the shell reads $2 as a variable).\n"
+        "The table is cleared, each amount is stacked from its largest chip down, and the cards are\n"
+        "dealt, exactly as pressing the buttons would (strikes included; the active chip is left on\n"
+        "the last one placed). While a round is being dealt the bet is refused; on a closed or solved\n"
+        "table its presses are ignored, as the buttons' are.\n\n"
+        "example:\n  baccarat bet 25 on banker, 5 on tie\n"
+        "  bet $25 on Banker, $5 on Tie: Banker wins (Player 6, Banker 9), profit +$18.75: SOLVED\n\n"
+        f"{SOCKET_TEXT}"
+    ),
 }
 
 
 DESCRIPTIONS: dict[str, str] = {
     "deck": "The game master's cheat sheet: the deck that appears with this edgework, these limits "
     "and this colour, card by card, and the rounds it deals.",
+    "casing": "The sides of the bomb for the players: the serial-number sticker, the port plates, "
+    "the indicators, the battery holders, the strikes and a QR code to the manual.",
     "play": "A whole session without hardware: the module's rules, fed JSON inputs, answering with "
     "JSON events (the same objects the prop publishes over MQTT).",
 }
@@ -143,7 +176,7 @@ def apply(parser: argparse.ArgumentParser, sub: argparse._SubParsersAction[Parse
     """Give the top-level parser and each command's parser their epilogs (kept as written)."""
     parser.epilog = MAIN_EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    epilogs = {"deck": DECK_EPILOG, "play": PLAY_EPILOG, **GM_EPILOGS}
+    epilogs = {"deck": DECK_EPILOG, "play": PLAY_EPILOG, "casing": CASING_EPILOG, **GM_EPILOGS}
     for name, epilog in epilogs.items():
         command = sub.choices.get(name)
         if command is not None and not command.epilog:

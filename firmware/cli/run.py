@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from baccarat_core import BaccaratError
-from baccarat_core.numbers import parse_count
+from baccarat_core.numbers import parse_count, show_value
 from baccarat_core.records import replace
 
 from ..config import DEFAULT_CONFIG, Config, describe_wiring, load_config
@@ -43,6 +43,8 @@ the simulator (--simulate): the real daemon on gpiozero's mock pins, its display
   --view asciiblock  luma.emulator's coloured blocks (a large terminal)
   --gm               the game master's details on screen (the deck's derivation in the
                      log, the next round in the text view); players should not see them
+  --port N           the web console's port (default 8080); the screen says where the
+                     console is, or that the port is taken
 
 keys:
 {keys}
@@ -52,6 +54,7 @@ keys:
 examples:
   baccarat run --simulate
   baccarat run --simulate --view text --config my-config.toml
+  baccarat run --simulate --port 8081                   (a second simulator beside the first)
   baccarat run --config /etc/baccarat/config.toml      (on the Pi; the service does this)
 """
 
@@ -113,6 +116,10 @@ def _run(args: argparse.Namespace) -> int:
     if not args.simulate and (args.gm or args.scale is not None):
         raise PropError("--gm and --scale are for the simulator: add --simulate")
     config = load_config(config_path(args.config))
+    if args.port is not None:
+        if config.web_table is None and not args.simulate:
+            raise PropError(f"--port {args.port}: the console is off on a Pi until {config.source} has a [web] section")
+        config = replace(config, web_table={**(config.web_table or {}), "port": args.port})
     if args.simulate:
         check_displays(config)  # luma's dummy devices take any size: ask luma's real drivers
     if args.card_seconds is not None:
@@ -133,7 +140,12 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.simulate:
         from ..simulator import run_simulator
+        from ..simulator.screenlog import RecentLog
 
+        # Listening from the start: what the services say as they start (the console's address,
+        # a port already taken) is on the simulator's screen, not only after it quits.
+        recent = RecentLog()
+        logging.getLogger().addHandler(recent)
         daemon = build_daemon(
             config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=rng, restore=restore
         )
@@ -143,9 +155,15 @@ def _run(args: argparse.Namespace) -> int:
         closers = attach_services(daemon, config, simulate=True, pin_driver=PinDriver(daemon.board))
         try:
             return run_simulator(
-                daemon, view=args.view, hold_seconds=config.timing.hold_seconds, scale=args.scale, gm=args.gm
+                daemon,
+                view=args.view,
+                hold_seconds=config.timing.hold_seconds,
+                scale=args.scale,
+                gm=args.gm,
+                recent=recent,
             )
         finally:
+            logging.getLogger().removeHandler(recent)
             for close in closers:
                 close()
     with warnings.catch_warnings(record=True) as caught:
@@ -171,12 +189,34 @@ def _run(args: argparse.Namespace) -> int:
     return run_forever(daemon, attach_services(daemon, config))
 
 
+def _card_seconds(text: str) -> float:
+    """``--card-seconds``: a number of seconds the config's ``[timing] card_seconds`` could hold."""
+    from ..config import timing_problem
+
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise BaccaratError(f"{show_value(text)} is not a number of seconds") from None
+    problem = timing_problem("card_seconds", seconds)
+    if problem:
+        raise BaccaratError(f"{show_value(text.strip())} {problem} (as [timing] card_seconds)")
+    return seconds
+
+
 def _scale(text: str) -> int:
     """``--scale``: a whole number from 1 to 16."""
     scale = parse_count(text, "scale", maximum=16)
     if scale < 1:
         raise BaccaratError("scale 0 is below the least allowed (1)")
     return scale
+
+
+def _port(text: str) -> int:
+    """``--port``: a whole number from 1 to 65535."""
+    port = parse_count(text, "port", maximum=65535)
+    if port < 1:
+        raise BaccaratError("port 0 is below the least allowed (1)")
+    return port
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -202,7 +242,18 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     run.add_argument("--gm", action="store_true", help="show the game master's details in the simulator")
     run.add_argument(
-        "--card-seconds", type=float, default=None, help="pause between cards during a deal (overrides the config)"
+        "--port",
+        type=arg_type(_port),
+        default=None,
+        metavar="N",
+        help="the web console's port, 1-65535 (overrides [web] port; the simulator's default is 8080)",
+    )
+    run.add_argument(
+        "--card-seconds",
+        type=arg_type(_card_seconds),
+        default=None,
+        metavar="SECONDS",
+        help="pause between cards during a deal, 0-60 (overrides the config)",
     )
     run.add_argument("--sound", action="store_true", help="play the cues even when the config's [sound] output is none")
     run.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))

@@ -4,8 +4,8 @@ Contact bounce is filtered here, not by the pin backend: gpiozero's
 ``bounce_time`` means different things per backend and nothing under
 ``MockFactory``. A press counts when the contact has been closed for at
 least ``debounce`` seconds before it opens again; shorter closures are bounce.
-The filters read ``clock`` (``time.monotonic`` unless a test passes its own),
-so a test can drive bounce without sleeping.
+The filters and the hold timer read ``clock`` (``time.monotonic`` unless a test
+passes its own), so a test can drive bounce and holds without sleeping.
 
 Holds are timed here too (:class:`HoldTimer`), not by gpiozero's ``Button``:
 each ``Button`` runs a ``HoldThread`` that wakes every 0.1 s whether anything is
@@ -31,34 +31,54 @@ class HoldTimer:
     """One thread that calls each armed function once its time has passed.
 
     With nothing armed it waits without a timeout: an idle prop is never woken.
-    Times are real (``time.monotonic``), as a player's thumb is.
+    Times are read from ``clock``: ``time.monotonic`` (a player's thumb is real), or
+    the clock a test moves by hand, the one the debounce filters read, so that a hold
+    fires at exactly ``hold_seconds`` on it; after moving that clock the test calls
+    :meth:`catch_up`.
     """
 
-    def __init__(self, name: str = "baccarat-holds") -> None:
+    def __init__(self, name: str = "baccarat-holds", *, clock: Clock = time.monotonic) -> None:
+        self._clock = clock
         self._cond = threading.Condition()
         self._due: dict[Hashable, tuple[float, Callable[[], None]]] = {}
+        self._calling = False
         self._closed = False
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
-    def arm(self, key: Hashable, seconds: float, fn: Callable[[], None]) -> None:
-        """Call ``fn`` in ``seconds`` (on the timer's thread), unless :meth:`cancel` comes first;
-        arming ``key`` again replaces its earlier time."""
+    def arm(self, key: Hashable, seconds: float, fn: Callable[[], None], *, since: float | None = None) -> None:
+        """Call ``fn`` ``seconds`` after ``since`` (a reading of the clock; default now), on the
+        timer's thread, unless :meth:`cancel` comes first; arming ``key`` again replaces its
+        earlier time."""
         with self._cond:
-            self._due[key] = (time.monotonic() + seconds, fn)
-            self._cond.notify()
+            start = self._clock() if since is None else since
+            self._due[key] = (start + seconds, fn)
+            self._cond.notify_all()
 
     def cancel(self, key: Hashable) -> None:
         """Forget ``key``'s call, if it has not been made yet."""
         with self._cond:
             self._due.pop(key, None)
 
+    def catch_up(self, timeout: float = 5.0) -> None:
+        """Return once every call due by the clock's reading now has been made (a test moved
+        its clock on: the timer's thread is woken to look at it again)."""
+        with self._cond:
+            now = self._clock()
+            self._cond.notify_all()
+            deadline = time.monotonic() + timeout
+            while not self._closed and (self._calling or any(at <= now for at, _ in self._due.values())):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"the hold timer did not make its due calls within {timeout:g} s")
+                self._cond.wait(left)
+
     def close(self) -> None:
         """Stop the thread; armed calls are not made."""
         with self._cond:
             self._closed = True
             self._due.clear()
-            self._cond.notify()
+            self._cond.notify_all()
         if self._thread is not threading.current_thread():
             self._thread.join(1.0)
 
@@ -69,11 +89,12 @@ class HoldTimer:
                     self._cond.wait()
                     continue
                 key, (at, fn) = min(self._due.items(), key=lambda item: item[1][0])
-                left = at - time.monotonic()
+                left = at - self._clock()
                 if left > 0:
                     self._cond.wait(left)
                     continue
                 del self._due[key]
+                self._calling = True
                 self._cond.release()
                 try:
                     fn()
@@ -81,6 +102,8 @@ class HoldTimer:
                     log.exception("hold: %r failed", key)
                 finally:
                     self._cond.acquire()
+                    self._calling = False
+                    self._cond.notify_all()
 
 
 class BettingArea:
@@ -88,7 +111,7 @@ class BettingArea:
     moment the hold time passes (its release then adds nothing).
 
     ``button`` is a plain gpiozero input; ``holds`` times the hold (``hold_seconds``
-    of real time from the contact closing). ``pressed_high`` is the pin level while
+    from the contact closing, on the clock the hold timer and ``clock`` share). ``pressed_high`` is the pin level while
     the area is pressed (False for a button to GND on a pull-up).
     """
 
@@ -121,9 +144,9 @@ class BettingArea:
 
     def _pressed(self) -> None:
         with self._lock:
-            self._closed_at = self._clock()
+            self._closed_at = closed_at = self._clock()
             self._held = False
-        self._holds.arm(self, self._hold_seconds, self._hold_passed)
+        self._holds.arm(self, self._hold_seconds, self._hold_passed, since=closed_at)
 
     def _hold_passed(self) -> None:
         with self._lock:

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from baccarat_core import AREAS, BaccaratError, BaccaratModule, Edgework, TableLimits, strict
 from baccarat_core import events as ev
+from baccarat_core.bets import bet_outcome, describe_bets, parse_bets
 from baccarat_core.edgework import check_solved
 from baccarat_core.numbers import parse_count, parse_dollars, show_value
 from baccarat_core.records import record
@@ -45,6 +46,7 @@ COMMANDS: dict[str, frozenset[str]] = {
     "enable": frozenset(),
     "disable": frozenset(),
     "identify": frozenset(),
+    "bet": frozenset({"bets"}),
     "output": frozenset({"name", "state"}),
 }
 #: The arguments a command's words may give without ``key=``, in order (``set-solved 3``, ``output lock on``).
@@ -64,6 +66,7 @@ class Command:
     edgework: Edgework | None = None
     solved: int | None = None
     keep_solved: bool = True
+    bets: dict[str, int] | None = None
     #: ``output``: which output, and ``on``, ``off`` or ``pulse``.
     output: str | None = None
     state: str | None = None
@@ -104,6 +107,10 @@ def parse_command(data: Any) -> Command:
         if name == "set_edgework":
             edgework = Edgework.from_dict({**args, "solved": check_solved(args.get("solved", 0))})
             return Command(name, edgework=edgework, keep_solved="solved" not in args)
+        if name == "bet":
+            if "bets" not in args:
+                raise CommandError('bet: missing "bets" (e.g. {"banker": 25, "tie": 5} or "25 on banker, 5 on tie")')
+            return Command(name, bets=parse_bets(args["bets"]))
         if name == "output":
             return _output(args)
     except BaccaratError as error:
@@ -113,13 +120,16 @@ def parse_command(data: Any) -> Command:
 
 def parse_words(text: str) -> Command:
     """A command from words: ``set-solved 3``, ``set-solved:3``, ``reset min=25 max=1000``,
-    ``output lock on``.
+    ``bet 25 on banker, 5 on tie``, ``output lock on``.
 
     Each argument once: ``set-solved 3 4`` and ``reset min=25 min=50`` are errors.
     """
-    words = strict.decode_text(text, "command").replace(":", " ", 1).split()
+    line = strict.decode_text(text, "command").replace(":", " ", 1).strip()
+    words = line.split()
     if not words:
         raise CommandError("empty command")
+    if command_name(words[0]) == "bet":  # the rest is the bets in words, as the players wrote them
+        return parse_command({"command": "bet", "bets": line[len(words[0]) :]})
     data: dict[str, Any] = {"command": words[0]}
     positional = POSITIONAL.get(known_command(words[0]) or "", ("solved",))
     for word in words[1:]:
@@ -240,6 +250,10 @@ class GameMaster:
             return daemon.call(self.document, during_round=True)
         if command.name == "identify":
             return daemon.identify()
+        if command.name == "bet":
+            bets = command.bets
+            assert bets is not None  # parse_command gives bet its bets
+            return _then(daemon.play(lambda m: _bet(m, bets)), lambda events: bet_result(bets, events))
         if command.name == "output":
             assert command.output is not None and command.state is not None  # parse_command gives both
             self.check_output(command.output)
@@ -314,6 +328,21 @@ class GameMaster:
 
         running.add_done_callback(finish)
         return done
+
+
+def _bet(module: BaccaratModule, bets: dict[str, int]) -> list[ev.Event]:
+    """The ``bet`` command on the game thread: logged as remote play, then the presses and the deal."""
+    log.info("remote play: bet %s", describe_bets(bets))
+    return module.bet(bets, finish=False)  # the daemon finishes the round after its pause, as for a press
+
+
+def bet_result(bets: dict[str, int], events: list[ev.Event]) -> dict[str, Any]:
+    """The ``bet`` command's result: the bets as read, what they came to in words, and the events."""
+    return {
+        "bets": dict(bets),
+        "summary": f"bet {describe_bets(bets)}: {bet_outcome(events)}",
+        "events": [e.to_dict() for e in events],
+    }
 
 
 def _reply(request_id: Any, name: Any, *, result: Any = None, error: str | None = None) -> dict[str, Any]:

@@ -176,6 +176,8 @@ class RoomService:
             )
         elif reply["command"] == "status":
             self.send(data_line(result))
+        elif reply["command"] == "bet":
+            self.send(f"MESG {result['summary']}")
         self.send(f"DONE {text}")
 
 

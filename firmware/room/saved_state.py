@@ -1,10 +1,12 @@
 """Game state that survives a power cut: one small JSON file, written atomically.
 
-After every batch of events that changes :meth:`BaccaratModule.snapshot`, the
-file is rewritten (temporary file, fsync, rename, fsync of the directory), so a
-power cut leaves either the old state or the new one, never half of each. The
-write happens before the events are shown: pulling the plug during a deal
-cannot undo the round's strike.
+After every batch of events that changes :meth:`BaccaratModule.snapshot` in a way a
+restart would lose, the file is rewritten (temporary file, fsync, rename, fsync of the
+directory), so a power cut leaves either the old state or the new one, never half of each.
+The write happens before the events are shown: pulling the plug during a deal cannot undo
+the round's strike. What an SD card is spared (:class:`StateKeeper`): bets, the active chip
+on its own, and the clearing after a round, none of which a restore needs; an idle prop
+writes nothing.
 
 The outputs held on (a lock that opened) are saved with the game, as the daemon
 offers them (:meth:`~firmware.daemon.Daemon.held_outputs`): each with the
@@ -41,6 +43,9 @@ log = logging.getLogger("baccarat.state")
 VERSION = 1
 #: Largest state file read (a real one is about 1 KB).
 MAX_STATE_BYTES = strict.MAX_BYTES
+#: A failed save is tried again after this many seconds, doubling up to :data:`RETRY_MAX_SECONDS`.
+RETRY_FIRST_SECONDS = 0.25
+RETRY_MAX_SECONDS = 5.0
 
 
 def private_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -225,26 +230,37 @@ def restore_game(config: Config, rng: random.Random) -> SavedGame | None:
 #: Events that change only the bets on the table, which a restart does not keep: a chip press
 #: needs no snapshot compared (a test checks that these leave the snapshot as it was).
 _BETS_ONLY = (ev.ChipAdded, ev.AreaCleared, ev.InputIgnored)
-#: Changes written after their frame (with ``background``): the active chip, and what an output
-#: did (an output an event switches is saved with that event's batch, before it is shown).
-_AFTER_THE_FRAME = (ev.DenominationChanged, OutputSwitched)
+#: A batch of these changes the snapshot but needs no write: the clearing after a round that
+#: drew no new deck. The file still says the round's chips are on the table, and a restore
+#: finishes that round the same way (``BaccaratModule.resume``; a test checks it over thousands
+#: of rounds). It halves what a round writes to the SD card.
+_RESTORED_ALIKE = (ev.ChipsCleared,)
 
 
 class StateKeeper:
-    """A daemon ``on_handled`` hook that saves the snapshot whenever it changes.
+    """A daemon ``on_handled`` hook that saves the snapshot whenever a restart would otherwise lose something.
 
-    With ``background=True`` (the daemon's), a change of the active chip alone
-    (an arrow, the only frequent change that is saved) is compared and written
-    after its frame: :meth:`settled` (the daemon's ``on_settled`` hook) hands it to a
-    thread of its own, newest first, so the arrow's frame waits neither for the
-    JSON nor for an fsync; every other change (a deal, a strike, a new deck, a
-    reset) is written before the hook returns, so before it is shown: a
-    deal counts from its start. Without ``background`` every change is written
-    at once.
+    Every change that matters after a restart (a deal, a strike, a new deck, a reset, a
+    game-master command) is written before the hook returns, so before it is shown: a
+    deal counts from its start. The clearing after a round that drew no new deck is not
+    written: the restore finishes that round the same way.
+
+    With ``background=True`` (the daemon's) the writes happen on a thread of their own (the
+    listener waits at most 5 s for one, then the game goes on), and a change of the active
+    chip alone (an arrow) is not written on its own: like the bets, it belongs to placing a
+    bet, and it is saved with the next write (or at :meth:`close`). An arrow thus costs the
+    SD card nothing. Without ``background`` every change is written at once.
+
+    A save that fails (a full disk, no descriptor free, a read-only mount) is said
+    once, and the writer thread tries the newest snapshot again, after 0.25 s and
+    then up to every 5 s, until it is on disk: a change is never dropped for want
+    of a later one. The game never waits for those retries.
 
     ``outputs`` returns the outputs held on (:meth:`~firmware.daemon.Daemon.held_outputs`),
-    saved with the module; what an output did alone (a command, a pulse that ended) is
-    written after its frame, like an arrow.
+    saved with the module. An output an event switches is saved with that event's batch,
+    before it is shown (a deal's lock from its gesture); what an output did on its own (a
+    command, a pulse that ended, a cut-off) is handed to the writer without waiting: the
+    pin has switched already, and the frame need not wait for an fsync.
     """
 
     def __init__(
@@ -268,24 +284,25 @@ class StateKeeper:
         self._handed = 0  # snapshots handed to the writer
         self._done = 0  # of those, written (or failed)
         self._closing = False
+        self._unsaved: str | None = None  # the newest snapshot whose write failed: tried again
         self._thread: threading.Thread | None = None
-        self._later: BaccaratModule | None = None  # an arrow's change, until :meth:`settled`
+        self._later: BaccaratModule | None = None  # an arrow's change, until the next write
 
     def __call__(self, events: list[ev.Event], module: BaccaratModule) -> None:
         """Daemon ``on_handled`` hook: save the snapshot if it changed (before the events are shown)."""
         if module.deck is None or (events and all(isinstance(event, _BETS_ONLY) for event in events)):
             return
-        if self._background and events and all(isinstance(e, _AFTER_THE_FRAME) for e in events):
-            self._later = module  # after the frame
+        if events and self._last is not None and all(isinstance(event, _RESTORED_ALIKE) for event in events):
+            return
+        if self._background and events and all(isinstance(e, ev.DenominationChanged) for e in events):
+            self._later = module  # with the next write
+            return
+        if self._background and events and all(isinstance(e, OutputSwitched) for e in events):
+            self._later = None  # this snapshot has the arrow's change too
+            self._save(module, urgent=False)
             return
         self._later = None  # this snapshot has the arrow's change too
         self._save(module, urgent=True)
-
-    def settled(self, events: list[ev.Event] | None = None, module: BaccaratModule | None = None) -> None:
-        """Daemon ``on_settled`` hook (game thread, after the frame): hand an arrow's change to the writer."""
-        module, self._later = self._later, None
-        if module is not None:
-            self._save(module, urgent=False)
 
     def _save(self, module: BaccaratModule, *, urgent: bool) -> None:
         state: dict[str, Any] = {"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}
@@ -297,17 +314,28 @@ class StateKeeper:
             return
         self._last = text
         if not self._background:
-            self._write(text)
+            if not self._write(text):
+                self._background = True  # from now on the writer thread writes, in order
+                with self._cond:
+                    self._unsaved = text
+                self._start_writer()
             return
+        self._hand(text)
+        if urgent:
+            self.flush()
+
+    def _hand(self, text: str) -> None:
+        """Give ``text`` to the writer thread (it replaces one not yet written)."""
         with self._cond:
             self._pending = text
             self._handed += 1
             self._cond.notify_all()
+        self._start_writer()
+
+    def _start_writer(self) -> None:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="baccarat-state", daemon=True)
             self._thread.start()
-        if urgent:
-            self.flush()
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every snapshot handed over so far is written; False if ``timeout`` ran out."""
@@ -316,8 +344,10 @@ class StateKeeper:
             return self._cond.wait_for(lambda: self._done >= target, timeout)
 
     def close(self) -> None:
-        """Write what is pending and stop the writer thread."""
-        self.settled()
+        """Write what is pending (an arrow's change) and stop the writer thread."""
+        module, self._later = self._later, None
+        if module is not None:
+            self._save(module, urgent=False)
         with self._cond:
             self._closing = True
             self._cond.notify_all()
@@ -325,26 +355,50 @@ class StateKeeper:
             self._thread.join(timeout=10)
 
     def _run(self) -> None:
+        delay = RETRY_FIRST_SECONDS
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: self._pending is not None or self._closing)
-                if self._pending is None:
+                if self._unsaved is None:
+                    self._cond.wait_for(lambda: self._pending is not None or self._closing)
+                elif self._pending is None and not self._closing:  # a newer snapshot or the stop ends the pause
+                    self._cond.wait_for(lambda: self._pending is not None or self._closing, delay)
+                closing = self._closing
+                if self._pending is not None:
+                    text, self._pending, upto = self._pending, None, self._handed
+                elif self._unsaved is not None:
+                    text, upto = self._unsaved, self._done
+                else:
                     return
-                text, self._pending, upto = self._pending, None, self._handed
-            self._write(text)
+                self._unsaved = None
+            saved = self._write(text)
             with self._cond:
-                self._done = upto
+                self._done = max(self._done, upto)  # flush() waits for the attempt, not for its success
+                if not saved and self._pending is None:
+                    self._unsaved = text
                 self._cond.notify_all()
+            if saved:
+                delay = RETRY_FIRST_SECONDS
+            elif closing:
+                log.error("stopping with the state unsaved in %s: its last change is lost", self.path)
+                return
+            else:
+                delay = min(delay * 2, RETRY_MAX_SECONDS)
 
-    def _write(self, text: str) -> None:
+    def _write(self, text: str) -> bool:
+        """Write ``text``; False (said once per failure spell) if it could not be written."""
         try:
             write_atomic(self.path, text + "\n")
         except OSError as error:
             if not self._failing:  # say it once per failure spell, not on every chip
-                log.error("cannot save the state to %s (%s); the game goes on", self.path, error.strerror or error)
+                log.error(
+                    "cannot save the state to %s (%s); the game goes on, the save is tried again",
+                    self.path,
+                    error.strerror or error,
+                )
             self._failing = True
-            self._last = None  # try again with the next change
-            return
+            self._last = None  # the next change is written even if it matches this one
+            return False
         if self._failing:
             log.info("state saved to %s again", self.path)
         self._failing = False
+        return True

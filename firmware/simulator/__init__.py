@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the key map (keys.py) is read by `baccarat --help`: keep th
     from collections.abc import Callable
 
     from ..daemon import Daemon
+    from .screenlog import RecentLog
 
 # pygame prints a banner when imported (the window, and luma.emulator's asciiblock device).
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
@@ -30,11 +31,14 @@ def run_simulator(
     hold_seconds: float = 0.5,
     scale: int | None = None,
     gm: bool = False,
+    recent: RecentLog | None = None,
 ) -> int:
     """Show the running prop on this PC (a window, or the terminal) until the user quits.
 
     ``gm``: show the game master's details (the deck's derivation, the next round) on screen;
-    without it the players' screen and log lines keep them hidden.
+    without it the players' screen and log lines keep them hidden. ``recent``: a log handler
+    attached before the services started, so the screen shows what they said at start (the
+    console's address, a port already taken).
     """
     if view == "auto":
         has_display = bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
@@ -46,7 +50,7 @@ def run_simulator(
     from .screenlog import RecentLog, hide_secrets
 
     undo: Callable[[], None] = (lambda: None) if gm else hide_secrets(daemon)
-    recent = RecentLog()
+    recent = recent if recent is not None else RecentLog()
     root = logging.getLogger()
     try:
         if view == "window":

@@ -19,9 +19,9 @@ ALIASES: dict[str, str] = {"left": "arrow_left", "right": "arrow_right"}
 
 
 class ManualClock:
-    """A clock that moves only when told: hand it to the board's debounce filters
-    (``build_daemon(clock=...)``) and to :class:`PinDriver`, and presses and
-    bounce take no real time."""
+    """A clock that moves only when told: hand it to the board's debounce filters and
+    hold timer (``build_daemon(clock=...)``) and to :class:`PinDriver`, and presses,
+    holds and bounce take no real time."""
 
     def __init__(self, start: float = 1000.0) -> None:
         self.now = start
@@ -36,13 +36,20 @@ class ManualClock:
         with self._lock:
             self.now += seconds
 
+    def advance_to(self, moment: float) -> None:
+        """Move the clock on to exactly ``moment`` (a reading; never backwards)."""
+        with self._lock:
+            if moment < self.now:
+                raise ValueError(f"the clock reads {self.now}; it cannot go back to {moment}")
+            self.now = moment
+
 
 class PinDriver:
     """Presses the board's inputs by driving their mock pins.
 
-    With a :class:`ManualClock` (the one the board's filters read), taps and
-    bounce advance that clock instead of sleeping; holds always take real
-    time, since the board's hold timer measures it.
+    With a :class:`ManualClock` (the one the board's filters and hold timer read),
+    taps, holds and bounce advance that clock instead of sleeping, and each wait
+    lets the hold timer make the calls now due before the next edge.
     """
 
     def __init__(self, board: PropBoard, *, clock: ManualClock | None = None) -> None:
@@ -79,11 +86,20 @@ class PinDriver:
         self.set(name, False)
 
     def wait(self, seconds: float) -> None:
-        """Let ``seconds`` pass for the debounce filters: on the manual clock, or for real."""
+        """Let ``seconds`` pass for the debounce filters and the hold timer: on the manual
+        clock (then the holds now due fire before this returns), or for real."""
         if self.clock is not None:
             self.clock.advance(seconds)
+            self.board.catch_up()
         else:
             time.sleep(seconds)
+
+    def wait_until(self, moment: float) -> None:
+        """Let the manual clock reach exactly ``moment`` (then the holds due fire before this returns)."""
+        if self.clock is None:
+            raise RuntimeError("wait_until needs the manual clock")
+        self.clock.advance_to(moment)
+        self.board.catch_up()
 
     def tap(self, name: str, seconds: float = 0.04, *, settle: float = 0.03) -> None:
         """A short press: down for ``seconds``, then up, then ``settle`` before the next touch."""
@@ -93,11 +109,9 @@ class PinDriver:
         self.wait(settle)
 
     def hold(self, name: str, seconds: float) -> None:
-        """Keep input ``name`` pressed for ``seconds`` of real time, then release it."""
+        """Keep input ``name`` pressed for ``seconds`` (see :meth:`wait`), then release it."""
         self.press(name)
-        time.sleep(seconds)
-        if self.clock is not None:
-            self.clock.advance(seconds)
+        self.wait(seconds)
         self.release(name)
 
     def bounce(self, name: str, *, pressed: bool, edges: int = 4, gap: float = 0.001) -> None:

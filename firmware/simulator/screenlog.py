@@ -73,17 +73,37 @@ def hide_secrets(daemon: Daemon) -> Callable[[], None]:
     return undo
 
 
+#: ``log.info(..., extra={PIN: "console"})``: the line stays on the simulator's screen, below the
+#: scrolling log, until another line with the same pin replaces it.
+PIN = "pin"
+
+
 class RecentLog(logging.Handler):
-    """Keeps the last log lines, for the simulator to show beside the displays."""
+    """Keeps the last log lines, for the simulator to show beside the displays.
+
+    A record logged with ``extra={PIN: name}`` is pinned instead: :meth:`shown` always ends
+    with it (the console's address, or why there is none), however many lines came since.
+    """
 
     def __init__(self, size: int = 40) -> None:
         super().__init__(logging.INFO)
         self.lines: collections.deque[str] = collections.deque(maxlen=size)
+        self.pinned: dict[str, str] = {}
         self.count = 0
 
     def emit(self, record: logging.LogRecord) -> None:
         """Keep one line (the message only: no time stamp or level)."""
+        pin = getattr(record, PIN, None)
+        if isinstance(pin, str):
+            self.pinned[pin] = record.getMessage()[:300]
+            self.count += 1
+            return
         self.add(record.getMessage())
+
+    def shown(self) -> list[str]:
+        """The lines a view shows, oldest first: the recent ones, then the pinned ones (a view
+        that keeps the newest lines that fit keeps the pinned ones)."""
+        return [*self.lines, *self.pinned.values()]
 
     def add(self, line: str) -> None:
         """Keep a line of the simulator's own (e.g. why the view changed)."""

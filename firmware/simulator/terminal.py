@@ -162,11 +162,18 @@ class _Screen:
                 if self.snapshot is None:
                     return ["waiting for the prop..."]
         if mode == "braille":
-            recent = list(self.recent.lines)
+            recent = self.recent.shown()
             if self.snapshot.hint:
                 recent.append(self.snapshot.hint)
             return render_screen(self.daemon, columns, recent, rows, strikes=self.snapshot.strikes)
-        return text_lines(self.snapshot, list(self.recent.lines), columns, rows, unicode=self.unicode)
+        return text_lines(
+            self.snapshot,
+            list(self.recent.lines),
+            columns,
+            rows,
+            unicode=self.unicode,
+            pinned=list(self.recent.pinned.values()),
+        )
 
     def refresh(self, out: TextIO, fd: int) -> None:
         """Draw again if the size, the game, the lights or the log changed."""

@@ -107,10 +107,18 @@ def _area(area: str, stack: tuple[int, ...], width: int, unicode: bool) -> str:
 
 
 def text_lines(
-    snap: Snapshot, recent: Sequence[str], columns: int = 80, rows: int = 24, *, unicode: bool = False
+    snap: Snapshot,
+    recent: Sequence[str],
+    columns: int = 80,
+    rows: int = 24,
+    *,
+    unicode: bool = False,
+    pinned: Sequence[str] = (),
 ) -> list[str]:
     """The text view for a terminal of ``columns`` x ``rows``: at most ``rows`` lines, each shorter
-    than ``columns`` (the last column stays empty, so that no terminal wraps or scrolls)."""
+    than ``columns`` (the last column stays empty, so that no terminal wraps or scrolls).
+
+    ``pinned`` lines (the console's address) take the place of the blank line under the lights."""
     width = columns - 1
     scene = snap.scene
     table, bets = scene.table, scene.bets
@@ -122,11 +130,12 @@ def text_lines(
     outputs = f"Outputs: {snap.lights['outputs']}" if "outputs" in snap.lights else None
     if outputs is not None and len(lights) + 3 + len(outputs) <= width:  # beside the lights when it fits
         lights, outputs = f"{lights}   {outputs}", None
+    pins: list[str | None] = [row for line in pinned for row in textwrap.wrap(line, width, subsequent_indent="  ")]
     lines: list[str | None] = [  # None: a blank line, dropped first when rows are short
         placard + strikes.rjust(max(1, width - len(placard))),
         lights,
         *([outputs] if outputs else []),
-        None,
+        *(pins or [None]),
         f"TABLE  {table.deck_color} deck, {table.cards_left} cards left",
         _hand("Player", table.player, table.player_score, unicode),
         _hand("Banker", table.banker, table.banker_score, unicode),

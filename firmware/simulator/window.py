@@ -74,9 +74,8 @@ def run_window(
     daemon.start()
     daemon.ready.wait(10)
     driver = PinDriver(daemon.board)
-    log = recent.lines if recent is not None else None
     strikes = daemon.call(lambda: daemon.module.strikes, during_round=True).result(5)
-    first = compose(daemon, log=log, strikes=strikes)
+    first = compose(daemon, log=recent.shown() if recent is not None else None, strikes=strikes)
     pygame.display.init()
     if scale is None:
         scale = fit_scale(first.size, screen_size(pygame))
@@ -113,7 +112,7 @@ def run_window(
             if changed.is_set():
                 changed.clear()
                 strikes = daemon.call(lambda: daemon.module.strikes, during_round=True).result(5)
-            picture = compose(daemon, log=log, strikes=strikes)
+            picture = compose(daemon, log=recent.shown() if recent is not None else None, strikes=strikes)
             signature = picture.tobytes()
             if signature != last:
                 device.display(picture)

@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("baccarat.web")
 
+#: ``extra=`` of the log line that says where the console is, or why there is none: the
+#: simulator keeps that line on screen (``firmware.simulator.screenlog.PIN``).
+CONSOLE_LINE = {"pin": "console"}
+
 
 def attach_web(
     daemon: Daemon,
@@ -52,7 +56,7 @@ def attach_web(
     try:
         service.start()
     except WebError as error:
-        log.error("%s; the prop runs without its web console", error)
+        log.error("%s; the prop runs without its web console", error, extra=CONSOLE_LINE)
         return None
     return service
 

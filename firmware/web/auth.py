@@ -91,31 +91,3 @@ class Sessions:
         if token:
             with self._lock:
                 self._sessions.pop(_key(token), None)
-
-
-class LoginThrottle:
-    """At most ``attempts`` wrong passwords per address in ``window`` seconds."""
-
-    def __init__(
-        self, *, attempts: int = 10, window: float = 300.0, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        self._failures: dict[str, list[float]] = {}
-        self._attempts = attempts
-        self._window = window
-        self._clock = clock
-
-    def blocked(self, address: str) -> bool:
-        """True while ``address`` has used up its attempts."""
-        now = self._clock()
-        recent = [t for t in self._failures.get(address, []) if now - t < self._window]
-        if recent:
-            self._failures[address] = recent
-        else:
-            self._failures.pop(address, None)
-        return len(recent) >= self._attempts
-
-    def failed(self, address: str) -> None:
-        """Count a wrong password from ``address``."""
-        self._failures.setdefault(address, []).append(self._clock())
-        if len(self._failures) > 1000:  # a flood of addresses: forget the oldest
-            self._failures.pop(next(iter(self._failures)))

@@ -18,6 +18,7 @@ import base64
 import io
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from PIL import Image
@@ -71,17 +72,24 @@ def words(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 class PageClient:
-    """One open page: the updates not yet written to it, merged."""
+    """One open page: the updates not yet written to it, merged.
 
-    def __init__(self) -> None:
+    ``view``, when given, turns each update into what this page may see before it is kept
+    (the players' pages: :mod:`.players`); the console's pages see everything.
+    """
+
+    def __init__(self, view: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
         self.wake = asyncio.Event()
         self.closed = False
         self.last_seq = 0
+        self.view = view
         self._pending: dict[str, Any] = {}
         self._log: list[dict[str, Any]] = []
 
     def merge(self, update: dict[str, Any]) -> None:
         """Add ``update``; later values replace earlier ones, log lines add up."""
+        if self.view is not None:
+            update = self.view(update)
         for key, value in update.items():
             if key == "log":
                 fresh = [entry for entry in value if entry["seq"] > self.last_seq]

@@ -19,14 +19,17 @@ Routes:
 ``GET /json``                  the same state as JSON (``?token=``)
 ``GET /output/<name>/<state>``  switch an output ``on``, ``off`` or ``pulse`` (``?token=``)
 ``GET /static/...``            the page's CSS and JavaScript
+``GET /casing``, ``/play`` ...  the players' pages (:mod:`.players`)
 =============================  ==========================================================
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
+import secrets
 import threading
 from concurrent.futures import Future
 from pathlib import Path
@@ -36,6 +39,7 @@ from urllib.parse import urlsplit
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
+from baccarat_core import strict
 from baccarat_core.events import AREA_NAMES
 
 from ..devices.wiring import INPUT_NAMES
@@ -43,10 +47,21 @@ from ..errors import PropError
 from ..room.commands import COMMAND_TIMEOUT
 from ..sound.cues import CUES
 from ..sound.players import WAV_DIR
-from .auth import COOKIE, CSRF_HEADER, LoginThrottle, Session, Sessions, same_secret
+from .auth import COOKIE, CSRF_HEADER, Session, Sessions, same_secret
 from .backend import ConsoleBackend
 from .controllers import controller_json, cors_middleware
+from .guard import (
+    ACCEPT_BACKLOG,
+    BODY_SECONDS,
+    IDLE_SECONDS,
+    ConnectionGuard,
+    Episodes,
+    Throttle,
+    address_key,
+    http_logger,
+)
 from .live import LiveHub, PageClient
+from .players import PlayerPages
 from .settings import WebSettings, is_loopback
 from .webhooks import WebhookSender
 
@@ -54,8 +69,13 @@ log = logging.getLogger("baccarat.web")
 
 STATIC = Path(__file__).with_name("static")
 
-#: Longest request body read (a command is a few hundred bytes).
+#: Longest request body read (a command is a few hundred bytes; a login form with the longest
+#: password, percent-encoded, at most 12 KiB).
 MAX_BODY = 16 * 1024
+#: The answer to a connection over the caps (guard.MAX_CONNECTIONS, guard.MAX_PER_ADDRESS).
+BUSY = "the console is busy: too many connections; try again in a few seconds\n"
+#: A wrong password or controller token is answered after this pause.
+WRONG_SECRET_PAUSE = 1.0
 #: A comment line on each open event stream this often, so a vanished page is noticed.
 HEARTBEAT_SECONDS = 20.0
 
@@ -109,7 +129,16 @@ class WebService:
         self.static_dir = static_dir
         self.command_timeout = command_timeout
         self.sessions = Sessions()
-        self.throttle = LoginThrottle()
+        #: This start of the service: a page that finds another one knows the prop restarted.
+        self.boot = secrets.token_urlsafe(9)
+        self.episodes = Episodes()
+        self.guard = ConnectionGuard(self.episodes)
+        #: Wrong passwords: ten per address in five minutes (the README says so).
+        self.throttle = Throttle()
+        #: Wrong controller tokens: ten per address a minute.
+        self.token_throttle = Throttle(window=60.0)
+        self.wrong_secret_pause = WRONG_SECRET_PAUSE
+        self.body_seconds = BODY_SECONDS
         self.hub = LiveHub(backend)
         self.webhooks = WebhookSender(
             settings.webhooks,
@@ -122,6 +151,7 @@ class WebService:
             backend.subscribe_events(self.webhooks.on_events)
         self.port = settings.port
         self._pages = {name: (static_dir / name).read_text(encoding="utf-8") for name in ("index.html", "login.html")}
+        self.players = PlayerPages(self)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
         self._thread: threading.Thread | None = None
@@ -148,6 +178,11 @@ class WebService:
             raise WebError("web console did not start within 15 s")
         if self._error is not None:
             error = self._error
+            if getattr(error, "errno", None) == errno.EADDRINUSE:
+                raise WebError(
+                    f"web console: port {self.settings.port} on {self.settings.bind} is taken (another simulator?); "
+                    "choose another with --port N or [web] port"
+                )
             reason = getattr(error, "strerror", None) or str(error)
             raise WebError(f"web console cannot listen on {self.settings.bind} port {self.settings.port}: {reason}")
         log.info("web console on %s%s", self.url, "" if self.settings.password else " (no password: this machine only)")
@@ -183,9 +218,22 @@ class WebService:
         loop = asyncio.get_running_loop()
         self.hub.bind(loop)
         self.webhooks.bind(loop)
-        self._runner = web.AppRunner(self._app(), access_log=None, handler_cancellation=True, shutdown_timeout=1.0)
+        self.episodes.bind(loop)
+        self._runner = web.AppRunner(
+            self._app(),
+            access_log=None,
+            handler_cancellation=True,
+            shutdown_timeout=1.0,
+            logger=http_logger(self.episodes),  # aiohttp's own lines quote the raw request: tamed
+            keepalive_timeout=IDLE_SECONDS,
+            auto_decompress=False,  # no browser compresses a request; no decompression bomb
+        )
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.settings.bind, self.settings.port, reuse_address=True)
+        assert self._runner.server is not None
+        self.guard.install(self._runner.server, loop)
+        site = web.TCPSite(
+            self._runner, self.settings.bind, self.settings.port, reuse_address=True, backlog=ACCEPT_BACKLOG
+        )
         await site.start()
         addresses = self._runner.addresses
         if addresses:
@@ -193,6 +241,7 @@ class WebService:
 
     async def _close(self) -> None:
         self.hub.close()
+        self.episodes.close_all()
         await self.webhooks.close()
         if self._runner is not None:
             await self._runner.cleanup()
@@ -212,18 +261,25 @@ class WebService:
         app.router.add_get("/status", self._controller_status)
         app.router.add_get("/enable_status", self._controller_enable_status)
         app.router.add_get("/json", self._controller_json)
-        for action in CONTROLLER_ACTIONS:
-            app.router.add_get(f"/{action}", self._controller_request)
-        app.router.add_get(CONTROLLER_OUTPUT_PREFIX + "{name}/{state}", self._controller_output)
+        for action in CONTROLLER_ACTIONS:  # an action answers GET only: HEAD would run it too
+            app.router.add_get(f"/{action}", self._controller_request, allow_head=False)
+        app.router.add_get(CONTROLLER_OUTPUT_PREFIX + "{name}/{state}", self._controller_output, allow_head=False)
         app.router.add_static("/static/", self.static_dir, follow_symlinks=False)
         app.router.add_get("/sound/{cue}.wav", self._sound)
+        self.players.register(app)
         return app
 
     # -- every request ----------------------------------------------------------------------------
     @web.middleware
     async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        connection = request.protocol
+        admitted = self.guard.begin(connection)  # no head timer while a request is served
         try:
-            response = await handler(request)
+            if admitted:
+                response = await handler(request)
+            else:
+                response = web.Response(status=503, text=BUSY, headers={"Retry-After": "5"})
+                response.force_close()
         except web.HTTPException as exc:
             exc.headers.update(SECURITY_HEADERS)
             raise
@@ -232,6 +288,8 @@ class WebService:
         except Exception:  # never the query string: it may hold the controller token
             log.exception("web: %s %s failed", request.method, request.path)
             response = web.Response(status=500, text="internal error; the prop's log says more\n")
+        finally:
+            self.guard.end(connection)
         if not response.prepared:
             response.headers.update(SECURITY_HEADERS)
         return response
@@ -269,7 +327,7 @@ class WebService:
         if session is None:
             return None, _json({"ok": False, "error": "not logged in (reload the page)"}, 401)
         if not self._origin_ok(request) or not session.csrf_ok(request.headers.get(CSRF_HEADER)):
-            log.warning("web: %s %s refused: missing or wrong CSRF token", request.method, request.path)
+            self.episodes.note("csrf", f"web: {request.path} refused: missing or wrong CSRF token")
             return None, _json({"ok": False, "error": "refused: missing or wrong CSRF token (reload the page)"}, 403)
         return session, None
 
@@ -303,6 +361,8 @@ class WebService:
     async def _login_page(self, request: web.Request) -> web.StreamResponse:
         if not self.settings.password:
             raise web.HTTPSeeOther("/")
+        if "restarted" in request.query:  # an open console found the prop started anew
+            return self._login_response("The prop restarted: log in again.")
         return self._login_response()
 
     async def _login(self, request: web.Request) -> web.StreamResponse:
@@ -310,24 +370,37 @@ class WebService:
             raise web.HTTPSeeOther("/")
         if not self._origin_ok(request):
             return self._login_response("Refused: the form came from another site.", 403)
-        address = request.remote or "?"
-        if self.throttle.blocked(address):
-            return self._login_response("Too many wrong passwords: wait five minutes.", 429)
+        address = request.remote
+        if not self.throttle.allow(address):  # spare reading the body of a locked address
+            return self._too_many(address)
         try:
-            form = await request.post()
+            form = await asyncio.wait_for(request.post(), self.body_seconds)
+        except TimeoutError:
+            return self._login_response(f"The form did not arrive within {self.body_seconds:g} s.", 408)
         except ValueError:
             return self._login_response("The form could not be read.", 400)
+        # From here to the count, no await: concurrent guesses from one address cannot all
+        # pass the check before the first is counted.
+        if not self.throttle.allow(address):
+            return self._too_many(address)
         given = form.get("password")
         if not isinstance(given, str) or not same_secret(given, self.settings.password):
-            self.throttle.failed(address)
-            log.warning("web: wrong console password from %s", address)
-            await asyncio.sleep(1.0)
+            self.throttle.fail(address)
+            self.episodes.note("password", f"web: wrong console password from {address_key(address)}")
+            await asyncio.sleep(self.wrong_secret_pause)
             return self._login_response("Wrong password.", 401)
         session = self.sessions.create()
         log.info("web: console login from %s", address)
         response = web.HTTPSeeOther("/")
         self._set_cookie(response, session)
         raise response
+
+    def _too_many(self, address: str | None) -> web.Response:
+        wait = self.throttle.retry_after(address)
+        self.episodes.note("locked", f"web: login refused to {address_key(address)}: too many wrong passwords")
+        response = self._login_response(f"Too many wrong passwords: wait {wait_words(wait)}.", 429)
+        response.headers["Retry-After"] = str(wait)
+        return response
 
     async def _logout(self, request: web.Request) -> web.StreamResponse:
         session, refused = self._post_session(request)
@@ -342,10 +415,11 @@ class WebService:
     async def _session_info(self, request: web.Request) -> web.StreamResponse:
         session, new = self._session(request, create=True)
         if session is None:
-            return _json({"ok": False, "error": "not logged in"}, 401)
+            return _json({"ok": False, "error": "not logged in", "boot": self.boot}, 401)
         response = _json(
             {
                 "ok": True,
+                "boot": self.boot,
                 "csrf": session.csrf,
                 "name": self.backend.name,
                 "roles": list(self.backend.roles),
@@ -415,7 +489,7 @@ class WebService:
         _, refused = self._post_session(request)
         if refused is not None:
             return refused
-        payload, problem = await _json_body(request)
+        payload, problem = await json_body(request, self.body_seconds)
         if problem:
             return _json({"ok": False, "error": problem}, 400)
         reply = await self._run_command(payload)
@@ -427,7 +501,7 @@ class WebService:
             return refused
         if not self.front_panel:
             return _json({"ok": False, "error": "this prop has no front panel in the console"}, 404)
-        payload, problem = await _json_body(request)
+        payload, problem = await json_body(request, self.body_seconds)
         if problem:
             return _json({"ok": False, "error": problem}, 400)
         name, action = payload.get("input"), payload.get("action")
@@ -444,37 +518,50 @@ class WebService:
         return _json({"ok": True})
 
     # -- Escape Room Master -------------------------------------------------------------------------
-    def _token_refused(self, request: web.Request) -> web.Response | None:
+    async def _token_refused(self, request: web.Request) -> web.Response | None:
         expected = self.settings.controller_token
         if expected is None:
             return web.Response(status=403, text="forbidden: set [web] controller_token to use these endpoints\n")
+        address = request.remote
+        if not self.token_throttle.allow(address):
+            wait = self.token_throttle.retry_after(address)
+            self.episodes.note("token", f"web: {request.path} refused to {address_key(address)}: too many wrong tokens")
+            return web.Response(
+                status=429,
+                text=f"too many wrong tokens: wait {wait_words(wait)}\n",
+                headers={"Retry-After": str(wait)},
+            )
         if not same_secret(request.query.get("token"), expected):
-            log.warning("web: %s refused: missing or wrong controller token (from %s)", request.path, request.remote)
+            self.token_throttle.fail(address)
+            self.episodes.note(
+                "token", f"web: {request.path} refused: missing or wrong controller token (from {address_key(address)})"
+            )
+            await asyncio.sleep(self.wrong_secret_pause)
             return web.Response(status=403, text="forbidden: missing or wrong token\n")
         return None
 
     async def _controller_status(self, request: web.Request) -> web.StreamResponse:
-        refused = self._token_refused(request)
+        refused = await self._token_refused(request)
         if refused is not None:
             return refused
         solved = bool(self.backend.controller_state().get("solved"))
         return _text("triggered" if solved else "not_triggered")
 
     async def _controller_enable_status(self, request: web.Request) -> web.StreamResponse:
-        refused = self._token_refused(request)
+        refused = await self._token_refused(request)
         if refused is not None:
             return refused
         enabled = self.backend.controller_state().get("enabled", True)
         return _text("enabled" if enabled else "disabled")
 
     async def _controller_json(self, request: web.Request) -> web.StreamResponse:
-        refused = self._token_refused(request)
+        refused = await self._token_refused(request)
         if refused is not None:
             return refused
         return _json(controller_json(self.backend.controller_state()))
 
     async def _controller_request(self, request: web.Request) -> web.StreamResponse:
-        refused = self._token_refused(request)
+        refused = await self._token_refused(request)
         if refused is not None:
             return refused
         action = request.path.strip("/")
@@ -488,7 +575,7 @@ class WebService:
 
     async def _controller_output(self, request: web.Request) -> web.StreamResponse:
         """``GET /output/<name>/on|off|pulse?token=``: the ``output`` command; ``ok``, or one line why not."""
-        refused = self._token_refused(request)
+        refused = await self._token_refused(request)
         if refused is not None:
             return refused
         name, state = request.match_info["name"], request.match_info["state"]
@@ -508,16 +595,28 @@ def _text(text: str, status: int = 200) -> web.Response:
     return web.Response(text=text, status=status, content_type="text/plain", headers={"Cache-Control": "no-store"})
 
 
-async def _json_body(request: web.Request) -> tuple[dict[str, Any], str | None]:
-    """The request's JSON object, or a one-line problem."""
+def wait_words(seconds: int) -> str:
+    """``45 s``, ``5 min``: how long to wait, for a person."""
+    return f"{seconds} s" if seconds < 120 else f"{round(seconds / 60)} min"
+
+
+async def json_body(request: web.Request, timeout: float) -> tuple[dict[str, Any], str | None]:
+    """The request's JSON object, read by the project's strict reader, or a one-line problem."""
     if request.content_type != "application/json":
-        return {}, f"send JSON (Content-Type application/json), not {request.content_type or 'nothing'}"
+        return (
+            {},
+            f"send JSON (Content-Type application/json), not {request.content_type or 'nothing'}",
+        )
     try:
-        data = await request.json()
+        raw = await asyncio.wait_for(request.read(), timeout)
     except web.HTTPRequestEntityTooLarge:
         return {}, f"the request is larger than {MAX_BODY} bytes"
-    except (ValueError, UnicodeDecodeError) as error:
-        return {}, f"not JSON ({error})"
+    except TimeoutError:
+        return {}, f"the request's body did not arrive within {timeout:g} s"
+    try:
+        data = strict.loads(raw, "the request", max_bytes=MAX_BODY)
+    except strict.InputError as error:
+        return {}, str(error)
     if not isinstance(data, dict):
         return {}, "the request must be a JSON object"
     return data, None

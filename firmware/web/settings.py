@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from baccarat_core.records import field, record
 
-from ..config import Section, port_problem, show_setting, within
+from ..config import MAX_STRING, Section, port_problem, show_setting, within
 from ..errors import ConfigError
 
 #: Events a webhook can be sent on, as named in the config and in the event's JSON (``"event"``).
@@ -25,6 +25,11 @@ WEBHOOK_METHODS: tuple[str, ...] = ("GET", "POST")
 DEFAULT_PORT = 8080
 LOOPBACK_BIND = "127.0.0.1"
 
+#: Longest console password: the config's longest string (1,024 characters), which the section
+#: validator enforces. The login form is read up to 16 KiB (``server.MAX_BODY``): 1,024
+#: characters of 4 UTF-8 bytes each, percent-encoded, are 12,288 bytes, so the longest password
+#: allowed can always be typed in, and a passphrase of a few dozen words fits with room to spare.
+MAX_PASSWORD = MAX_STRING
 #: Characters a controller token may use: URL-safe, so it goes into ``?token=`` as typed.
 _TOKEN = re.compile(r"[A-Za-z0-9._~-]{12,128}")
 
@@ -56,6 +61,7 @@ class WebSettings:
     password: str | None = field(default=None, repr=False)
     controller_token: str | None = field(default=None, repr=False)
     front_panel: bool = False
+    casing_public: bool = False  # /casing for anyone on the network, read-only (players' pages: players.py)
     webhooks: tuple[Webhook, ...] = ()
     webhook_timeout_seconds: float = 3.0
     webhook_retries: int = 3
@@ -116,6 +122,13 @@ def parse_web_section(data: dict[str, Any] | None, *, simulate: bool) -> WebSett
             "must be 12-128 letters, digits or . _ ~ - (it goes into the controllers' URLs as typed)",
         )
     front_panel = section.get("front_panel", bool, simulate)
+    casing_public = section.get("casing_public", bool, False)
+    if casing_public and is_loopback(bind):
+        raise section.fail(
+            "casing_public",
+            f'with bind = "{bind}" only this machine reaches the casing; '
+            'set bind = "0.0.0.0" (and a password, which the console then asks for)',
+        )
     timeout = float(section.get("webhook_timeout_seconds", float, 3.0, check=within(0, 60, above=True)))
     retries = section.get("webhook_retries", int, 3, check=lambda v: None if 0 <= v <= 10 else "must be 0-10")
     hooks = _webhooks(section.value("webhooks", []))
@@ -127,6 +140,7 @@ def parse_web_section(data: dict[str, Any] | None, *, simulate: bool) -> WebSett
         password=password,
         controller_token=token,
         front_panel=front_panel,
+        casing_public=casing_public,
         webhooks=hooks,
         webhook_timeout_seconds=timeout,
         webhook_retries=retries,

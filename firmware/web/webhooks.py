@@ -4,8 +4,8 @@ For Houdini MC and anything else that takes an HTTP trigger
 (``http://houdini:14999/baccarat_solved``). The game thread only hands the
 event over to the web thread's event loop; the request, its timeout and the
 retries (with a growing pause) run there, so a slow or dead receiver never
-holds up the game. Each failed attempt is one log line, with the URL stripped
-of credentials and query.
+holds up the game. Each failed attempt is one log line, with every URL in it
+(the hook's, a redirect's) stripped of credentials and query.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 
 import aiohttp
 
+from .guard import scrub_urls
 from .settings import Webhook
 
 log = logging.getLogger("baccarat.web")
@@ -89,10 +90,12 @@ class WebhookSender:
                     final = 400 <= response.status < 500 and response.status not in (408, 429)
             except TimeoutError:
                 problem, final = f"no answer within {self.timeout:g} s", False
+            except aiohttp.TooManyRedirects as error:  # its text names the last URL, query and all
+                problem, final = f"too many redirects ({len(error.history)})", False
             except aiohttp.ClientError as error:
-                problem, final = str(error) or type(error).__name__, False
+                problem, final = f"{scrub_urls(str(error))} ({type(error).__name__})".lstrip(), False
             except ValueError as error:  # a URL aiohttp cannot use
-                problem, final = str(error), True
+                problem, final = scrub_urls(str(error)), True
             self.failed += 1
             more = "" if final or attempt == attempts else f"; retrying in {self.backoff * 2 ** (attempt - 1):g} s"
             log.warning(

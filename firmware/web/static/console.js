@@ -5,6 +5,8 @@
 (() => {
   const $ = (selector) => document.querySelector(selector);
   let session = null;
+  let shown = null; // the state document the page shows (the edgework form keeps what it leaves empty)
+  const pause = (ms) => new Promise((done) => setTimeout(done, ms));
 
   // -- talking to the prop -----------------------------------------------------------------
   async function post(path, body, options = {}) {
@@ -26,9 +28,7 @@
     } catch (error) {
       data = { ok: false, error: `HTTP ${response.status}` };
     }
-    if (response.status === 401 && session && session.password) {
-      location.href = "/login";
-    }
+    if (response.status === 401) recover();
     return data;
   }
 
@@ -41,6 +41,7 @@
 
   function describeReply(reply, label) {
     const result = reply.result || {};
+    if (reply.command === "bet") return result.summary;
     if (reply.command === "hint") {
       return `Hint: ${result.advice}. Player ${result.player.join(" ")} = ${result.player_score}, ` +
         `Banker ${result.banker.join(" ")} = ${result.banker_score}.`;
@@ -67,9 +68,13 @@
     if (/^\$?\d[\d,]*$/.test(text)) return Number(text.replace(/[$,]/g, ""));
     return text;
   }
-  function text(value) {
-    const trimmed = value.trim();
-    return trimmed === "" ? undefined : trimmed;
+  // The edgework form: an empty field keeps what the prop has now (as the solved count
+  // does), "none" empties a list; anything else goes as typed.
+  function keepOr(value, key) {
+    const typed = value.trim();
+    if (typed === "") return shown && shown.edgework ? shown.edgework[key] : undefined;
+    if (key !== "serial" && typed.toLowerCase() === "none") return [];
+    return typed;
   }
 
   const FORMS = {
@@ -78,30 +83,50 @@
       "Set limits"],
     "form-solved": [(f) => ({ command: "set_solved", solved: number(f.solved.value) }), "Set solved"],
     "form-edgework": [(f) => ({
-      command: "set_edgework", serial: f.serial.value.trim(), ports: f.ports.value.trim(),
-      lit: f.lit.value.trim(), unlit: f.unlit.value.trim(), solved: number(f.solved.value),
+      command: "set_edgework", serial: keepOr(f.serial.value, "serial"), ports: keepOr(f.ports.value, "ports"),
+      lit: keepOr(f.lit.value, "lit"), unlit: keepOr(f.unlit.value, "unlit"), solved: number(f.solved.value),
     }), "Set edgework"],
   };
   const LABELS = {
     force_solve: "Force solve", hint: "Hint", identify: "Identify", enable: "Enable", disable: "Disable",
   };
+  // What a game master confirms before it happens: [question, the button that does it].
+  const CONFIRM = {
+    force_solve: ["Force solve the module? It turns green and counts as solved.", "Force solve"],
+    reset: ["Reset the module? Strikes, bets and the deck start afresh.", "Reset"],
+    disable: ["Disable the module? It ignores the players' presses until enabled.", "Disable"],
+  };
+
+  function confirmed(name) {
+    const ask = CONFIRM[name];
+    if (!ask) return Promise.resolve(true);
+    const dialog = $("#confirm");
+    $("#confirm-text").textContent = ask[0];
+    $("#confirm-yes").textContent = ask[1];
+    dialog.returnValue = "";
+    dialog.showModal();
+    return new Promise((done) => {
+      dialog.addEventListener("close", () => done(dialog.returnValue === "yes"), { once: true });
+    });
+  }
 
   function wireControls() {
     for (const [id, [build, label]] of Object.entries(FORMS)) {
       const form = document.getElementById(id);
-      form.addEventListener("submit", (event) => {
+      form.addEventListener("submit", async (event) => {
         event.preventDefault();
         const body = build(form.elements);
-        if (id === "form-reset" && body.min === undefined && body.max === undefined) {
-          delete body.min;
-          delete body.max;
+        for (const key of Object.keys(body)) {
+          if (body[key] === undefined) delete body[key];
         }
-        command(body, label);
+        if (await confirmed(body.command)) command(body, label);
       });
     }
     for (const button of document.querySelectorAll("[data-command]")) {
       const name = button.dataset.command;
-      button.addEventListener("click", () => command({ command: name }, LABELS[name] || name));
+      button.addEventListener("click", async () => {
+        if (await confirmed(name)) command({ command: name }, LABELS[name] || name);
+      });
     }
     $("#logout").addEventListener("click", async () => {
       const reply = await post("/logout", {});
@@ -109,65 +134,13 @@
     });
   }
 
-  // -- the front panel: a real press and release per pointer ------------------------------------
-  // Requests go one after the other, so a release never overtakes its press. A click can be
-  // shorter than the prop's debounce time (20 ms, which a finger on a button never is): the
-  // release waits until the press has lasted MIN_PRESS_MS.
-  const MIN_PRESS_MS = 60;
-  let panelQueue = Promise.resolve();
-  const held = new Set();
-  const pressedAt = new Map();
-  const pause = (ms) => new Promise((done) => setTimeout(done, ms));
-
-  function panel(input, action) {
-    panelQueue = panelQueue.then(async () => {
-      if (action === "press") {
-        pressedAt.set(input, performance.now());
-      } else if (pressedAt.has(input)) {
-        await pause(MIN_PRESS_MS - (performance.now() - pressedAt.get(input)));
-        pressedAt.delete(input);
-      }
-      const reply = await post("/api/panel", { input, action }, { keepalive: action === "release" });
-      if (!reply.ok) showMessage(`${input}: ${reply.error}`, "error");
-    });
-    return panelQueue;
-  }
-
-  function wirePanel() {
-    for (const button of document.querySelectorAll("[data-input]")) {
-      const input = button.dataset.input;
-      const down = (event) => {
-        if (event.button !== undefined && event.button > 0) return;
-        event.preventDefault();
-        if (held.has(input)) return;
-        held.add(input);
-        button.classList.add("down");
-        panel(input, "press");
-      };
-      const up = () => {
-        if (!held.has(input)) return;
-        held.delete(input);
-        button.classList.remove("down");
-        panel(input, "release");
-      };
-      button.addEventListener("pointerdown", down);
-      button.addEventListener("pointerup", up);
-      button.addEventListener("pointercancel", up);
-      button.addEventListener("pointerleave", up);
-      button.addEventListener("contextmenu", (event) => event.preventDefault());
-      button.addEventListener("keydown", (event) => {
-        if ((event.key === " " || event.key === "Enter") && !event.repeat) down(event);
-      });
-      button.addEventListener("keyup", (event) => {
-        if (event.key === " " || event.key === "Enter") up();
-      });
-      button.addEventListener("blur", up);
-    }
-    window.addEventListener("pagehide", () => {
-      for (const input of [...held]) {
-        held.delete(input);
-        panel(input, "release");
-      }
+  // -- remote play: the players' bets in words, sent as they are (the prop reads them) ---------
+  function wireBet() {
+    const form = $("#form-bet");
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const reply = await command({ command: "bet", bets: form.elements.bets.value }, "Bet");
+      if (reply.ok) form.elements.bets.select();
     });
   }
 
@@ -189,7 +162,8 @@
     }
   }
 
-  // The page's displays and betting areas are the prop's own (from /api/session), never a copy here.
+  // The page's displays are the prop's own (from /api/session), never a copy here; the front panel's
+  // buttons come from its layout (panel.js).
   function buildDisplays(roles) {
     const box = $(".displays");
     for (const role of roles) {
@@ -204,18 +178,6 @@
       caption.textContent = role.charAt(0).toUpperCase() + role.slice(1);
       figure.append(img, caption);
       box.append(figure);
-    }
-  }
-
-  function buildAreas(areas) {
-    const box = $("#panel .areas");
-    for (const [input, label] of Object.entries(areas)) {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "area";
-      button.dataset.input = input;
-      button.textContent = label;
-      box.append(button);
     }
   }
 
@@ -237,6 +199,7 @@
   function showState(state) {
     const doc = state.doc;
     const words = state.words;
+    shown = doc;
     const status = $("#status-badge");
     status.textContent = words.status;
     status.className = `badge${doc.solved ? " solved" : ""}`;
@@ -250,7 +213,6 @@
     $("#fact-deck").textContent = words.deck;
     $("#fact-bets").textContent = `${words.bets}; ${words.chip}`;
     $("#fact-edgework").textContent = words.edgework;
-    $("#panel-chip").textContent = words.chip.replace("active chip ", "");
   }
 
   function showAnswer(answer) {
@@ -354,9 +316,25 @@
     }
   }
 
+  // The front panel as built (panel.js): a mirror of the prop's, pressable in the simulator.
+  let panel = null;
+  async function loadPanel() {
+    try {
+      panel = await window.BaccaratPanel.load($("#panel-face"), {
+        canPress: session.front_panel,
+        send: (input, action, keepalive) => post("/api/panel", { input, action }, { keepalive }),
+        onError: (text) => showMessage(text, "error"),
+      });
+    } catch (error) {
+      $("#panel").hidden = true;
+    }
+  }
+
   function apply(update) {
     if (update.sounds) playSounds(update.sounds);
     if (update.frames) showFrames(update.frames);
+    if (panel && update.frames) panel.showFrames(update.frames);
+    if (panel && update.lights) panel.showLights(update.lights);
     if (update.state) showState(update.state);
     if ("answer" in update) showAnswer(update.answer);
     if (update.log) showLog(update.log);
@@ -373,8 +351,45 @@
     stream.addEventListener("error", () => {
       badge.textContent = "reconnecting";
       badge.className = "badge down";
+      // While the prop is away the browser keeps trying; an answer that is no stream (401: the
+      // prop restarted and forgot the session, or the session ended) closes it for good.
+      if (stream.readyState === EventSource.CLOSED) recover();
     });
     stream.addEventListener("update", (event) => apply(JSON.parse(event.data)));
+  }
+
+  // The session is gone: ask the prop who it is now. A new start (another "boot") is said;
+  // with a password the game master logs in again, without one the page carries on by itself.
+  let recovering = false;
+  async function recover() {
+    if (recovering) return;
+    recovering = true;
+    for (;;) {
+      let response = null;
+      let data = {};
+      try {
+        response = await fetch("/api/session", { credentials: "same-origin" });
+        data = await response.json();
+      } catch (error) {
+        data = {};
+      }
+      const restarted = Boolean(session && data.boot && data.boot !== session.boot);
+      if (response && response.status === 401) {
+        location.href = restarted ? "/login?restarted" : "/login";
+        return;
+      }
+      if (response && response.ok && data.ok) {
+        if (restarted) {
+          $("#log-list").replaceChildren();
+          showMessage(`The prop restarted (${new Date().toLocaleTimeString()}): this page reconnected.`, "error");
+        }
+        session = data;
+        recovering = false;
+        listen();
+        return;
+      }
+      await pause(2000);
+    }
   }
 
   async function start() {
@@ -386,13 +401,15 @@
     session = await response.json();
     $("#prop-name").textContent = session.name;
     $("#logout").hidden = !session.password;
-    $("#panel").hidden = !session.front_panel;
+    $("#panel-hint").textContent = session.front_panel
+      ? "The front panel as built: press a betting area for a chip, hold it half a second to clear it."
+      : "The front panel as built, mirroring the prop's (pressing it needs the simulator).";
     buildDisplays(session.roles);
-    buildAreas(session.areas);
     buildOutputs(session.outputs || []);
     window.addEventListener("resize", fitDisplays);
     wireControls();
-    if (session.front_panel) wirePanel();
+    await loadPanel();
+    wireBet();
     listen();
   }
 

@@ -1,0 +1,67 @@
+"""``baccarat casing``: the bomb casing as an SVG, PNG or PDF file, to label a case before a party."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from baccarat_core import BaccaratError
+from baccarat_core.bomb import RandomBombs
+from baccarat_core.numbers import parse_count
+
+from . import Parser, arg_type
+from .deck_play import _given, add_edgework_arguments, config_edgework, edgework_from, game_number, seed_number
+
+
+def cmd_casing(args: argparse.Namespace) -> int:
+    """Write the casing of the bomb the options (or the config) describe to ``--out``."""
+    from ..casing import Casing
+    from ..casing.drawing import FORMATS, write
+    from ..casing.layout import draw_casing
+    from .run import config_path
+
+    out = Path(args.out)
+    if out.suffix.lower() not in FORMATS:
+        raise BaccaratError(f"--out {args.out}: the file name must end in {', '.join(FORMATS)}")
+    bombs = RandomBombs(args.seed) if args.seed is not None else None
+    if bombs is not None or _given(args):
+        edgework = edgework_from(args, bombs)
+    else:
+        from ..config import load_config
+
+        edgework = config_edgework(args, load_config(config_path(args.config)), None)
+    drawing = draw_casing(Casing.from_edgework(edgework))
+    try:
+        write(drawing, out, paper=args.paper, dpi=args.dpi)
+    except OSError as error:
+        raise BaccaratError(f"--out {args.out}: cannot write ({error.strerror or error})") from None
+    print(f"wrote {out} (serial number {edgework.serial})")
+    return 0
+
+
+def _dpi(text: str) -> int:
+    dpi = parse_count(text, "dpi", maximum=1200)
+    if dpi < 72:
+        raise BaccaratError(f"dpi {dpi} is below 72 (a PNG to print wants 300)")
+    return dpi
+
+
+def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
+    """Register ``casing``."""
+    casing = sub.add_parser("casing", help="draw the bomb casing (serial number, widgets) as SVG, PNG or PDF")
+    casing.add_argument("--out", required=True, metavar="FILE", help="FILE.svg, FILE.png or FILE.pdf")
+    add_edgework_arguments(casing, limits=False)
+    bomb = casing.add_argument_group("a random bomb (instead of --serial and the rest)")
+    bomb.add_argument("--seed", type=seed_number, default=None, help="the bomb [edgework] seed = N draws")
+    bomb.add_argument("--game", type=game_number, default=1, help="which game's bomb: 1 (default) is the first")
+    casing.add_argument(
+        "--config", metavar="FILE", help="a config: its edgework or seed (default: the prop's config, as run)"
+    )
+    casing.add_argument("--paper", choices=("a4", "letter"), default="a4", help="the PDF's paper (default a4)")
+    casing.add_argument(
+        "--dpi",
+        type=arg_type(_dpi),
+        default=300,
+        help="the PNG's resolution, 72-1200 (default 300)",
+    )
+    casing.set_defaults(handler=cmd_casing)

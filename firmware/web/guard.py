@@ -1,0 +1,470 @@
+"""What a stranger on the room network can cost the prop: bounded connections, guesses and log lines.
+
+- :class:`ConnectionGuard`: at most :data:`MAX_CONNECTIONS` connections at once and
+  :data:`MAX_PER_ADDRESS` from one address; a connection must send a whole request head
+  within :data:`HEAD_SECONDS` of opening and its next one within :data:`IDLE_SECONDS` of
+  the last answer, else it is closed. At a cap the oldest connection with no request
+  in progress is closed to make room; when every one is busy (live pages, commands),
+  the new one is answered 503 (up to :data:`MAX_REFUSED` at once; beyond, closed
+  unanswered). The prop's other descriptors (the state file, the control socket,
+  MQTT) are never starved by held connections.
+- :class:`Throttle`: at most ``attempts`` wrong secrets per address in ``window``
+  seconds, checked and counted once the request is whole, with no ``await`` between
+  the check, the comparison and the count (so concurrent guesses cannot overtake it).
+- :func:`address_key`: an IPv6 address counts by its /64 prefix (one host has a whole
+  /64 to churn through), an IPv4 address by itself.
+- :class:`Episodes`: a repeated warning (wrong tokens, malformed requests) is one log
+  line, then one line saying how many more came, at most once per ``quiet`` seconds.
+- :class:`HttpLogFilter`: aiohttp's own logging of a malformed request quotes the raw
+  request line and headers (``?token=``, the session cookie) with a traceback; it
+  becomes one line naming the sender and the kind of damage.
+
+Nothing here runs while nobody connects: timers exist only for open connections and
+for an episode's closing count.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import ipaddress
+import logging
+import re
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger("baccarat.web")
+
+#: Connections served at once (a page holds one for its live stream and up to six more briefly).
+MAX_CONNECTIONS = 64
+#: Connections from one address (an IPv6 /64) at once.
+MAX_PER_ADDRESS = 16
+#: A new connection must send a whole request head within this many seconds.
+HEAD_SECONDS = 10.0
+#: A kept-alive connection must send its next request head within this many seconds.
+IDLE_SECONDS = 15.0
+#: A request body (a login form, a command) must arrive within this many seconds.
+BODY_SECONDS = 10.0
+#: Repeats of a warning within this many seconds are counted, not logged.
+QUIET_SECONDS = 60.0
+
+#: Connections over a cap that are still answered (a 503 at their head); more are closed unanswered.
+MAX_REFUSED = 16
+#: Connections the kernel queues for the server (asyncio also accepts up to this many at a time).
+ACCEPT_BACKLOG = 32
+
+
+def address_key(address: str | None) -> str:
+    """What the limits count by: an IPv4 address, or the /64 prefix of an IPv6 one.
+
+    >>> address_key("2001:db8:1:2:aaaa::1") == address_key("2001:db8:1:2:bbbb::7")
+    True
+    >>> address_key("::ffff:192.0.2.7")
+    '192.0.2.7'
+    """
+    if not address:
+        return "?"
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return address[:64]
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
+class Throttle:
+    """At most ``attempts`` wrong secrets per address (:func:`address_key`) in ``window`` seconds.
+
+    Call :meth:`allow` once the request is whole, then compare, then :meth:`fail` on a
+    wrong secret, all without an ``await`` between them. Memory is bounded: at most
+    ``max_addresses`` addresses are tracked, an address is forgotten only once its
+    window has passed (so address churn never unlocks one), and while the table is
+    full of live addresses a new address is refused too (it fails closed).
+    """
+
+    def __init__(
+        self,
+        *,
+        attempts: int = 10,
+        window: float = 300.0,
+        max_addresses: int = 1024,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.attempts = attempts
+        self.window = window
+        self.max_addresses = max_addresses
+        self._clock = clock
+        self._failures: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def _recent(self, key: str, now: float) -> deque[float] | None:
+        times = self._failures.get(key)
+        if times is None:
+            return None
+        while times and now - times[0] >= self.window:
+            times.popleft()
+        if not times:
+            del self._failures[key]
+            return None
+        return times
+
+    def _purge(self, now: float) -> None:
+        for key in list(self._failures):
+            self._recent(key, now)
+
+    def allow(self, address: str | None) -> bool:
+        """True when ``address`` may try a secret now (it has attempts left and can be counted)."""
+        key = address_key(address)
+        now = self._clock()
+        with self._lock:
+            times = self._recent(key, now)
+            if times is not None:
+                return len(times) < self.attempts
+            if len(self._failures) >= self.max_addresses:
+                self._purge(now)
+            return len(self._failures) < self.max_addresses
+
+    def fail(self, address: str | None) -> None:
+        """Count a wrong secret from ``address`` (right after :meth:`allow` said True)."""
+        key = address_key(address)
+        now = self._clock()
+        with self._lock:
+            times = self._recent(key, now)
+            if times is None:
+                if len(self._failures) >= self.max_addresses:
+                    return  # allow() said no room: nothing was compared
+                times = self._failures[key] = deque(maxlen=self.attempts)
+            times.append(now)
+
+    def retry_after(self, address: str | None) -> int:
+        """Whole seconds until ``address`` may try again (the window, when the table is full)."""
+        key = address_key(address)
+        now = self._clock()
+        with self._lock:
+            times = self._recent(key, now)
+            if times is None or len(times) < self.attempts:
+                return int(self.window)
+            return max(1, int(times[0] + self.window - now + 0.999))
+
+    def __len__(self) -> int:
+        return len(self._failures)
+
+
+class Episodes:
+    """Warnings that strangers can repeat at will: one line, then a count at most every ``quiet`` seconds.
+
+    ``note(kind, text)`` logs ``text`` when ``kind`` was quiet for ``quiet`` seconds;
+    repeats are counted and, once the quiet time has passed, one line says how many
+    came and the last one's text. Bound to a loop (:meth:`bind`), the count is said
+    even if no repeat follows; without one, at the next repeat.
+    """
+
+    def __init__(
+        self,
+        logger: logging.Logger = log,
+        *,
+        quiet: float = QUIET_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.logger = logger
+        self.quiet = quiet
+        self._clock = clock
+        self._loop: asyncio.AbstractEventLoop | None = None
+        # kind -> [start of the quiet time, repeats since, last text, level, timer]
+        self._open: dict[str, list[Any]] = {}
+        self._lock = threading.Lock()
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Say the closing counts from ``loop`` (call from the loop's own thread)."""
+        self._loop = loop
+
+    def note(self, kind: str, text: str, level: int = logging.WARNING) -> None:
+        """One occurrence of ``kind``, described by ``text`` (already free of secrets)."""
+        now = self._clock()
+        with self._lock:
+            entry = self._open.get(kind)
+            if entry is not None and now - entry[0] < self.quiet:
+                entry[1] += 1
+                entry[2], entry[3] = text, level
+                if entry[4] is None and self._loop is not None:
+                    entry[4] = self._loop.call_at(self._loop.time() + self.quiet - (now - entry[0]), self.close, kind)
+                return
+            repeats = entry[1] if entry is not None else 0
+            if entry is not None and entry[4] is not None:
+                entry[4].cancel()
+            self._open[kind] = [now, 0, text, level, None]
+        if repeats:
+            self.logger.log(level, "%s (after %d more like it)", text, repeats)
+        else:
+            self.logger.log(level, "%s", text)
+
+    def close(self, kind: str) -> None:
+        """Say how many repeats of ``kind`` were not logged, and start afresh."""
+        with self._lock:
+            entry = self._open.pop(kind, None)
+        if entry is not None and entry[1]:
+            if entry[4] is not None:
+                entry[4].cancel()
+            self.logger.log(entry[3], "%d more like it in %g s, the last: %s", entry[1], self.quiet, entry[2])
+
+    def close_all(self) -> None:
+        """Stopping: say every open count."""
+        for kind in list(self._open):
+            self.close(kind)
+
+
+#: aiohttp's exception classes for a malformed request, in words (their messages quote the request).
+_DAMAGE = {
+    "BadStatusLine": "a bad request line",
+    "BadHttpMethod": "no HTTP method (TLS or another protocol?)",
+    "LineTooLong": "a line too long",
+    "InvalidURLError": "a bad URL",
+    "InvalidHeader": "a bad header",
+    "BadHttpMessage": "a malformed head",
+    "ContentLengthError": "a body that does not match its length",
+    "TransferEncodingError": "a bad chunked body",
+    "ContentEncodingError": "a body it cannot decode",
+    "RequestPayloadError": "a body it cannot read",
+    "DecompressSizeError": "a body too large once decompressed",
+}
+
+
+def damage(error: BaseException | None) -> str:
+    """What was wrong with a request, in words and without its text."""
+    if error is None:
+        return "a malformed request"
+    name = type(error).__name__
+    return _DAMAGE.get(name, name)
+
+
+class HttpLogFilter(logging.Filter):
+    """On the logger aiohttp's request handler uses: each record becomes one safe :class:`Episodes` line.
+
+    aiohttp logs a malformed request as ``Error handling request from ADDRESS`` with
+    the exception, whose message quotes the request line and headers; this keeps only
+    the address and the kind of damage. Every record is consumed (returns False).
+    """
+
+    def __init__(self, episodes: Episodes) -> None:
+        super().__init__()
+        self.episodes = episodes
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Swap the record for one safe line."""
+        error = record.exc_info[1] if record.exc_info else None
+        sender = ""
+        if isinstance(record.args, tuple) and record.args and isinstance(record.args[0], str):
+            sender = f" from {address_key(record.args[0])}"
+        if error is None and record.levelno < logging.WARNING:
+            return False  # aiohttp's own debugging lines
+        self.episodes.note("malformed", f"web: refused a request{sender}: {damage(error)}")
+        return False
+
+
+def http_logger(episodes: Episodes) -> logging.Logger:
+    """The logger for aiohttp's request handler (``logger=`` of the app runner)."""
+    logger = logging.getLogger("baccarat.web.http")
+    for old in [f for f in logger.filters if isinstance(f, HttpLogFilter)]:
+        logger.removeFilter(old)
+    logger.addFilter(HttpLogFilter(episodes))
+    return logger
+
+
+_URL_SECRETS = re.compile(r"(//)[^/@\s'\"]*@|\?[^\s'\"<>)]*|#[^\s'\"<>)]*")
+
+
+def scrub_urls(text: str) -> str:
+    """``text`` with every URL's credentials, query and fragment cut out (for log lines).
+
+    >>> scrub_urls("Too many redirects: http://u:pw@h/x?token=abc")
+    'Too many redirects: http://h/x'
+    """
+    return _URL_SECRETS.sub(lambda m: m.group(1) or "", text)
+
+
+class ConnectionGuard:
+    """Counts the server's connections and closes the ones that cost without asking anything.
+
+    :meth:`install` hooks the aiohttp ``Server``'s ``connection_made`` and
+    ``connection_lost``; the app's outermost middleware calls :meth:`begin` and
+    :meth:`end` around each request.
+    """
+
+    def __init__(
+        self,
+        episodes: Episodes,
+        *,
+        max_connections: int = MAX_CONNECTIONS,
+        max_per_address: int = MAX_PER_ADDRESS,
+        head_seconds: float = HEAD_SECONDS,
+        idle_seconds: float = IDLE_SECONDS,
+    ) -> None:
+        self.episodes = episodes
+        self.max_connections = max_connections
+        self.max_per_address = max_per_address
+        self.head_seconds = head_seconds
+        self.idle_seconds = idle_seconds
+        # handler -> [transport, address key, requests in progress, timer]
+        self._open: OrderedDict[Any, list[Any]] = OrderedDict()
+        # handler -> [transport, timer]: over a cap, answered 503 at their head
+        self._refused: dict[Any, list[Any]] = {}
+        self._per_key: dict[str, int] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._accept_failures = 0
+        self.refused = 0
+        self.closed_idle = 0
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+    def install(self, server: Any, loop: asyncio.AbstractEventLoop) -> None:
+        """Hook ``server`` (an ``aiohttp.web.Server``) and set ``loop``'s exception handler."""
+        self._loop = loop
+        made, lost = server.connection_made, server.connection_lost
+
+        def connection_made(handler: Any, transport: asyncio.Transport) -> None:
+            made(handler, transport)
+            self.opened(handler, transport)
+
+        def connection_lost(handler: Any, exc: BaseException | None) -> None:
+            self.lost(handler)
+            lost(handler, exc)
+
+        server.connection_made = connection_made
+        server.connection_lost = connection_lost
+        loop.set_exception_handler(self.loop_exception)
+
+    # -- connections ---------------------------------------------------------------------------
+    def opened(self, handler: Any, transport: asyncio.Transport) -> None:
+        """A connection was accepted: make room for it, or refuse it; start its head timer."""
+        if self._accept_failures:
+            log.info("web: accepting connections again (%d attempts failed)", self._accept_failures)
+            self._accept_failures = 0
+        peer = transport.get_extra_info("peername")
+        key = address_key(peer[0] if isinstance(peer, tuple) and peer else None)
+        if self._per_key.get(key, 0) >= self.max_per_address:
+            room = self._make_room(key)
+            why = f"{self.max_per_address} connections from {key}"
+        elif len(self._open) >= self.max_connections:
+            room = self._make_room(None)
+            why = f"{self.max_connections} connections"
+        else:
+            room, why = True, ""
+        if not room:
+            self.refused += 1
+            self.episodes.note("busy", f"web: refused a connection from {key}: {why} are busy")
+            if len(self._refused) >= MAX_REFUSED:
+                transport.abort()
+                return
+            assert self._loop is not None
+            timer = self._loop.call_later(self.head_seconds, self._expire_refused, handler)
+            self._refused[handler] = [transport, timer]
+            return
+        self._open[handler] = [transport, key, 0, None]
+        self._per_key[key] = self._per_key.get(key, 0) + 1
+        self._arm(handler, self.head_seconds)
+
+    def _make_room(self, key: str | None) -> bool:
+        """Close the oldest connection (from ``key``, or any) with no request in progress."""
+        for handler, entry in self._open.items():
+            if entry[2] == 0 and (key is None or entry[1] == key):
+                self.closed_idle += 1
+                self._drop(handler)
+                entry[0].close()
+                return True
+        return False
+
+    def _drop(self, handler: Any) -> list[Any] | None:
+        entry = self._open.pop(handler, None)
+        if entry is None:
+            return None
+        if entry[3] is not None:
+            entry[3].cancel()
+        count = self._per_key.get(entry[1], 1) - 1
+        if count:
+            self._per_key[entry[1]] = count
+        else:
+            self._per_key.pop(entry[1], None)
+        return entry
+
+    def lost(self, handler: Any) -> None:
+        """A connection closed."""
+        self._drop(handler)
+        refused = self._refused.pop(handler, None)
+        if refused is not None:
+            refused[1].cancel()
+
+    def _expire_refused(self, handler: Any) -> None:
+        refused = self._refused.pop(handler, None)
+        if refused is not None:
+            refused[0].close()
+
+    def _arm(self, handler: Any, seconds: float) -> None:
+        entry = self._open[handler]
+        if entry[3] is not None:
+            entry[3].cancel()
+        assert self._loop is not None
+        entry[3] = self._loop.call_later(seconds, self._expire, handler)
+
+    def _expire(self, handler: Any) -> None:
+        entry = self._open.get(handler)
+        if entry is None or entry[2]:
+            return
+        self.closed_idle += 1
+        self._drop(handler)
+        entry[0].close()
+
+    # -- requests ------------------------------------------------------------------------------
+    def begin(self, handler: Any) -> bool:
+        """A whole request head arrived on ``handler``'s connection: no timer while it is served.
+
+        False when the connection came over a cap: answer 503 and close it.
+        """
+        if handler in self._refused:
+            return False
+        entry = self._open.get(handler)
+        if entry is None:
+            return True
+        entry[2] += 1
+        if entry[3] is not None:
+            entry[3].cancel()
+            entry[3] = None
+        return True
+
+    def end(self, handler: Any) -> None:
+        """The request was answered: the next head must come within the idle time."""
+        entry = self._open.get(handler)
+        if entry is None or entry[2] == 0:
+            return
+        entry[2] -= 1
+        if entry[2] == 0:
+            self._arm(handler, self.idle_seconds)
+
+    # -- the loop's own complaints -------------------------------------------------------------
+    def loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """The web loop's exception handler: one line, no traceback, no request text.
+
+        asyncio reports a failed ``accept()`` (out of descriptors) here, and on Linux
+        it does so again and again while the listening socket stays readable: that is
+        one line when it starts and one when accepting works again.
+        """
+        error = context.get("exception")
+        message = str(context.get("message") or "")
+        if "accept" in message and isinstance(error, OSError):
+            self._accept_failures += 1
+            if self._accept_failures == 1:
+                name = errno.errorcode.get(error.errno or 0, "?")
+                log.error(
+                    "web: cannot accept connections: %s (%s); the prop goes on, the console retries",
+                    error.strerror or error,
+                    name,
+                )
+            return
+        what = type(error).__name__ if error is not None else "no exception"
+        self.episodes.note("loop", f"web: {scrub_urls(message)[:200]} ({what})", logging.ERROR)

@@ -1,0 +1,334 @@
+"""The players' pages: the bomb casing (``/casing``) and the module on a tablet (``/play``).
+
+They show only what a player sees on a real bomb: the casing (serial number,
+port plates, indicators, batteries, strikes, the timer's place), and on
+``/play`` the front panel with the displays' frames and the lights. Their
+event streams carry nothing else: each update from the console's hub passes
+through a view (:func:`casing_view`, :func:`play_view`) that keeps only those
+keys, so the state document, the answer, the deck and the log never reach
+them.
+
+Who may open them:
+
+=================================  ==============================================================
+``GET /casing``                    the casing, live (``/casing/events``; ``/casing.svg`` the
+                                   drawing alone); with ``[web] casing_public = true`` anyone on
+                                   the network, read-only; else as the console (this machine
+                                   without a password, a login with one)
+``GET /play``                      the front panel and the casing, pressable where the console's
+                                   front panel is (the simulator's mock pins); a login of its own
+                                   (``/play/login``, the game master's password) whose cookie
+                                   opens the players' pages only, never the console
+``GET /panel.json``                the front panel's layout (``firmware/devices/panel.py``)
+=================================  ==============================================================
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from ..casing import Casing
+from ..casing.layout import casing_svg
+from ..devices.panel import layout as panel_layout
+from ..devices.wiring import INPUT_NAMES
+from .auth import CSRF_HEADER, Sessions, same_secret
+from .guard import address_key
+from .live import PageClient
+
+if TYPE_CHECKING:
+    from .server import WebService
+
+log = logging.getLogger("baccarat.web")
+
+#: The players' session cookie: another name than the console's, so it never opens the console.
+PLAY_COOKIE = "baccarat_play"
+#: Open players' event streams at most (a public casing is open to the whole network).
+MAX_STREAMS = 32
+#: Where a players' login may send the browser on.
+NEXT_PAGES = ("/play", "/casing")
+
+
+class CasingCache:
+    """The casing of the newest state document, drawn once for every page (web thread only)."""
+
+    def __init__(self) -> None:
+        self._key: str | None = None
+        self._value: dict[str, Any] | None = None
+
+    def get(self, doc: dict[str, Any]) -> dict[str, Any] | None:
+        """``{"doc": <the casing's data>, "svg": <its wide drawing>, "svg_tall": <its tall one>}``,
+        or None if the document has no readable edgework (logged)."""
+        try:
+            casing = Casing.from_state(doc)
+        except Exception as error:  # noqa: BLE001 - a page shows the last good casing
+            log.warning("web: casing not drawn: %s", error)
+            return None
+        data = casing.to_dict()
+        key = json.dumps(data, sort_keys=True)
+        if key != self._key or self._value is None:
+            self._key = key
+            self._value = {"doc": data, "svg": casing_svg(casing), "svg_tall": casing_svg(casing, "tall")}
+        return self._value
+
+
+class PlayerPages:
+    """The players' routes, registered on the console's application by :meth:`register`."""
+
+    def __init__(self, service: WebService) -> None:
+        self.service = service
+        self.settings = service.settings
+        self.sessions = Sessions()
+        self.cache = CasingCache()
+        self.streams = 0
+        static = service.static_dir
+        self._pages = {name: (static / name).read_text(encoding="utf-8") for name in ("casing.html", "play.html")}
+        self._login = (static / "play-login.html").read_text(encoding="utf-8")
+
+    def register(self, app: web.Application) -> None:
+        """Add the routes to ``app``."""
+        app.router.add_get("/casing", self._casing_page)
+        app.router.add_get("/casing.svg", self._casing_svg)
+        app.router.add_get("/casing/events", self._casing_events)
+        app.router.add_get("/panel.json", self._panel_layout)
+        app.router.add_get("/play", self._play_page)
+        app.router.add_get("/play/login", self._login_page)
+        app.router.add_post("/play/login", self._login_post)
+        app.router.add_get("/play/session", self._play_session_info)
+        app.router.add_get("/play/events", self._play_events)
+        app.router.add_post("/play/panel", self._play_panel)
+
+    # -- the views: what a player's page may see of an update -----------------------------------
+    def _casing(self, update: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+        state = update.get("state")
+        casing = self.cache.get(state["doc"]) if state else None
+        return {"casing": {key: casing[key] for key in keys}} if casing is not None else {}
+
+    def casing_view(self, update: dict[str, Any]) -> dict[str, Any]:
+        """The casing (its data and wide drawing), from an update's state document; nothing else."""
+        return self._casing(update, ("doc", "svg"))
+
+    def play_view(self, update: dict[str, Any]) -> dict[str, Any]:
+        """The displays' frames, the lights and the casing (both drawings); nothing else."""
+        out: dict[str, Any] = {key: update[key] for key in ("frames", "lights") if key in update}
+        out.update(self._casing(update, ("doc", "svg", "svg_tall")))
+        return out
+
+    # -- who may see what ----------------------------------------------------------------------------
+    def _play_session(self, request: web.Request, *, create: bool = False) -> tuple[Any, bool]:
+        """The request's players' session, and whether it was made just now (then set the cookie)."""
+        session = self.sessions.get(request.cookies.get(PLAY_COOKIE))
+        if self.settings.password:
+            return session, False
+        if not self.service._host_is_local(request):
+            return None, False
+        if session is None and create:
+            return self.sessions.create(), True
+        return session, False
+
+    def _may_view(self, request: web.Request) -> bool:
+        """The casing and the panel's layout: public with ``casing_public``, else as the console
+        (this machine without a password; a console or players' login with one)."""
+        if self.settings.casing_public:
+            return True
+        if not self.settings.password:
+            return self.service._host_is_local(request)
+        console, _ = self.service._session(request)
+        return console is not None or self._play_session(request)[0] is not None
+
+    def _refused_page(self, request: web.Request, page: str) -> web.StreamResponse:
+        if self.settings.password:
+            raise web.HTTPSeeOther(f"/play/login?next={page}")
+        return web.Response(status=403, text="this page answers on localhost only\n")
+
+    @staticmethod
+    def _set_cookie(response: web.StreamResponse, session: Any) -> None:
+        response.set_cookie(PLAY_COOKIE, session.token, httponly=True, samesite="Strict", path="/")
+
+    def _html(self, text: str) -> web.Response:
+        return web.Response(text=text, content_type="text/html", headers={"Cache-Control": "no-store"})
+
+    # -- the casing --------------------------------------------------------------------------------------
+    def _casing_now(self) -> dict[str, Any] | None:
+        return self.cache.get(self.service.backend.page().state)
+
+    async def _casing_page(self, request: web.Request) -> web.StreamResponse:
+        if not self._may_view(request):
+            return self._refused_page(request, "/casing")
+        casing = self._casing_now()
+        return self._html(self._pages["casing.html"].replace("<!--casing-->", casing["svg"] if casing else ""))
+
+    async def _casing_svg(self, request: web.Request) -> web.StreamResponse:
+        if not self._may_view(request):
+            return _json({"ok": False, "error": "not logged in"}, 401)
+        casing = self._casing_now()
+        if casing is None:
+            return _json({"ok": False, "error": "the prop's edgework cannot be drawn; its log says why"}, 503)
+        return web.Response(text=casing["svg"], content_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+    async def _casing_events(self, request: web.Request) -> web.StreamResponse:
+        if not self._may_view(request):
+            return _json({"ok": False, "error": "not logged in"}, 401)
+        return await self._stream(request, self.casing_view)
+
+    async def _panel_layout(self, request: web.Request) -> web.StreamResponse:
+        if not self._may_view(request):
+            return _json({"ok": False, "error": "not logged in"}, 401)
+        return web.json_response(panel_layout(), headers={"Cache-Control": "max-age=3600"})
+
+    # -- /play -------------------------------------------------------------------------------------------
+    async def _play_page(self, request: web.Request) -> web.StreamResponse:
+        session, new = self._play_session(request, create=True)
+        if session is None:
+            return self._refused_page(request, "/play")
+        response = self._html(self._pages["play.html"])
+        if new:
+            self._set_cookie(response, session)
+        return response
+
+    def _login_response(self, request: web.Request, message: str = "", status: int = 200) -> web.Response:
+        nxt = request.query.get("next", "/play")
+        text = self._login.replace("<!--next-->", nxt if nxt in NEXT_PAGES else "/play")
+        if message:
+            text = text.replace("<!--message-->", f'<p class="error" role="alert">{message}</p>')
+        return web.Response(status=status, text=text, content_type="text/html", headers={"Cache-Control": "no-store"})
+
+    async def _login_page(self, request: web.Request) -> web.StreamResponse:
+        if not self.settings.password:
+            raise web.HTTPSeeOther("/play")
+        return self._login_response(request)
+
+    async def _login_post(self, request: web.Request) -> web.StreamResponse:
+        if not self.settings.password:
+            raise web.HTTPSeeOther("/play")
+        if not self.service._origin_ok(request):
+            return self._login_response(request, "Refused: the form came from another site.", 403)
+        address = request.remote
+        service = self.service
+        throttle = service.throttle  # one count of wrong passwords with the console's login
+        if not throttle.allow(address):  # spare reading the body of a locked address
+            return self._too_many(request, address)
+        try:
+            form = await asyncio.wait_for(request.post(), service.body_seconds)
+        except TimeoutError:
+            return self._login_response(request, f"The form did not arrive within {service.body_seconds:g} s.", 408)
+        except ValueError:
+            return self._login_response(request, "The form could not be read.", 400)
+        # From here to the count, no await: concurrent guesses cannot all pass the check first.
+        if not throttle.allow(address):
+            return self._too_many(request, address)
+        given = form.get("password")
+        if not isinstance(given, str) or not same_secret(given, self.settings.password):
+            throttle.fail(address)
+            service.episodes.note("password", f"web: wrong password for the players' pages from {address_key(address)}")
+            await asyncio.sleep(service.wrong_secret_pause)
+            return self._login_response(request, "Wrong password.", 401)
+        nxt = form.get("next")
+        session = self.sessions.create()
+        log.info("web: players' pages login from %s", address)
+        response = web.HTTPSeeOther(nxt if isinstance(nxt, str) and nxt in NEXT_PAGES else "/play")
+        self._set_cookie(response, session)
+        raise response
+
+    def _too_many(self, request: web.Request, address: str | None) -> web.Response:
+        wait = self.service.throttle.retry_after(address)
+        self.service.episodes.note("locked", f"web: login refused to {address_key(address)}: too many wrong passwords")
+        from .server import wait_words
+
+        response = self._login_response(request, f"Too many wrong passwords: wait {wait_words(wait)}.", 429)
+        response.headers["Retry-After"] = str(wait)
+        return response
+
+    async def _play_session_info(self, request: web.Request) -> web.StreamResponse:
+        session, _ = self._play_session(request)
+        if session is None:
+            return _json({"ok": False, "error": "not logged in"}, 401)
+        return _json(
+            {
+                "ok": True,
+                "csrf": session.csrf,
+                "roles": list(self.service.backend.roles),
+                "front_panel": self.service.front_panel,
+            }
+        )
+
+    async def _play_events(self, request: web.Request) -> web.StreamResponse:
+        session, _ = self._play_session(request)
+        if session is None:
+            return _json({"ok": False, "error": "not logged in"}, 401)
+        return await self._stream(request, self.play_view)
+
+    async def _play_panel(self, request: web.Request) -> web.StreamResponse:
+        session, _ = self._play_session(request)
+        if session is None:
+            return _json({"ok": False, "error": "not logged in (reload the page)"}, 401)
+        if not self.service._origin_ok(request) or not session.csrf_ok(request.headers.get(CSRF_HEADER)):
+            self.service.episodes.note("csrf", f"web: {request.path} refused: missing or wrong CSRF token")
+            return _json({"ok": False, "error": "refused: missing or wrong CSRF token (reload the page)"}, 403)
+        if not self.service.front_panel:
+            return _json({"ok": False, "error": "this prop's front panel cannot be pressed from a page"}, 404)
+        from .server import json_body
+
+        payload, problem = await json_body(request, self.service.body_seconds)  # the one strict reader
+        if problem:
+            return _json({"ok": False, "error": problem}, 400)
+        name, action = payload.get("input"), payload.get("action")
+        if not isinstance(name, str) or name not in INPUT_NAMES:
+            return _json({"ok": False, "error": f"unknown input {str(name)[:40]!r}"}, 400)
+        if action not in ("press", "release"):
+            return _json({"ok": False, "error": f"action {str(action)[:40]!r} must be press or release"}, 400)
+        backend = self.service.backend
+        try:
+            (backend.press if action == "press" else backend.release)(name)
+        except ValueError as error:
+            return _json({"ok": False, "error": str(error)}, 400)
+        return _json({"ok": True})
+
+    # -- the streams ---------------------------------------------------------------------------------------
+    async def _stream(self, request: web.Request, view: Any) -> web.StreamResponse:
+        """Server-sent events of the hub's updates, through ``view``."""
+        from .server import HEARTBEAT_SECONDS, SECURITY_HEADERS
+
+        if self.streams >= MAX_STREAMS:
+            return _json({"ok": False, "error": f"{MAX_STREAMS} players' pages are open already"}, 503)
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": "text/event-stream",
+                "Cache-Control": "no-store",
+                "X-Accel-Buffering": "no",
+                **SECURITY_HEADERS,
+            }
+        )
+        await response.prepare(request)
+        client = PageClient(view)
+        hub = self.service.hub
+        self.streams += 1
+        hub.add(client)
+        try:
+            await response.write(b"retry: 2000\n\n")
+            while not client.closed:
+                try:
+                    await asyncio.wait_for(client.wake.wait(), HEARTBEAT_SECONDS)
+                except TimeoutError:
+                    await response.write(b": still here\n\n")
+                    continue
+                if client.closed:
+                    break
+                update = client.take()
+                if update:
+                    data = json.dumps(update, separators=(",", ":"))
+                    await response.write(f"event: update\ndata: {data}\n\n".encode())
+        except (ConnectionResetError, ConnectionError):
+            pass
+        finally:
+            hub.remove(client)
+            self.streams -= 1
+        return response
+
+
+def _json(data: dict[str, Any], status: int = 200) -> web.Response:
+    return web.json_response(data, status=status, headers={"Cache-Control": "no-store"})

@@ -1,0 +1,116 @@
+// The players' pages: the bomb casing (/casing) and the module with its casing (/play).
+// Live by server-sent events that carry only what a player may see (the casing, and on /play the
+// displays' frames and the lights). No framework and no build step.
+"use strict";
+
+(() => {
+  const $ = (selector) => document.querySelector(selector);
+  let session = null;
+  let panel = null;
+
+  function showMessage(text) {
+    const box = $("#message");
+    if (!box) return;
+    box.textContent = text;
+    box.hidden = false;
+    clearTimeout(showMessage.timer);
+    showMessage.timer = setTimeout(() => { box.hidden = true; }, 4000);
+  }
+
+  async function post(path, body, keepalive) {
+    let response;
+    try {
+      response = await fetch(path, {
+        method: "POST",
+        credentials: "same-origin",
+        keepalive: Boolean(keepalive),
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": session ? session.csrf : "" },
+        body: JSON.stringify(body),
+      });
+    } catch (error) {
+      return { ok: false, error: `the prop did not answer (${error.message})` };
+    }
+    try {
+      return await response.json();
+    } catch (error) {
+      return { ok: false, error: `HTTP ${response.status}` };
+    }
+  }
+
+  // The casing comes drawn by the prop (the same SVG as `baccarat casing --out`); the page only
+  // puts it in place, so what the page shows is what prints.
+  // On /play a landscape screen puts the tall drawing beside the panel, a portrait one the wide
+  // drawing under it.
+  const portrait = window.matchMedia("(orientation: portrait)");
+  let lastCasing = null;
+  function showCasing(casing) {
+    lastCasing = casing;
+    const box = $("#casing");
+    box.innerHTML = casing.svg_tall && !portrait.matches ? casing.svg_tall : casing.svg;
+    box.dataset.strikes = String(casing.doc.strikes);
+    box.dataset.serial = casing.doc.serial;
+  }
+
+  function apply(update) {
+    if (update.casing) showCasing(update.casing);
+    if (panel && update.frames) panel.showFrames(update.frames);
+    if (panel && update.lights) panel.showLights(update.lights);
+  }
+
+  function listen(path) {
+    const stream = new EventSource(path);
+    const badge = $("#connection");
+    stream.addEventListener("open", () => {
+      badge.textContent = "live";
+      badge.className = "badge live";
+    });
+    stream.addEventListener("error", () => {
+      badge.textContent = "reconnecting";
+      badge.className = "badge down";
+    });
+    stream.addEventListener("update", (event) => apply(JSON.parse(event.data)));
+  }
+
+  // A tablet propped beside the module: keep its screen on where the browser allows it.
+  async function keepAwake() {
+    try {
+      if (navigator.wakeLock) await navigator.wakeLock.request("screen");
+    } catch (error) { /* not over plain http on a network: the tablet's own setting then */ }
+  }
+
+  async function start() {
+    const body = document.body;
+    if (body.classList.contains("play-page")) {
+      const response = await fetch("/play/session", { credentials: "same-origin" });
+      if (response.status === 401) {
+        location.href = "/play/login?next=/play";
+        return;
+      }
+      session = await response.json();
+      panel = await window.BaccaratPanel.load($("#panel-face"), {
+        canPress: session.front_panel,
+        send: (input, action, keepalive) => post("/play/panel", { input, action }, keepalive),
+        onError: showMessage,
+      });
+    }
+    const print = $("#print");
+    if (print) print.addEventListener("click", () => window.print());
+    const full = $("#fullscreen");
+    if (full) {
+      full.hidden = !document.fullscreenEnabled;
+      full.addEventListener("click", () => {
+        if (document.fullscreenElement) document.exitFullscreen();
+        else document.documentElement.requestFullscreen().catch(() => {});
+        keepAwake();
+      });
+    }
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") keepAwake();
+    });
+    keepAwake();
+    portrait.addEventListener("change", () => { if (lastCasing) showCasing(lastCasing); });
+    listen(body.dataset.stream);
+  }
+
+  document.addEventListener("DOMContentLoaded", start);
+})();
