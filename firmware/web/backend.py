@@ -116,8 +116,10 @@ class ConsoleBackend(Protocol):
         """The newest state document (a deal counts from its start), for the room controllers."""
 
     def lights(self) -> dict[str, Any]:
-        """The status light (``red``, ``green``), the deck light (``deck``, ``deck_rgb``) and each
-        output's pin (``outputs``: name -> on) now."""
+        """The status light (``red``, ``green``) and the deck light (``deck``, ``deck_rgb``) now."""
+
+    def output_pins(self) -> dict[str, bool]:
+        """Each output's pin now, on or off, by name (the game master's console only)."""
 
     def log_between(self, after: int, upto: int) -> list[dict[str, Any]]:
         """Log entries with a sequence number above ``after`` and at most ``upto``, oldest first."""
@@ -297,8 +299,11 @@ class DaemonBackend:
             "green": bool(board.status.green.value),
             "deck": board.deck_light.color,
             "deck_rgb": [round(float(c), 3) for c in rgb],
-            "outputs": board.outputs.pins(),
         }
+
+    def output_pins(self) -> dict[str, bool]:
+        """See :meth:`ConsoleBackend.output_pins` (gpiozero values are safe to read from any thread)."""
+        return self.daemon.board.outputs.pins()
 
     def log_between(self, after: int, upto: int) -> list[dict[str, Any]]:
         """See :meth:`ConsoleBackend.log_between`."""

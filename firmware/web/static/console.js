@@ -302,7 +302,6 @@
     deck.style.background = lit ? `rgb(${r}, ${g}, ${b})` : "";
     deck.style.boxShadow = lit ? `0 0 .6rem rgb(${r}, ${g}, ${b})` : "";
     $("#light-deck-text").textContent = lit ? (lights.deck || "on") : "off";
-    showOutputs(lights.outputs);
   }
 
   // The prop's own cues, played here too once the game master ticks "Sound" (a browser plays
@@ -339,6 +338,7 @@
     if ("answer" in update) showAnswer(update.answer);
     if (update.log) showLog(update.log);
     if (update.lights) showLights(update.lights);
+    if (update.outputs) showOutputs(update.outputs);
   }
 
   function listen() {
