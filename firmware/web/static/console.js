@@ -263,7 +263,9 @@
       const text = document.createElement("span");
       text.className = "output-text";
       text.textContent = output.text;
-      item.append(name, state, text);
+      const buttons = document.createElement("span");
+      buttons.className = "output-buttons";
+      item.append(name, state, text, buttons);
       for (const [action, label] of [["on", "On"], ["off", "Off"], ["pulse", "Pulse"]]) {
         const button = document.createElement("button");
         button.type = "button";
@@ -272,7 +274,7 @@
         button.textContent = label;
         button.addEventListener("click", () =>
           command({ command: "output", name: output.name, state: action }, `Output ${output.name} ${action}`));
-        item.append(button);
+        buttons.append(button);
       }
       list.append(item);
     }
