@@ -40,18 +40,20 @@ def cheat_sheet(edgework: Edgework, limits: TableLimits, deck: Deck) -> str:
         chunk = deck.cards[row : row + 13]
         lines.append(f"  {row + 1:2d}-{row + len(chunk):2d}: " + " ".join(f"{str(c):>3}" for c in chunk))
     lines.append("")
-    lines.append("Rounds if played from the top (the deck is replaced when fewer than 26 are left):")
+    lines.append("Rounds if played from the top. The next round is the one whose cards left are the deck's now")
+    lines.append("(baccarat status, the console; 52 minus the cards dealt); fewer than 26 left: a new deck.")
     position = 0
     number = 1
     while True:
         game = play_round(deck.cards[position:])
+        left = 52 - position
         position += len(game.order)
         pairs = [
             name for name, hit in (("player pair", game.player_pair()), ("banker pair", game.banker_pair())) if hit
         ]
         extra = f", {' and '.join(pairs)}" if pairs else ""
         lines.append(
-            f"  round {number}: player {' '.join(map(str, game.player)):<11} = {game.player_score}"
+            f"  {left:2d} left, round {number}: player {' '.join(map(str, game.player)):<11} = {game.player_score}"
             f"  banker {' '.join(map(str, game.banker)):<11} = {game.banker_score}"
             f"  -> {game.winner.upper()}{extra}"
         )

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from .numbers import format_cents, format_dollars
 from .records import asdict, field, record
+from .timer import clock_text
 
 #: Betting areas as the log and the messages name them.
 AREA_NAMES: dict[str, str] = {
@@ -148,7 +149,11 @@ class InputIgnored(Event):
 
     def describe(self) -> str:
         """``ignored press player: the module is solved``."""
-        why = {"solved": "the module is solved", "disabled": "the table is closed"}.get(self.reason, self.reason)
+        why = {
+            "solved": "the module is solved",
+            "disabled": "the table is closed",
+            "exploded": "the bomb exploded (reset it)",
+        }.get(self.reason, self.reason)
         return f"ignored {self.input}: {why}"
 
 
@@ -342,3 +347,48 @@ class ModuleReset(Event):
     def describe(self) -> str:
         """``reset: a fresh game``."""
         return "reset: a fresh game"
+
+
+@record
+class TimerStarted(Event):
+    """The countdown started: at the players' first input after a reset, or by the game master's
+    ``start`` (``forced``). It starts paused when the table is closed."""
+
+    kind: ClassVar[str] = "timer_started"
+    seconds_left: float
+    forced: bool = False
+
+    def describe(self) -> str:
+        """``timer started: 05:00 left``."""
+        who = " by the game master" if self.forced else ""
+        return f"timer started{who}: {clock_text(self.seconds_left)} left"
+
+
+@record
+class TimeAdded(Event):
+    """The game master added ``seconds`` to the countdown (took them away when negative)."""
+
+    kind: ClassVar[str] = "time_added"
+    seconds: float
+    seconds_left: float
+
+    def describe(self) -> str:
+        """``60 s added by the game master: 04:12 left``."""
+        what = f"{self.seconds:g} s added" if self.seconds >= 0 else f"{-self.seconds:g} s taken away"
+        return f"{what} by the game master: {clock_text(self.seconds_left)} left"
+
+
+@record
+class Exploded(Event):
+    """The bomb exploded: ``cause`` is ``timer`` (the countdown reached 0) or ``strikes`` (the
+    strike limit was reached), with the strikes it had. The module takes no input until a reset."""
+
+    kind: ClassVar[str] = "exploded"
+    cause: str
+    strikes: int
+
+    def describe(self) -> str:
+        """``EXPLODED: the time ran out (1 strike)``, ``EXPLODED: strike 3 reached the limit``."""
+        if self.cause == "strikes":
+            return f"EXPLODED: strike {self.strikes} reached the strike limit"
+        return f"EXPLODED: the time ran out ({self.strikes} strike{'' if self.strikes == 1 else 's'})"

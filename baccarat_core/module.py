@@ -24,6 +24,7 @@ from .limits import TableLimits, random_limits
 from .numbers import check_count, format_cents, format_dollars, show_value
 from .rounds import AREAS, MAIN_AREAS, SIDE_AREAS, Round, bet_results, play_round
 from .strict import MAX_GAMES, MAX_STRIKES, check_bool, check_keys, check_limits
+from .timer import CAUSES, BombRules, Countdown, check_seconds, rate_after
 
 #: A deck with fewer cards than this left after a round is replaced.
 REPLACE_BELOW = 26
@@ -31,7 +32,9 @@ REPLACE_BELOW = 26
 _AREA_NAMES = ev.AREA_NAMES
 
 _SNAPSHOT_KEYS = frozenset({"edgework", "limits", "deck", "position", "denomination", "strikes", "solved"})
-_SNAPSHOT_OPTIONAL = frozenset({"limits_random", "round_pending", "enabled", "game", "edgework_drawn"})
+_SNAPSHOT_OPTIONAL = frozenset(
+    {"limits_random", "round_pending", "enabled", "game", "edgework_drawn", "exploded", "timer"}
+)
 _EDGEWORK_KEYS = frozenset({"serial", "ports", "lit", "unlit", "solved"})
 _EDGEWORK_OPTIONAL = frozenset({"batteries", "plates"})
 _DECK_KEYS = frozenset({"color", "unshuffled", "cards", "solved", "letter", "digit", "port_column"})
@@ -43,7 +46,10 @@ class BaccaratModule:
 
     With ``bombs`` (random edgework) each reset draws the next game's bomb from it, and an
     ``edgework`` of None draws the first game's; without, the edgework stays until the game
-    master sets another.
+    master sets another. ``rules`` are the bomb's countdown and strike limit
+    (:class:`~baccarat_core.timer.BombRules`): the module explodes at the strike limit by itself;
+    its countdown (:attr:`timer`) counts only as far as its owner advances it, and the owner calls
+    :meth:`expire` when it reaches 0.
 
     Each input returns the events it caused. A losing round, then the one the manual
     finds (the hint the game master's cheat sheet gives):
@@ -80,8 +86,15 @@ class BaccaratModule:
         rng: random.Random | None = None,
         first_color: str | None = None,
         bombs: RandomBombs | None = None,
+        rules: BombRules | None = None,
     ) -> None:
         self.rng = rng if rng is not None else random.Random()
+        #: The bomb's countdown and strike limit (``[bomb]``).
+        self.rules = rules if rules is not None else BombRules()
+        #: The countdown (None: the bomb has no timer); its owner advances it with a clock.
+        self.timer: Countdown | None = (
+            Countdown(self.rules.timer_seconds) if self.rules.timer_seconds is not None else None
+        )
         #: Where each reset's bomb comes from (random edgework), or None (the edgework stays).
         self.bombs = bombs
         #: The game since the first start: 1, and one more at each reset (saved with the game).
@@ -106,6 +119,8 @@ class BaccaratModule:
         self.enabled = True
         #: A round was played and its chips are still on the table: :meth:`finish_round` is due.
         self.round_pending = False
+        #: Why the bomb exploded (``timer`` or ``strikes``), or None; an exploded module takes no input.
+        self.exploded: str | None = None
 
     # -- starting -----------------------------------------------------------
     def start(self) -> list[ev.Event]:
@@ -171,7 +186,7 @@ class BaccaratModule:
             return refused
         stack = self.stacks[area]
         stack.append(self.denomination)
-        return [ev.ChipAdded(area, self.denomination, tuple(stack), sum(stack))]
+        return self._first_input() + [ev.ChipAdded(area, self.denomination, tuple(stack), sum(stack))]
 
     def hold(self, area: str) -> list[ev.Event]:
         """A hold: ``area`` is cleared."""
@@ -180,7 +195,7 @@ class BaccaratModule:
             return refused
         total = sum(self.stacks[area])
         self.stacks[area].clear()
-        return [ev.AreaCleared(area, total)]
+        return self._first_input() + [ev.AreaCleared(area, total)]
 
     def arrow(self, direction: str) -> list[ev.Event]:
         """An arrow: one denomination smaller (``left``) or larger (``right``), stopping at the ends."""
@@ -188,12 +203,13 @@ class BaccaratModule:
             raise BaccaratError(f"arrow {show_value(direction)} is not 'left' or 'right'")
         if refused := self._refuse(f"arrow {direction}"):
             return refused
+        started = self._first_input()
         step = 1 if direction == "right" else -1
         index = min(max(self.denomination_index + step, 0), len(DENOMINATIONS) - 1)
         if index == self.denomination_index:
-            return []
+            return started
         self.denomination_index = index
-        return [ev.DenominationChanged(self.denomination)]
+        return started + [ev.DenominationChanged(self.denomination)]
 
     def deal(self, *, finish: bool = True) -> list[ev.Event]:
         """The gesture at the deck: the three checks in order, then the round and its payouts.
@@ -209,20 +225,22 @@ class BaccaratModule:
         if refused := self._refuse("deal"):
             return refused
         bets = self.bets()
-        out: list[ev.Event] = [ev.DealStarted({a: b for a, b in bets.items() if b})]
+        out: list[ev.Event] = [*self._first_input(), ev.DealStarted({a: b for a, b in bets.items() if b})]
         problem = self._exclusive_problem(bets)
         if problem:
-            return out + [self._strike("exclusive", problem)]
+            return out + self._strike("exclusive", problem)
         problem = self._limits_problem(bets)
         if problem:
-            return out + [self._strike("limits", problem)]
+            return out + self._strike("limits", problem)
         disordered = [area for area in AREAS if not is_ordered(self.stacks[area])]
         if disordered:
             for area in disordered:
                 self.stacks[area] = list(reorder(self.stacks[area]))
             out.append(ev.ChipsReordered({a: tuple(self.stacks[a]) for a in disordered}))
             names = ", ".join(_AREA_NAMES[a] for a in disordered)
-            out.append(self._strike("stack_order", f"a larger chip sat on a smaller one in {names}"))
+            out += self._strike("stack_order", f"a larger chip sat on a smaller one in {names}")
+            if self.exploded:  # the strike limit: the bomb is gone before a card is dealt
+                return out
         out += self._play(bets)
         if finish and self.round_pending:
             out += self.finish_round()
@@ -258,16 +276,25 @@ class BaccaratModule:
 
     # -- game-master commands -------------------------------------------------
     def set_edgework(self, edgework: Edgework) -> list[ev.Event]:
-        """New edgework; the current deck is re-dealt from it (same colour)."""
+        """New edgework; the current deck is re-dealt from it (same colour, and the solved count it
+        appeared with: a new solved count is the next deck's, as with :meth:`set_solved`). Edgework
+        that differs only in its solved count re-deals nothing."""
+        deck = self._require_deck()
+        only_solved = edgework.with_solved(self.edgework.solved) == self.edgework
         self.edgework = edgework
         self.edgework_drawn = False
-        return [self._edgework_event(), self._new_deck(self._require_deck().color)]
+        changed = self._edgework_event()
+        if only_solved:
+            return [changed]
+        return [changed, self._new_deck(deck.color, solved=deck.solved)]
 
     def set_limits(self, limits: TableLimits) -> list[ev.Event]:
-        """New placard; the current deck is re-dealt from it (same colour)."""
+        """New placard; the current deck is re-dealt from it (same colour, and the solved count it
+        appeared with)."""
+        deck = self._require_deck()
         self.limits = limits
         self.limits_random = False
-        return [ev.LimitsSet(limits.minimum, limits.maximum, False), self._new_deck(self._require_deck().color)]
+        return [ev.LimitsSet(limits.minimum, limits.maximum, False), self._new_deck(deck.color, solved=deck.solved)]
 
     def reset(self, limits: TableLimits | None = None) -> list[ev.Event]:
         """A fresh game: new limits (random unless given), new deck, no chips, no strikes; with
@@ -284,6 +311,9 @@ class BaccaratModule:
         self.denomination_index = 0
         self.strikes = 0
         self.solved = False
+        self.exploded = None
+        if self.timer is not None:
+            self.timer.reset()
         self.round_pending = False
         old = self.deck.color if self.deck else None
         color = self.rng.choice([c for c in COLORS if c != old])
@@ -300,19 +330,67 @@ class BaccaratModule:
         if enabled == self.enabled:
             return []
         self.enabled = enabled
+        if self.timer is not None:
+            self.timer.resume() if enabled else self.timer.pause()
         return [ev.EnabledChanged(enabled)]
 
     def force_solve(self) -> list[ev.Event]:
         """The game master solves the module."""
-        if self.solved:
-            return [ev.InputIgnored("force solve", "solved")]
+        if self.solved or self.exploded:
+            return [ev.InputIgnored("force solve", "solved" if self.solved else "exploded")]
         self.solved = True
+        self._stop_timer()
         return [ev.Solved(forced=True)]
+
+    def start_timer(self) -> list[ev.Event]:
+        """The game master starts the countdown now, as the players' first input would (paused
+        while the table is closed); nothing if it runs already or the game is over."""
+        if self.timer is None:
+            raise BaccaratError("this bomb has no timer (set [bomb] timer_seconds)")
+        if self.solved or self.exploded or not self.timer.start(paused=not self.enabled):
+            return []
+        return [ev.TimerStarted(round(self.timer.left, 1), forced=True)]
+
+    def add_time(self, seconds: float) -> list[ev.Event]:
+        """The game master adds ``seconds`` to the countdown (takes them away when negative; at 0
+        the bomb explodes). Refused (an ``ignored`` event) once the game is over."""
+        if self.timer is None:
+            raise BaccaratError("this bomb has no timer (set [bomb] timer_seconds)")
+        seconds = check_seconds(seconds, "time to add")
+        if refused := self._over("add time"):
+            return refused
+        self.timer.add(seconds)
+        out: list[ev.Event] = [ev.TimeAdded(seconds, round(self.timer.left, 1))]
+        return out + (self.explode("timer") if self.timer.done else [])
+
+    def expire(self) -> list[ev.Event]:
+        """The countdown reached 0 (its owner says so): the bomb explodes."""
+        if self.timer is None or not self.timer.done:
+            return []
+        return self.explode("timer")
+
+    def explode(self, cause: str) -> list[ev.Event]:
+        """The bomb explodes (``cause``: ``timer`` or ``strikes``): the countdown stops, and every
+        player input is ignored until a reset. Nothing once the game is over."""
+        if cause not in CAUSES:
+            raise BaccaratError(f"cause {show_value(cause)} is not one of {', '.join(CAUSES)}")
+        if self.solved or self.exploded:
+            return []
+        self.exploded = cause
+        self._stop_timer()
+        if cause == "timer" and self.timer is not None:
+            self.timer.left = 0.0
+        return [ev.Exploded(cause, self.strikes)]
 
     # -- state that survives a restart ----------------------------------------
     def snapshot(self) -> dict[str, Any]:
         """What survives a restart, as JSON-ready data (bets on the table are not kept)."""
         deck = self._require_deck()
+        bomb: dict[str, Any] = {}  # only with a bomb around the module: older saved games read the same
+        if self.exploded is not None:
+            bomb["exploded"] = self.exploded
+        if self.timer is not None:
+            bomb["timer"] = self.timer.to_dict()
         return {
             "edgework": self.edgework.to_dict(),
             "limits": self.limits.to_dict(),
@@ -332,14 +410,21 @@ class BaccaratModule:
             "round_pending": self.round_pending,
             "game": self.game,
             "edgework_drawn": self.edgework_drawn,
+            **bomb,
         }
 
     @classmethod
     def restore(
-        cls, state: dict[str, Any], *, rng: random.Random | None = None, bombs: RandomBombs | None = None
+        cls,
+        state: dict[str, Any],
+        *,
+        rng: random.Random | None = None,
+        bombs: RandomBombs | None = None,
+        rules: BombRules | None = None,
     ) -> BaccaratModule:
         """Rebuild a module from :meth:`snapshot` (bets on the table are not kept); ``bombs`` draws
-        the bombs of the resets to come (random edgework).
+        the bombs of the resets to come (random edgework); ``rules`` are the bomb's (a saved
+        countdown must be one of ``rules.timer_seconds``, and there must be one when they have it).
 
         The schema is strict: every key known and of its exact type (``"false"`` is not
         false, ``1.9`` or ``"2"`` is not a number of strikes), every number within its
@@ -367,7 +452,7 @@ class BaccaratModule:
         # Compared as JSON, so that true is not 1 and 3.0 is not 3.
         if json.dumps(d, sort_keys=True) != json.dumps(expected, sort_keys=True):
             raise BaccaratError("saved deck is not the deck its colour, edgework, limits and solved count deal")
-        module = cls(edgework, limits, rng=rng, bombs=bombs)
+        module = cls(edgework, limits, rng=rng, bombs=bombs, rules=rules)
         module.deck = deck
         module.position = check_count(s["position"], "saved deck position", maximum=52 - 6)
         denomination = s["denomination"]
@@ -381,16 +466,54 @@ class BaccaratModule:
         module.enabled = check_bool(s.get("enabled", True), "saved enabled flag")
         module.game = check_game(s.get("game", 1))
         module.edgework_drawn = check_bool(s.get("edgework_drawn", False), "saved edgework_drawn flag")
+        exploded = s.get("exploded")
+        if exploded is not None and exploded not in CAUSES:
+            raise BaccaratError(f"saved explosion cause {show_value(exploded)} is not one of {', '.join(CAUSES)}")
+        if exploded is not None and module.solved:
+            raise BaccaratError("saved game is both solved and exploded")
+        module.exploded = exploded
+        saved_timer = s.get("timer")
+        seconds = module.rules.timer_seconds
+        if seconds is None:
+            if saved_timer is not None:
+                raise BaccaratError("saved game has a timer, and the bomb has none")
+        else:
+            if saved_timer is None:
+                raise BaccaratError("saved game has no timer, and the bomb has one")
+            module.timer = Countdown.from_dict(saved_timer, seconds)
+            module.timer.rate = module._rate()
         return module
 
     # -- internals --------------------------------------------------------------
     def _refuse(self, what: str) -> list[ev.Event]:
         """``[InputIgnored]`` when a player input cannot be taken now, else ``[]``."""
-        if self.solved:
-            return [ev.InputIgnored(what, "solved")]
+        if refused := self._over(what):
+            return refused
         if not self.enabled:
             return [ev.InputIgnored(what, "disabled")]
         return []
+
+    def _over(self, what: str) -> list[ev.Event]:
+        """``[InputIgnored]`` once the game is over (solved or exploded), else ``[]``."""
+        if self.exploded:
+            return [ev.InputIgnored(what, "exploded")]
+        if self.solved:
+            return [ev.InputIgnored(what, "solved")]
+        return []
+
+    def _first_input(self) -> list[ev.Event]:
+        """A player input was taken: the countdown starts if it waits for one."""
+        if self.timer is None or not self.timer.start():
+            return []
+        return [ev.TimerStarted(round(self.timer.left, 1))]
+
+    def _rate(self) -> float:
+        """The countdown's rate for the strikes so far."""
+        return rate_after(self.strikes) if self.rules.speed_up else 1.0
+
+    def _stop_timer(self) -> None:
+        if self.timer is not None:
+            self.timer.stop()
 
     def _edgework_event(self) -> ev.EdgeworkChanged:
         e = self.edgework
@@ -403,8 +526,10 @@ class BaccaratModule:
             raise BaccaratError("the module has not started: call start() first")
         return self.deck
 
-    def _new_deck(self, color: str, replaces: str | None = None) -> ev.DeckAppeared:
-        deck = build_deck(self.edgework, self.limits, color, self.edgework.solved)
+    def _new_deck(self, color: str, replaces: str | None = None, *, solved: int | None = None) -> ev.DeckAppeared:
+        """Deal a deck of ``color``: with the bomb's solved count of this moment, or ``solved`` (the
+        count a deck that is re-dealt appeared with)."""
+        deck = build_deck(self.edgework, self.limits, color, self.edgework.solved if solved is None else solved)
         self.deck = deck
         self.position = 0
         return ev.DeckAppeared(
@@ -420,9 +545,16 @@ class BaccaratModule:
             replaces,
         )
 
-    def _strike(self, reason: str, detail: str) -> ev.Strike:
+    def _strike(self, reason: str, detail: str) -> list[ev.Event]:
+        """A strike: the countdown runs faster, and at the strike limit the bomb explodes."""
         self.strikes += 1
-        return ev.Strike(reason, detail, self.strikes)
+        out: list[ev.Event] = [ev.Strike(reason, detail, self.strikes)]
+        if self.timer is not None:
+            self.timer.rate = self._rate()
+        limit = self.rules.strike_limit
+        if limit is not None and self.strikes >= limit:
+            out += self.explode("strikes")
+        return out
 
     def _exclusive_problem(self, bets: dict[str, int]) -> str | None:
         placed = [a for a in MAIN_AREAS if bets[a]]
@@ -473,9 +605,10 @@ class BaccaratModule:
         )
         if profit > 0:
             self.solved = True
+            self._stop_timer()
             out.append(ev.Solved())
             return out
         if profit < 0:
-            out.append(self._strike("loss", f"the round lost {format_cents(-profit)}"))
+            out += self._strike("loss", f"the round lost {format_cents(-profit)}")
         self.round_pending = True
         return out

@@ -89,8 +89,9 @@ def attach_displays(kernel: Any, config: Any) -> dict[str, Any]:
     return ends
 
 
-def config_text(directory: Path, *, card_seconds: float, broker_port: int | None) -> str:
-    """The reference config with fixed limits, a red first deck, this run's files and pacing."""
+def config_text(directory: Path, *, card_seconds: float, broker_port: int | None, countdown: bool = False) -> str:
+    """The reference config with fixed limits, a red first deck, this run's files and pacing (and with
+    ``countdown`` a bomb with an hour's timer)."""
     from firmware.config import DEFAULT_CONFIG
 
     text = DEFAULT_CONFIG.read_text(encoding="utf-8")
@@ -103,6 +104,8 @@ socket = "{(directory / "control.sock").as_posix()}"
 """
     if broker_port is not None:
         text += f'\n[mqtt]\nhost = "127.0.0.1"\nport = {broker_port}\n'
+    if countdown:
+        text += "\n[bomb]\ntimer_seconds = 3600\n"
     return text
 
 
@@ -594,21 +597,30 @@ class Child:
         raise RuntimeError("no VmRSS")
 
 
-def child_directory(directory: Path, broker_port: int | None) -> Path:
-    """The reference config (pacing as shipped) and its files in ``directory``."""
+def child_directory(directory: Path, broker_port: int | None, *, countdown: bool = False) -> Path:
+    """The reference config (pacing as shipped) and its files in ``directory`` (``countdown``: with an
+    hour's bomb timer, ``[bomb] timer_seconds = 3600``)."""
     (directory / "config.toml").write_text(
-        config_text(directory, card_seconds=0.6, broker_port=broker_port), encoding="utf-8"
+        config_text(directory, card_seconds=0.6, broker_port=broker_port, countdown=countdown), encoding="utf-8"
     )
     return directory
 
 
-def measure_idle(directory: Path, seconds: float) -> dict[str, Any]:
-    """CPU, wakeups per thread, memory, disk writes and the watchdog's pings of an idle daemon."""
+def measure_idle(directory: Path, seconds: float, *, start_countdown: bool = False) -> dict[str, Any]:
+    """CPU, wakeups per thread, memory, disk writes and the watchdog's pings of an idle daemon
+    (``start_countdown``: with its bomb's countdown running, started over the control socket, and
+    nothing showing it: no casing display, no page open)."""
     names_file = directory / "threads.json"
     manager = ServiceManager(directory)
     child = Child(directory, threads=names_file, manager=manager)
     try:
         child.wait_ready()
+        if start_countdown:
+            from firmware.cli.gm import request
+
+            reply = request(directory / "control.sock", {"command": "start"})
+            if not reply.get("ok") or not reply["result"]["events"]:
+                raise RuntimeError(f"the countdown did not start: {reply}")
         child.follow()
         time.sleep(1.5)  # start-up's last work (first frames, the state file, the thread names) done
         names = json.loads(names_file.read_text(encoding="utf-8"))
@@ -850,6 +862,21 @@ def targets(report: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
                 )
             )
         rows.append(("SIGTERM after the idle run", f"exit {idle['exit_code']}", "exit 0", idle["exit_code"] == 0))
+    if "idle_countdown" in report:
+        counting = report["idle_countdown"]
+        wakeups = counting["game_wakeups_per_watchdog_sec"]
+        if wakeups is not None:
+            rows.append(
+                (
+                    "a running countdown nobody shows: idle wakeups per WatchdogSec",
+                    f"{wakeups:.1f} (the game thread, over {counting['watchdog_pings']} pings)",
+                    "<= 2 (none of its own)",
+                    wakeups <= 2.0,
+                )
+            )
+        if not disk["in_ram"]:
+            per_hour = counting["disk_write_bytes_per_hour"]
+            rows.append(("disk writes while the countdown runs", f"{per_hour:,.0f} bytes an hour", "0", per_hour == 0))
     return rows
 
 
@@ -922,6 +949,18 @@ def print_markdown(report: dict[str, Any]) -> None:
                 else "not measured (an idle run shorter than a ping period)."
             )
         )
+    if "idle_countdown" in report:
+        counting = report["idle_countdown"]
+        game = counting["wakeups_per_s_by_thread"].get("baccarat-game", 0.0)
+        print(
+            f"Idle with the bomb's countdown running and nothing showing it, over {counting['seconds']:g} s: "
+            f"{counting['cpu_percent']:.2f} % of a core, the game thread {game:g} context switches/s"
+            + (
+                f", {counting['game_wakeups_per_watchdog_sec']:.1f} wakeups per WatchdogSec (the watchdog's alone)."
+                if counting["game_wakeups_per_watchdog_sec"] is not None
+                else "."
+            )
+        )
     if "startup" in report:
         s = report["startup"]
         print(
@@ -969,6 +1008,11 @@ def main(argv: list[str] | None = None) -> int:
             idle = Path(tmp) / "idle"
             idle.mkdir()
             report["idle"] = measure_idle(child_directory(idle, port), args.idle_seconds)
+            counting = Path(tmp) / "countdown"
+            counting.mkdir()
+            report["idle_countdown"] = measure_idle(
+                child_directory(counting, port, countdown=True), args.idle_seconds, start_countdown=True
+            )
         if args.starts > 0:
             start = Path(tmp) / "start"
             start.mkdir()

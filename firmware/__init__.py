@@ -7,7 +7,7 @@ def __getattr__(name: str) -> Any:
     """``firmware.__version__``: the installed version (as ``baccarat --version`` prints it), read from
     the package metadata only when asked (``importlib.metadata`` is not loaded at every start)."""
     if name == "__version__":
-        from .cli.helptext import version
+        from .version import version
 
         return version()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

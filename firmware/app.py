@@ -99,8 +99,8 @@ def build_daemon(
     displays are open, so that a start refused there says nothing about the game; without
     either a fresh one starts. ``held_outputs`` (or a :class:`~.room.saved_state.SavedGame` from
     ``restore``) are the outputs held on before a restart, switched on again at the start.
-    ``clock`` is what the debounce filters and the hold timer read (tests drive bounce and holds
-    with their own).
+    ``clock`` is what the debounce filters, the hold timer and the bomb's countdown read (tests
+    drive bounce, holds and the countdown with their own).
     """
     rng = rng if rng is not None else random.Random()
     board = build_board(config, pin_factory=pin_factory, clock=clock)
@@ -121,7 +121,12 @@ def build_daemon(
         raise
     if module is None:
         module = BaccaratModule(
-            config.edgework, config.limits, rng=rng, first_color=config.first_color, bombs=config.bombs
+            config.edgework,
+            config.limits,
+            rng=rng,
+            first_color=config.first_color,
+            bombs=config.bombs,
+            rules=config.bomb,
         )
     return Daemon(
         module,
@@ -130,6 +135,7 @@ def build_daemon(
         card_seconds=config.timing.card_seconds,
         result_seconds=config.timing.result_seconds,
         held_outputs=held_outputs,
+        clock=clock,
     )
 
 
@@ -162,6 +168,8 @@ def attach_services(
     """
     closers: list[Callable[[], None]] = []
     commands = GameMaster(daemon, default_limits=config.limits)
+    if config.outputs:  # the self-test may switch them, when the command names them
+        commands.self_test.outputs = daemon.board.outputs
     path = saved_state.state_path(config)
     if path is not None:
         keeper = saved_state.StateKeeper(path, config, background=True, outputs=daemon.held_outputs)
@@ -170,7 +178,7 @@ def attach_services(
         log.info("game state is saved to %s", path)
         storage.warn_if_volatile(path)  # tmpfs, or Raspberry Pi OS's overlay file system: lost at a power cut
     try:
-        _start_sound(daemon, config, closers, simulate=simulate, pin_factory=pin_factory)
+        _start_sound(daemon, config, closers, simulate=simulate, pin_factory=pin_factory, commands=commands)
         _start_control(commands, config, closers)
         if config.mqtt is not None:
             from .room.mqtt import MqttService
@@ -204,15 +212,23 @@ def attach_services(
 
 
 def _start_sound(
-    daemon: Daemon, config: Config, closers: list[Callable[[], None]], *, simulate: bool, pin_factory: Factory | None
+    daemon: Daemon,
+    config: Config,
+    closers: list[Callable[[], None]],
+    *,
+    simulate: bool,
+    pin_factory: Factory | None,
+    commands: GameMaster,
 ) -> None:
     if config.sound.output == "none":
         return
     from .sound import SoundListener, make_player
+    from .sound.cues import CUES
 
     player = make_player(config.sound, pin_factory=pin_factory, simulate=simulate)
     sound = SoundListener(player, card_seconds=daemon.card_seconds)
     daemon.on_shown.append(sound.on_shown)
+    commands.self_test.sound, commands.self_test.cues = sound.play, CUES  # the self-test plays each cue
     closers.append(sound.close)  # after the daemon stopped: no cue on a dark prop
     log.info("sound: %s", config.sound.output)
 

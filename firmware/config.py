@@ -9,6 +9,7 @@ is a :class:`ConfigError` whose one-line message names the key and the value.
 from __future__ import annotations
 
 import math
+import os
 import re
 import tomllib
 from collections.abc import Callable
@@ -23,11 +24,13 @@ from baccarat_core.limits import MINIMUMS
 from baccarat_core.numbers import format_dollars, show_value
 from baccarat_core.records import record
 from baccarat_core.strict import MAX_SEED, MAX_SOLVED, MAX_TABLE_MAXIMUM
+from baccarat_core.timer import MAX_STRIKE_LIMIT, MAX_TIMER_SECONDS, BombRules
 
 from .devices.header import BCM_TO_PHYSICAL, I2C1_PINS, I2S_PINS, RESERVED_PINS, SPI_BUS_PINS
 from .devices.wiring import (
     DRIVERS,
     INPUT_NAMES,
+    OPTIONAL_ROLES,
     OUTPUT_MODES,
     ROLES,
     DeckLightWiring,
@@ -48,11 +51,20 @@ MAX_STRING = 1024
 #: Longest ``[timing]`` duration, in seconds.
 MAX_SECONDS = 60.0
 
+#: Longest path a Unix socket binds to, in bytes: ``sun_path`` holds 108 with its closing NUL (unix(7)).
+MAX_SOCKET_PATH = 107
+
 #: Largest ``[mqtt] queue_limit``.
 MAX_QUEUE_LIMIT = 100_000
 
 #: Game events a config can act on, by their event names: ``[mqtt.room_requests]``.
-TRIGGER_EVENTS: tuple[str, ...] = (ev.Solved.kind, ev.Strike.kind, ev.ModuleReset.kind, ev.DealStarted.kind)
+TRIGGER_EVENTS: tuple[str, ...] = (
+    ev.Solved.kind,
+    ev.Strike.kind,
+    ev.ModuleReset.kind,
+    ev.DealStarted.kind,
+    ev.Exploded.kind,
+)
 #: A Room 2.0 request another prop or the room's controller acts on: ``REQU <prop> -> <command>``
 #: (a prop name may hold spaces) or ``PROG <program>``.
 ROOM_REQUEST = re.compile(r"REQU \S(?:.*\S)? -> \S(?:.*\S)?|PROG \S(?:.*\S)?")
@@ -139,6 +151,8 @@ class Config:
     sound: SoundSettings = SoundSettings()
     source: str = "<defaults>"
     bombs: RandomBombs | None = None
+    #: ``[bomb]``: the countdown and the strike limit (none of either by default).
+    bomb: BombRules = BombRules()
     #: The ``[[outputs]]``: relays and locks the game switches, in config order.
     outputs: tuple[OutputWiring, ...] = ()
 
@@ -302,6 +316,17 @@ def timing_problem(key: str, value: float) -> str | None:
     return TIMING_CHECKS[key](value)
 
 
+def socket_path_problem(path: str) -> str | None:
+    """Why a Unix socket cannot be bound at ``path`` (``~`` expanded), or None; ``""`` (no socket) is fine."""
+    length = len(os.fsencode(os.path.expanduser(path)))
+    if length > MAX_SOCKET_PATH:
+        return (
+            f"is {length} bytes long; a Unix socket's path holds at most {MAX_SOCKET_PATH} bytes: "
+            "choose a shorter one (e.g. /run/baccarat/control.sock)"
+        )
+    return None
+
+
 def load_config(path: str | Path | None = None) -> Config:
     """Read and validate a config file (the reference build's when ``path`` is None)."""
     file = Path(path) if path is not None else DEFAULT_CONFIG
@@ -351,6 +376,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         "control",
         "web",
         "sound",
+        "bomb",
         "outputs",
     }
     for key in data:
@@ -440,9 +466,10 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
     state_file = state.get("file", str, None)
     state.finish()
     control = Section("control", data.get("control", {}))
-    control_socket = control.get("socket", str, None)
+    control_socket = control.get("socket", str, None, check=socket_path_problem)
     control.finish()
     sound = parse_sound_section(data.get("sound", {}))
+    bomb = _bomb(Section("bomb", data.get("bomb", {})))
     web_table = data.get("web")
     if web_table is not None:
         from .web.settings import parse_web_section
@@ -465,6 +492,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         sound,
         source,
         bombs=bombs,
+        bomb=bomb,
         outputs=outputs,
     )
     problems = pin_problems(config) if check_pins else []
@@ -548,6 +576,17 @@ def parse_sound_section(data: Any) -> SoundSettings:
     if i2s and output != "alsa":
         raise section.fail("i2s", 'is for output = "alsa" (an I2S amplifier is an ALSA sound card)')
     return SoundSettings(output, device, pin, float(volume), i2s)
+
+
+def _bomb(section: Section) -> BombRules:
+    """``[bomb]``: ``timer_seconds`` (absent: no timer), ``strike_limit`` (absent: none), ``speed_up``."""
+    seconds = section.get("timer_seconds", float, None, check=within(1, MAX_TIMER_SECONDS))
+    limit = section.get("strike_limit", int, None, check=within(1, MAX_STRIKE_LIMIT))
+    if seconds is None and "speed_up" in section.data:
+        raise section.fail("speed_up", "is only read with timer_seconds (without a timer nothing speeds up)")
+    speed_up = section.get("speed_up", bool, True)
+    section.finish()
+    return BombRules(None if seconds is None else float(seconds), limit, speed_up)
 
 
 #: ``[edgework]`` keys that describe a fixed bomb (a random one draws its own).
@@ -735,12 +774,56 @@ def _mqtt(section: Section) -> MqttConfig:
         raise section.fail(
             "cert_file" if cfg.cert_file else "key_file", "a client certificate needs both cert_file and key_file"
         )
-    for key in ("topic_prefix", "bomb_prefix", "prop", "home_assistant_prefix"):
-        if any(c in getattr(cfg, key) for c in "#+") or not getattr(cfg, key):
-            raise section.fail(key, "must be a topic without wildcards")
+    for key in (*_TOPIC_STARTS, *_TOPIC_LEVELS, *_IDENTITIES):
+        value = getattr(cfg, key)
+        problem = None if value is None else _mqtt_value_problem(key, value)
+        if problem:
+            raise section.fail(key, problem)
     if cfg.tls:
         _check_tls(section, cfg)
     return cfg
+
+
+#: The ``[mqtt]`` values a broker sees, by what they become: the first levels of the prop's topics,
+#: one level of a Room 2.0 topic (``Room/<room>/Props/<prop>/...``), or who the prop is.
+_TOPIC_STARTS = ("topic_prefix", "bomb_prefix", "home_assistant_prefix")
+_TOPIC_LEVELS = ("room", "prop")
+_IDENTITIES = ("client_id", "username")
+
+
+def _mqtt_string_problem(value: str) -> str | None:
+    """What a broker refuses in any MQTT string, or None: a control character or a Unicode non-character.
+
+    MQTT 5.0 section 1.5.4 (and 3.1.1's 1.5.3) forbids them, and Mosquitto drops the whole connection
+    for one, in the client id, the username or the will topic alike, without a CONNACK to say why.
+    """
+    for char in value:
+        code = ord(char)
+        if code < 0x20 or 0x7F <= code <= 0x9F:
+            return f"contains the control character U+{code:04X}, which MQTT brokers refuse"
+        if 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE:
+            return f"contains U+{code:04X}, a Unicode non-character, which MQTT brokers refuse"
+    return None
+
+
+def _mqtt_value_problem(key: str, value: str) -> str | None:
+    """Why the broker would refuse ``[mqtt] key = value`` (see :data:`_TOPIC_STARTS` and its neighbours)."""
+    if not value:
+        if key in ("room", "username"):  # room = "" is no Room 2.0; username = "" an empty user name
+            return None
+        return "must not be empty"
+    problem = _mqtt_string_problem(value)
+    if problem or key == "username":
+        return problem
+    wildcard = next((c for c in value if c in "+#"), None)
+    if wildcard:
+        where = "a client id" if key == "client_id" else "a topic"
+        return f"contains {wildcard}, an MQTT wildcard, which brokers refuse in {where}; choose a name without + or #"
+    if key in _TOPIC_LEVELS and "/" in value:
+        return "must be one topic level, without /: it goes into Room/<room>/Props/<prop>/..."
+    if key in _TOPIC_STARTS and value.startswith("$"):
+        return "must not start with $: brokers keep those topics to themselves ($SYS/...)"
+    return None
 
 
 def _room_requests(mqtt: Section) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -891,6 +974,7 @@ def describe_wiring(config: Config) -> str:
         describe_edgework(config),
         f"Limits: {config.limits.placard() if config.limits else 'random at start'}; "
         f"first deck: {config.first_color or 'random colour'}",
+        f"Bomb: {config.bomb.describe()}",
         "",
         "GPIO (BCM)  header pin  role",
     ]
@@ -909,7 +993,7 @@ def describe_wiring(config: Config) -> str:
     ]
     for display in config.displays:
         lines.append("  " + display.describe())
-    missing = [r for r in ROLES if r not in {d.role for d in config.displays}]
+    missing = [r for r in ROLES if r not in {d.role for d in config.displays} and r not in OPTIONAL_ROLES]
     if missing:
         lines.append(f"  (no {', '.join(missing)} display)")
     if config.outputs:

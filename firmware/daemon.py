@@ -41,6 +41,20 @@ hook                called with                  when
 ==================  ===========================  ================================================
 
 A hook that raises is logged and the others still run (:func:`notify`).
+
+**Modes.** For a while the prop can be handed to a :class:`Mode` (the pre-game self-test,
+:mod:`firmware.selftest`): the inputs go to it instead of the module, it draws the displays and
+sets the lights itself, and the game master's commands wait for its end (those marked
+``during_round`` run at once). The game loop, and so the watchdog's pings, go on as ever; the
+module is not touched, and the game is drawn again when the mode ends.
+**The bomb's countdown** (``[bomb] timer_seconds``) is the module's
+:class:`~baccarat_core.timer.Countdown`; the daemon brings it to its clock's
+reading (``clock``, the monotonic clock on the prop) each time the loop comes round,
+before an input or a call can change it, and wakes for it only when something is
+due: its expiry (the bomb explodes), and, while something shows the countdown (a
+``casing`` display, or a watcher such as an open web page: :meth:`Daemon.watch_timer`),
+the moment the whole seconds shown change. With nothing showing it, a running
+countdown costs one wake-up, at 0.
 """
 
 from __future__ import annotations
@@ -52,7 +66,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from PIL import Image
 
@@ -116,6 +130,24 @@ class _Stop:
     """What :meth:`Daemon.stop` queues."""
 
 
+class Mode(Protocol):
+    """Something that takes the prop over for a while (:meth:`Daemon.take_over`), on the game thread."""
+
+    #: When :meth:`tick` is next due (``time.monotonic``; ``inf``: only inputs and calls move it on).
+    due: float
+    #: True once it is over: the daemon then calls :meth:`end` and shows the game again.
+    finished: bool
+
+    def tick(self, now: float) -> None:
+        """Its time :attr:`due` has come."""
+
+    def take(self, action: Input) -> None:
+        """A player's input (the module never sees it)."""
+
+    def end(self, stopped: bool) -> None:
+        """It is over: finished, or ``stopped`` with the prop (SIGTERM)."""
+
+
 _STOP = _Stop()
 
 
@@ -170,6 +202,7 @@ class Daemon:
         card_seconds: float = 0.6,
         result_seconds: float = 1.5,
         retry_seconds: float = RETRY_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
         held_outputs: Mapping[str, float | None] | None = None,
     ) -> None:
         self.module = module
@@ -178,6 +211,8 @@ class Daemon:
         self.card_seconds = card_seconds
         self.result_seconds = result_seconds
         self.retry_seconds = retry_seconds
+        #: What the bomb's countdown reads (tests give their own).
+        self.clock = clock
         #: ``hook(events, module)``: each batch as the module made it, before any of it is shown.
         self.on_handled: list[BatchHook] = []
         #: ``hook(event)``: each event at the moment it is shown (a card as it turns, the result,
@@ -205,6 +240,10 @@ class Daemon:
         self._beat: Callable[[], None] | None = None
         self._beat_every = float("inf")
         self._beat_due = float("inf")
+        self._mode: Mode | None = None
+        self._mode_waiting: list[_Call | _SolvedCount] = []  # commands that wait for the mode's end
+        self._timer_watchers: set[str] = set()  # who shows the countdown besides a casing display
+        self._timer_shown: int | None = None  # the whole seconds the watchers last got
         # Outputs held on before a restart (see Outputs.restore): switched on again first thing.
         self._restore_outputs = dict(held_outputs or {})
 
@@ -249,6 +288,8 @@ class Daemon:
         def run() -> list[ev.Event]:
             if self._round is not None:
                 raise PropError("a round is being dealt: bet again once the table is cleared")
+            if self._mode is not None:  # the self-test has the buttons: the table is not in play
+                raise PropError("the self-test is running: bet again once it has ended")
             self._on_table = None  # as a pressed input: the next input takes the last hands off the table
             events = produce(self.module)
             self._handle(events)
@@ -293,6 +334,7 @@ class Daemon:
         else:
             log.info("state restored: %s", _summary(self.module))
             self._handle(self.module.resume())
+        self._keep_time()  # a restored countdown that ran out while the prop was off explodes now
         self._show_lights()
         self._draw()
         self.board.connect(self.submit)
@@ -307,6 +349,7 @@ class Daemon:
                 item = None
             if isinstance(item, _Stop):
                 break
+            self._keep_time()  # the countdown as of now, before anything changes it
             if item is not None:
                 try:
                     self._dispatch(item)
@@ -314,6 +357,7 @@ class Daemon:
                     log.exception("error while handling %r; the game goes on", item)
             self._run_due_steps()
             self._expire_outputs()
+            self._run_mode()
             if self._queue.empty():  # inputs queued behind this one are handled before the next frame
                 self._draw()
                 self._settled()
@@ -335,6 +379,20 @@ class Daemon:
         once per ``seconds``. Set before :meth:`start`."""
         self._beat = beat
         self._beat_every = seconds
+
+    def watch_timer(self, name: str, watching: bool) -> Future[None]:
+        """``name`` shows the countdown (True: an open web page) or stopped showing it: while anyone
+        does (or a ``casing`` display is fitted) the game thread settles each time the whole seconds
+        shown change, so that the ``on_settled`` hooks see it; else the countdown wakes nobody until
+        it runs out."""
+
+        def run() -> None:
+            if watching:
+                self._timer_watchers.add(name)
+            else:
+                self._timer_watchers.discard(name)
+
+        return self.call(run, during_round=True)
 
     def running(self) -> bool:
         """True while the game thread started by :meth:`start` runs."""
@@ -385,6 +443,35 @@ class Daemon:
         """True while :meth:`identify`'s lights blink and the displays are inverted."""
         return time.monotonic() < self._identify_until
 
+    # -- modes (game thread) ----------------------------------------------------------------
+    @property
+    def mode(self) -> Mode | None:
+        """The mode that has the prop now (:meth:`take_over`), or None while the game does."""
+        return self._mode
+
+    def take_over(self, mode: Mode) -> None:
+        """Hand the inputs, displays and lights to ``mode`` until it is finished (call on the game
+        thread, from :meth:`call`, which waits for a round in progress to end)."""
+        if self._mode is not None:
+            raise PropError("the prop is busy with another mode")
+        self._mode = mode
+        self._run_mode()
+
+    def send_frame(self, role: str, image: Image.Image) -> bool:
+        """A mode's picture to ``role``'s display (and the ``on_frame`` hooks); False if the display
+        did not take it (not answering, or the picture it shows already)."""
+        screen = self.screens[role]
+        if not screen.show(image):
+            return False
+        self._drawn.pop(role, None)  # the game's view is drawn again afterwards
+        self._to_settle = True
+        notify(self.on_frame, role, image)
+        return True
+
+    def emit(self, events: list[ev.Event]) -> None:
+        """A mode's own events, handled and shown as the module's are (hooks, log lines)."""
+        self._handle(events)
+
     @property
     def dealing(self) -> bool:
         """True from a deal's gesture until its round is finished."""
@@ -414,6 +501,8 @@ class Daemon:
         due = min(due, self._beat_due)
         if self._identify_until != float("-inf"):
             due = min(due, self._identify_until)
+        if self._mode is not None:
+            due = min(due, self._mode.due)
         output_due = self.board.outputs.next_due()
         if output_due is not None:
             due = min(due, output_due)
@@ -423,9 +512,48 @@ class Daemon:
             due = min(due, self._retry_at)
         else:
             self._retry_at = float("inf")
-        return None if due == float("inf") else max(0.0, due - time.monotonic())
+        wait = None if due == float("inf") else max(0.0, due - time.monotonic())
+        timer_due = self._timer_due()
+        if timer_due is not None:
+            timer_wait = max(0.0, timer_due - self.clock())
+            wait = timer_wait if wait is None else min(wait, timer_wait)
+        return wait
+
+    def _timer_shown_somewhere(self) -> bool:
+        return bool(self._timer_watchers) or "casing" in self.screens
+
+    def _timer_due(self) -> float | None:
+        """When the countdown needs the loop next (on :attr:`clock`): its expiry, and the next change
+        of the whole seconds shown while something shows them; None while it does not run."""
+        timer = self.module.timer
+        if timer is None or not timer.running:
+            return None
+        due = timer.expires_at()
+        if self._timer_shown_somewhere():
+            tick = timer.next_second_at()
+            due = tick if due is None or (tick is not None and tick < due) else due
+        return due
+
+    def _keep_time(self) -> None:
+        """Bring the countdown to the clock's reading: at 0 the bomb explodes; a new whole second
+        shown is a settled moment for whoever shows it."""
+        timer = self.module.timer
+        if timer is None:
+            return
+        timer.advance(self.clock())
+        if timer.running and timer.done:
+            self._handle(self.module.expire())
+        if self._timer_shown_somewhere() and timer.shown() != self._timer_shown:
+            self._timer_shown = timer.shown()
+            self._to_settle = True
 
     def _dispatch(self, item: Input | _Call | _SolvedCount) -> None:
+        if self._mode is not None and not (isinstance(item, _Call) and item.during_round):
+            if isinstance(item, _Call | _SolvedCount):
+                self._mode_waiting.append(item)
+            else:
+                self._mode.take(item)
+            return
         if isinstance(item, _Call):
             if self._round is not None and not item.during_round:
                 self._round.deferred.append(item)
@@ -558,22 +686,28 @@ class Daemon:
             self.board.status.strike()
         elif isinstance(event, ev.Solved):
             self.board.status.solved()
+        elif isinstance(event, ev.Exploded):
+            self.board.status.exploded()
         elif isinstance(event, ev.ModuleReset):
             self.board.status.armed()
             self._on_table = None
 
     def _show_lights(self) -> None:
-        if self.identifying:
+        if self.identifying or self._mode is not None:
             return
         if self.module.deck is not None:
             self.board.deck_light.show(self.module.deck.color)
         if self.module.solved:
             self.board.status.solved()
+        elif self.module.exploded:
+            self.board.status.exploded()
         else:
             self.board.status.armed()
 
     def _draw(self) -> None:
         """Render the roles whose view changed (and every failing display) and send them."""
+        if self._mode is not None:
+            return  # the mode draws
         scene = self.scene()
         for role, screen in self.screens.items():
             view = scene.view(role)
@@ -585,6 +719,25 @@ class Daemon:
                 self._to_settle = True
                 notify(self.on_frame, role, image)
         self._retry_at = float("inf")  # still failing: the next wait schedules another try
+
+    def _run_mode(self) -> None:
+        """Tick the mode when due; once it is finished, show the game again and run what waited."""
+        mode = self._mode
+        if mode is None:
+            return
+        if not mode.finished and mode.due <= time.monotonic():
+            mode.tick(time.monotonic())
+        if not mode.finished:
+            return
+        self._mode = None
+        self._drawn.clear()  # every display shows the game again
+        self._show_lights()
+        self._draw()
+        self._settled()  # the mode's last events are handed over before its caller hears back
+        mode.end(False)
+        waiting, self._mode_waiting = self._mode_waiting, []
+        for item in waiting:
+            self._dispatch(item)
 
     def _heartbeat(self) -> None:
         if self._beat is None:
@@ -610,16 +763,25 @@ class Daemon:
             self.board.outputs.all_off()  # the held ones stay saved: the next start switches them on again
         except Exception:
             log.exception("outputs did not turn off")
+        if self._mode is not None:
+            mode, self._mode = self._mode, None
+            try:
+                mode.end(True)
+            except Exception:
+                log.exception("mode %r did not end cleanly", mode)
         with self._end_lock:
             self._ended = True
-        left: list[object] = [] if waiting is None else [*waiting.deferred, *waiting.solved_counts]
+        left: list[object] = [*self._mode_waiting]
+        if waiting is not None:
+            left += [*waiting.deferred, *waiting.solved_counts]
         while True:  # and what was queued behind the stop
             try:
                 left.append(self._queue.get_nowait())
             except queue.Empty:
                 break
         # The round's result is saved (the next start finishes it); the calls that waited for
-        # its end, or came after the stop, fail now rather than leave their callers waiting.
+        # its end or for a mode (the self-test), or came after the stop, fail now rather than
+        # leave their callers waiting.
         for item in left:
             if isinstance(item, _Call | _SolvedCount):
                 _fail_stopped(item.future)
@@ -640,5 +802,6 @@ def _summary(module: BaccaratModule) -> str:
     deck = module.deck
     return (
         f"limits {module.limits.placard()}, {deck.color if deck else '?'} deck with "
-        f"{module.cards_left} cards, {module.strikes} strikes, {'solved' if module.solved else 'armed'}"
+        f"{module.cards_left} cards, {module.strikes} strikes, "
+        f"{'solved' if module.solved else 'exploded' if module.exploded else 'armed'}"
     )

@@ -19,7 +19,20 @@ from baccarat_core.records import record, replace
 from baccarat_core.rounds import AREAS
 
 from .devices.wiring import ROLES
-from .render import BetsView, TableView, render_bets, render_placard, render_table
+from .render import (
+    BetsView,
+    CasingView,
+    ExplodedView,
+    TableView,
+    render_bets,
+    render_casing,
+    render_exploded,
+    render_placard,
+    render_table,
+)
+
+#: What a display role shows: its own view, or the explosion.
+View = TableLimits | TableView | BetsView | CasingView | ExplodedView
 
 _WINNERS = {"player": "PLAYER WINS", "banker": "BANKER WINS", "tie": "TIE"}
 
@@ -44,19 +57,27 @@ class RoundOnTable:
 
 @record
 class Scene:
-    """The three views, one per display role."""
+    """The views, one per display role; once the bomb exploded every role but the casing shows
+    the explosion."""
 
     placard: TableLimits
     table: TableView
     bets: BetsView
     #: Every display inverted: the game master's "identify" (which prop is this?).
     inverted: bool = False
+    casing: CasingView | None = None
+    #: The bomb exploded: what every display but the casing shows.
+    exploded: ExplodedView | None = None
 
-    def view(self, role: str) -> TableLimits | TableView | BetsView:
-        """The view of ``role`` (``placard``, ``table`` or ``bets``)."""
+    def view(self, role: str) -> View:
+        """The view of ``role`` (one of :data:`~firmware.devices.wiring.ROLES`)."""
         if role not in ROLES:
             raise KeyError(f"no display role {role!r}")
-        view: TableLimits | TableView | BetsView = getattr(self, role)
+        if self.exploded is not None and role != "casing":
+            return self.exploded
+        view: View | None = getattr(self, role)
+        if view is None:
+            raise KeyError(f"no view for display role {role!r}")
         return view
 
 
@@ -103,21 +124,40 @@ def bets_view(module: BaccaratModule) -> BetsView:
     )
 
 
+def casing_view(module: BaccaratModule) -> CasingView:
+    """The casing display: the serial, the countdown's whole seconds shown (as of its last reading),
+    the strikes and how the game stands."""
+    timer = module.timer
+    state = "exploded" if module.exploded else "solved" if module.solved else "armed"
+    return CasingView(
+        module.edgework.serial,
+        timer.shown() if timer is not None else None,
+        module.strikes,
+        module.rules.strike_limit,
+        state,
+    )
+
+
 def compose(module: BaccaratModule, on_table: RoundOnTable | None = None, *, inverted: bool = False) -> Scene:
     """What every display shows now (``inverted`` while the game master identifies the prop)."""
-    return Scene(module.limits, table_view(module, on_table), bets_view(module), inverted)
+    exploded = ExplodedView(module.exploded, module.strikes) if module.exploded else None
+    return Scene(
+        module.limits, table_view(module, on_table), bets_view(module), inverted, casing_view(module), exploded
+    )
 
 
-def render_view(
-    role: str, view: TableLimits | TableView | BetsView, size: tuple[int, int], mode: str, *, inverted: bool = False
-) -> Image.Image:
+def render_view(role: str, view: View, size: tuple[int, int], mode: str, *, inverted: bool = False) -> Image.Image:
     """Draw one role's view at a display's size and mode (pure: nothing is sent)."""
-    if role == "placard" and isinstance(view, TableLimits):
+    if isinstance(view, ExplodedView):
+        image = render_exploded(view, size, mode)
+    elif role == "placard" and isinstance(view, TableLimits):
         image = render_placard(view, size, mode)
     elif role == "table" and isinstance(view, TableView):
         image = render_table(view, size, mode)
     elif role == "bets" and isinstance(view, BetsView):
         image = render_bets(view, size, mode)
+    elif role == "casing" and isinstance(view, CasingView):
+        image = render_casing(view, size, mode)
     else:
         raise KeyError(f"no renderer for role {role!r} with a {type(view).__name__}")
     return invert(image) if inverted else image

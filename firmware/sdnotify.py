@@ -68,6 +68,8 @@ def status_line(module: BaccaratModule, screens: Mapping[str, Screen]) -> str:
     """What ``systemctl status`` shows: the game, and any display that does not answer."""
     strikes = module.strikes
     line = "solved" if module.solved else f"armed, {strikes} strike{'' if strikes == 1 else 's'}"
+    if module.exploded:
+        line = f"exploded ({'time ran out' if module.exploded == 'timer' else 'strike limit'})"
     failing = [role for role, screen in screens.items() if screen.failing]
     missing = [role for role, screen in screens.items() if screen.device is None and not screen.failing]
     if failing:

@@ -839,19 +839,29 @@ def _size(c: Cutout) -> str:
     return f"Ø{_n(c.w)}" if c.round else f"{_n(c.w)} × {_n(c.h)}"
 
 
+#: The template's page: A4 portrait, in mm, and the margin printers leave blank.
+A4_MM = (210.0, 297.0)
+PRINT_MARGIN_MM = 5.0
+#: The scale bar printed under the panel, to check the print is 1:1.
+SCALE_BAR_MM = 100.0
+
+
 def render_front_panel_svg(config: dict[str, Any] | None = None) -> str:
-    """front-panel.svg: a 1:1 drilling template with cut-out sizes and positions in mm."""
-    ox, oy, p = 30.0, 34.0, PANEL_MM
+    """front-panel.svg: a 1:1 drilling template on one A4 page, with cut-out sizes and positions in mm."""
+    page_w, page_h = A4_MM
+    ox, oy, p = 30.0, 44.0, PANEL_MM
     body = [
-        _text(5, 9, f"Baccarat prop front panel — {_n(p)} × {_n(p)} mm", 6, font_weight="bold"),
+        _text(10, 14, f"Baccarat prop front panel — {_n(p)} × {_n(p)} mm", 6, font_weight="bold"),
         _text(
-            5,
-            16,
-            "1:1 when printed at 100 %. Positions are hole centres in mm from the top-left corner; "
-            "dashed = what sits behind the panel (keep clear).",
+            10,
+            20,
+            "Scale 1:1 on A4: print at 100 % (actual size, not “fit to page”); the bar under the panel is "
+            f"{_n(SCALE_BAR_MM)} mm.",
             3.2,
             fill="#444",
         ),
+        _text(10, 24.5, "Positions are hole centres in mm from the panel's top-left corner;", 3.2, fill="#444"),
+        _text(10, 29, "dashed = what sits behind the panel (keep clear).", 3.2, fill="#444"),
         f'<rect x="{ox}" y="{oy}" width="{_n(p)}" height="{_n(p)}" rx="3" fill="#f3efe6" stroke="#222" '
         f'stroke-width="0.5"/>',
     ]
@@ -904,34 +914,41 @@ def render_front_panel_svg(config: dict[str, Any] | None = None) -> str:
         _line(ox + p, oy + p + 3, ox + p, oy + p + 9, "#333", 0.3),
         _text(ox + p / 2, oy + p + 5, f"{_n(p)} mm", 3.2, "middle"),
     ]
-    # the cut-out table
-    tx, ty = ox + p + 14, oy + 2
-    body += [
-        _text(tx, ty, "cut-out", 3, font_weight="bold"),
-        _text(tx + 38, ty, "X", 3, "end", font_weight="bold"),
-        _text(tx + 48, ty, "Y", 3, "end", font_weight="bold"),
-        _text(tx + 53, ty, "hole", 3, font_weight="bold"),
-        _text(tx + 72, ty, "for", 3, font_weight="bold"),
-    ]
-    for i, c in enumerate(CUTOUTS):
-        y = ty + 5.2 * (i + 1)
-        name = c.label if c.key != "mount" else "mounting"
-        name = {"◀": "left arrow", "▶": "right arrow", "red": "status red", "green": "status green"}.get(name, name)
+    # the scale bar: measure it after printing
+    by = oy + p + 15
+    body.append(f'<rect id="scale-bar" x="{_n(ox)}" y="{_n(by)}" width="{_n(SCALE_BAR_MM)}" height="2" fill="#000"/>')
+    body += [_line(ox + t, by - 1, ox + t, by, "#000", 0.25) for t in range(0, int(SCALE_BAR_MM) + 1, 10)]
+    body.append(_text(ox + SCALE_BAR_MM + 3, by + 2, f"{_n(SCALE_BAR_MM)} mm: measure it to check the scale", 3))
+    # the cut-out table, in two columns
+    rows = (len(CUTOUTS) + 1) // 2
+    ty = by + 13
+    for column, tx in enumerate((10.0, 105.0)):
         body += [
-            _text(tx, y, name, 3),
-            _text(tx + 38, y, _n(c.x), 3, "end"),
-            _text(tx + 48, y, _n(c.y), 3, "end"),
-            _text(tx + 53, y, _size(c), 3),
-            _text(tx + 72, y, c.part.replace("in ", "\u2033 "), 2.6, fill="#444"),
+            _text(tx, ty, "cut-out", 3, font_weight="bold"),
+            _text(tx + 30, ty, "X", 3, "end", font_weight="bold"),
+            _text(tx + 38, ty, "Y", 3, "end", font_weight="bold"),
+            _text(tx + 41, ty, "hole", 3, font_weight="bold"),
+            _text(tx + 56, ty, "for", 3, font_weight="bold"),
         ]
+        for i, c in enumerate(CUTOUTS[column * rows : (column + 1) * rows]):
+            y = ty + 4.6 * (i + 1)
+            name = c.label if c.key != "mount" else "mounting"
+            name = {"◀": "left arrow", "▶": "right arrow", "red": "status red", "green": "status green"}.get(name, name)
+            body += [
+                _text(tx, y, name, 3),
+                _text(tx + 30, y, _n(c.x), 3, "end"),
+                _text(tx + 38, y, _n(c.y), 3, "end"),
+                _text(tx + 41, y, _size(c), 3),
+                _text(tx + 56, y, c.part.replace("in ", "\u2033 "), 2.2, fill="#444"),
+            ]
     notes = [
-        "Panel: 3 mm plywood, acrylic or aluminium; the box needs 70 mm depth",
-        "behind it for the arcade microswitches and the Pi.",
-        "Windows: line up the display glass, not the board; fix boards with",
-        "M2 standoffs or hot glue. LEDs: Ø5 bare (glue) or Ø6 with a clip.",
+        "Panel: 3 mm plywood, acrylic or aluminium; the box needs 70 mm depth behind it for the",
+        "arcade microswitches and the Pi. Windows: line up the display glass, not the board; fix",
+        "boards with M2 standoffs or hot glue. LEDs: Ø5 bare (glue) or Ø6 with a clip.",
     ]
-    body += [_text(tx, ty + 5.2 * (len(CUTOUTS) + 2) + 5 * i, line, 3) for i, line in enumerate(notes)]
-    return _svg(ox + p + 14 + 125, oy + p + 16, body, unit="mm")
+    notes_y = ty + 4.6 * (rows + 1) + 3
+    body += [_text(10, notes_y + 4.5 * i, line, 3) for i, line in enumerate(notes)]
+    return _svg(page_w, page_h, body, unit="mm")
 
 
 def render_front_panel_scad(config: dict[str, Any] | None = None) -> str:

@@ -2,6 +2,8 @@
 # Shared by start.sh, test.sh and install-service.sh: make .venv with the project installed.
 # Usage: . scripts/_venv.sh EXTRAS   (as in pyproject, e.g. "sim" or "test"; "" for none: a sourced
 # file without arguments would see the caller's own)
+# A caller that needs Debian packages besides the venv's sets the array apt_packages first (test.sh):
+# every one that is missing is installed in the same apt-get run, or named in the same one line.
 #
 # On a PC: a plain venv; pip installs the project and its extras.
 # On a Raspberry Pi (/proc/device-tree/model says so) nothing is compiled: the compiled pieces come
@@ -50,10 +52,6 @@ fi
 
 pi=0
 on_pi && pi=1
-if [ "$pi" = 1 ]; then
-  mapfile -t os_packages < <(awk '!/^#/ && NF {print $1}' scripts/pi-os-packages.txt)
-  apt_install "${os_packages[@]}" "$(rpi_gpio_package)"
-fi
 
 venv_ok() {
   [ -x .venv/bin/python ] && .venv/bin/python -m pip --version >/dev/null 2>&1 || return 1
@@ -61,10 +59,19 @@ venv_ok() {
   [ "$(.venv/bin/python -c 'import sys; print(sys.version_info[:2])')" = "$want" ] || return 1
   [ "$pi" = 0 ] || grep -qsE '^include-system-site-packages *= *true' .venv/pyvenv.cfg
 }
+# Every Debian package needed, looked up first and installed (or named) all at once.
+wanted=()
+if [ "$pi" = 1 ]; then
+  mapfile -t os_packages < <(awk '!/^#/ && NF {print $1}' scripts/pi-os-packages.txt)
+  wanted+=("${os_packages[@]}" "$(rpi_gpio_package)")
+fi
+# Debian keeps ensurepip, which venv needs to put pip in, in python3-venv: without it venv prints
+# a page of advice and leaves a .venv without pip. Look first, and keep venv's own output quiet.
+venv_ok || python3 -c 'import ensurepip' >/dev/null 2>&1 || wanted+=(python3-venv)
+wanted+=(${apt_packages[@]+"${apt_packages[@]}"})
+[ ${#wanted[@]} -eq 0 ] || apt_install "${wanted[@]}"
+
 if ! venv_ok; then
-  # Debian keeps ensurepip, which venv needs to put pip in, in python3-venv: without it venv prints
-  # a page of advice and leaves a .venv without pip. Look first, and keep venv's own output quiet.
-  python3 -c 'import ensurepip' >/dev/null 2>&1 || apt_install python3-venv
   rm -rf .venv
   venv_args=()
   [ "$pi" = 1 ] && venv_args+=(--system-site-packages)
@@ -74,14 +81,47 @@ if ! venv_ok; then
   fi
 fi
 
-# pip runs again only when pyproject.toml or the extras changed (the project itself is installed
-# editable, so its code needs no reinstall).
-stamp="$(sha256sum pyproject.toml | cut -d' ' -f1) extras=${1:-} pi=$pi"
-if [ "$(cat .venv/.baccarat-installed 2>/dev/null)" != "$stamp" ]; then
+# pip runs again only when pyproject.toml changed or an extra is asked for whose packages are not
+# all in the venv yet (the project itself is installed editable, so its code needs no reinstall):
+# after test.sh (extra "test", a superset of "sim"), start.sh (extra "sim") runs no pip, offline too.
+# The stamp lists every extra installed so far; a reinstall installs them all again with the new one.
+extras_present() {
+  # extras_present EXTRA... : true when every package these extras of the project need is installed.
+  .venv/bin/python - "$@" <<'PY'
+import re
+import sys
+from importlib import metadata
+
+try:
+    requirements = metadata.requires("baccarat-prop") or []
+except metadata.PackageNotFoundError:
+    sys.exit(1)
+for requirement in requirements:
+    name, _, marker = requirement.partition(";")
+    extra = re.search(r"extra\s*==\s*[\"']([^\"']+)", marker)
+    if extra and extra.group(1) in sys.argv[1:]:
+        try:
+            metadata.version(re.match(r"[A-Za-z0-9._-]+", name.strip()).group(0))
+        except metadata.PackageNotFoundError:
+            sys.exit(1)
+PY
+}
+hash=$(sha256sum pyproject.toml | cut -d' ' -f1)
+old_hash="" old_pi="" old_extras=""
+[ -f .venv/.baccarat-installed ] && read -r old_hash old_pi old_extras <.venv/.baccarat-installed
+declare -A have=()
+if [ "$old_pi" = "pi=$pi" ]; then
+  for extra in ${old_extras#extras=}; do have[$extra]=1; done
+fi
+new_extra=0
+for extra in ${1:-}; do [ -n "${have[$extra]:-}" ] || { new_extra=1; have[$extra]=1; }; done
+# shellcheck disable=SC2086  # the extras are words
+if [ "$old_hash" != "$hash" ] || [ "$old_pi" != "pi=$pi" ] || { [ "$new_extra" = 1 ] && ! extras_present ${1:-}; }; then
+  extras=$(IFS=,; echo "${!have[*]}")
   pip_args=(-q --disable-pip-version-check)
   [ "$pi" = 1 ] && pip_args+=(--only-binary=:all:)  # wheels only: nothing to compile on a Pi
-  .venv/bin/python -m pip install "${pip_args[@]}" -e ".${1:+[$1]}"
-  echo "$stamp" >.venv/.baccarat-installed
+  .venv/bin/python -m pip install "${pip_args[@]}" -e ".${extras:+[$extras]}"
+  echo "$hash pi=$pi extras=${!have[*]}" >.venv/.baccarat-installed
 fi
 if [ "$pi" = 1 ] && ! err=$(.venv/bin/python -c 'import lgpio, spidev, PIL, RPi.GPIO' 2>&1); then
   echo "error: the venv cannot use Raspberry Pi OS's packages ($(printf '%s\n' "$err" | tail -n 1))" >&2

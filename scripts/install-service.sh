@@ -16,8 +16,18 @@ fi
 .venv/bin/python -m compileall -q -j 0 baccarat_core firmware .venv/lib >/dev/null
 
 id baccarat >/dev/null 2>&1 || useradd --system --home-dir /var/lib/baccarat --shell /usr/sbin/nologin baccarat
-for group in gpio i2c spi audio; do getent group "$group" >/dev/null || groupadd --system "$group"; done
+# baccarat-control: the control socket's group, for game masters (the unit's Group=). The baccarat
+# group reads the config's secrets and holds the service's user alone.
+for group in gpio i2c spi audio baccarat-control; do getent group "$group" >/dev/null || groupadd --system "$group"; done
 usermod -a -G gpio,i2c,spi,audio baccarat
+# An earlier install told game masters to join the baccarat group for the socket: move them.
+members=$(getent group baccarat | cut -d: -f4)
+for user in ${members//,/ }; do
+  [ "$user" != baccarat ] || continue
+  usermod -a -G baccarat-control "$user"
+  gpasswd -d "$user" baccarat >/dev/null
+  echo "moved $user from the baccarat group (which can read the config's secrets) to baccarat-control (the control socket); it takes effect at their next login"
+done
 
 # The config may hold the MQTT password: readable by root and the service only.
 install -d -m 750 -o root -g baccarat /etc/baccarat
@@ -32,8 +42,12 @@ fi
 # Checked as the service's user, so a file it cannot read shows here and not at start.
 runuser -u baccarat -- .venv/bin/baccarat check-config /etc/baccarat/config.toml
 
+# The unit and the command go through /opt/baccarat/current: this checkout until `baccarat update`
+# installs versions beside it (README.md, "Updates with a way back").
+[ -L current ] || ln -s . current
+[ "$(readlink current)" = . ] || echo "note: the service runs $(readlink current); new versions: sudo baccarat update SOURCE"
 # The game-master commands (baccarat status, hint, ...) on every user's PATH.
-ln -sfn /opt/baccarat/.venv/bin/baccarat /usr/local/bin/baccarat
+ln -sfn /opt/baccarat/current/.venv/bin/baccarat /usr/local/bin/baccarat
 install -m 644 firmware/baccarat.service /etc/systemd/system/baccarat.service
 systemctl daemon-reload
 systemctl enable baccarat.service
@@ -41,3 +55,4 @@ systemctl restart baccarat.service   # also picks up a new unit or venv on a re-
 systemctl --no-pager status baccarat.service || true
 systemd-analyze security --no-pager baccarat.service 2>/dev/null | tail -n 1 || true
 echo "installed: logs with  journalctl -u baccarat -f"
+echo "game masters use the control socket (baccarat status, hint, ...) after: sudo usermod -aG baccarat-control USER (then log in again)"

@@ -5,8 +5,9 @@ and for the tests' reference images.
     python scripts/render_pictures.py            # writes docs/pictures/*.png
     python scripts/render_pictures.py --reference  # rewrites tests/reference/*.png
 
-The scene: the reference edgework, limits $25 - $1000, a red deck; the player
-bets $25 + $1 + $1 on Banker ... and the round that follows.
+The scene: the reference edgework, limits $25 - $1000, a red deck, a bomb with a
+five-minute timer and three strikes; the player bets $25 + $1 + $1 on Banker ...
+(47 s into the countdown) and the round that follows; then the countdown runs out.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from firmware.config import load_config  # noqa: E402
 from firmware.devices.displays import open_dummy_device  # noqa: E402
 from firmware.devices.wiring import ROLES  # noqa: E402
 from firmware.scene import render_view  # noqa: E402
+from firmware.simulator.pins import ManualClock  # noqa: E402
 
 #: (driver, width, height, mode) of the displays a builder would pick.
 SIZES: tuple[tuple[str, int, int, str], ...] = (
@@ -37,9 +39,10 @@ SIZES: tuple[tuple[str, int, int, str], ...] = (
 )
 
 
-def _scene_daemon():
+def _scene_daemon(clock: ManualClock):
     from baccarat_core import TableLimits
     from baccarat_core.records import replace
+    from baccarat_core.timer import BombRules
 
     config = load_config()
     config = replace(
@@ -47,6 +50,7 @@ def _scene_daemon():
         limits=TableLimits(25, 1000),
         first_color="red",
         timing=replace(config.timing, card_seconds=0.0, result_seconds=0.0),
+        bomb=BombRules(300.0, 3),
     )
     frames: list[Image.Image] = []
 
@@ -62,14 +66,17 @@ def _scene_daemon():
             device.display = display
         return device
 
-    daemon = build_daemon(config, pin_factory=mock_pin_factory(), device_factory=recording, rng=random.Random(7))
+    daemon = build_daemon(
+        config, pin_factory=mock_pin_factory(), device_factory=recording, rng=random.Random(7), clock=clock
+    )
     return daemon, frames
 
 
 def scene_frames() -> tuple[dict[str, Image.Image], list[Image.Image]]:
     """Frames of every role at every size while chips are on the table, and the
-    table display's frames through a whole round."""
-    daemon, table_frames = _scene_daemon()
+    table display's frames through a whole round; then every display once the countdown ran out."""
+    clock = ManualClock()
+    daemon, table_frames = _scene_daemon(clock)
     daemon.start()
     daemon.ready.wait(10)
     game = daemon.module.next_round()
@@ -87,6 +94,8 @@ def scene_frames() -> tuple[dict[str, Image.Image], list[Image.Image]]:
     ):
         daemon.submit(action)
     daemon.wait_idle()
+    clock.advance(47.4)  # the countdown started at the first press: 04:13 left
+    daemon.wait_idle()
     pictures = {}
     for driver, width, height, mode in SIZES:
         for role in ROLES:
@@ -98,6 +107,11 @@ def scene_frames() -> tuple[dict[str, Image.Image], list[Image.Image]]:
     view = daemon.call(daemon.scene).result(5).table
     pictures["table-after-round-ssd1306-128x64"] = render_view("table", view, (128, 64), "1")
     strip = [f.copy() for f in table_frames]
+    clock.advance(300.0)  # the countdown runs out
+    daemon.wait_idle()
+    exploded = daemon.call(daemon.scene).result(5)
+    pictures["exploded-ssd1306-128x64"] = render_view("table", exploded.view("table"), (128, 64), "1")
+    pictures["casing-exploded-ssd1306-128x32"] = render_view("casing", exploded.view("casing"), (128, 32), "1")
     daemon.stop()
     daemon.board.close()
     return pictures, strip

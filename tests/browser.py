@@ -141,15 +141,21 @@ def web_factory(mock_factory) -> Iterator:
     made: list[WebRig] = []
 
     def make(
-        *, seed: int = 1, front_panel: bool = True, settings: dict[str, Any] | None = None, **sections: Any
+        *,
+        seed: int = 1,
+        front_panel: bool = True,
+        settings: dict[str, Any] | None = None,
+        clock: Any = None,
+        **sections: Any,
     ) -> WebRig:
         sections.setdefault("state", {"file": ""})
         sections.setdefault("control", {"socket": ""})
         config = make_config(**sections)
+        timed = {"clock": clock} if clock is not None else {}  # the countdown on a manual clock
         daemon = build_daemon(
-            config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(seed)
+            config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(seed), **timed
         )
-        rig = Rig(daemon, mock_factory)
+        rig = Rig(daemon, mock_factory, clock)
         pins = rig.driver if front_panel else None  # the page's front panel is the rig's hand
         backend = DaemonBackend(daemon, GameMaster(daemon, default_limits=config.limits), pins, name="test-prop")
         web_settings = replace(

@@ -36,6 +36,10 @@ def test_the_benchmark_reports_bytes_and_times_for_every_input_and_display():
     bus = report["bus_ms"]["chip press"]["bets"]
     assert bus["i2c_400k"]["mean"] > bus["i2c_1m"]["mean"] > bus["spi_8m"]["mean"] > 0
     assert report["idle"]["exit_code"] == 0 and report["idle"]["rss_mb"] > 0
+    # The same idle run with the bomb's countdown running (started over the control socket): it
+    # writes nothing while it runs, and it stops cleanly.
+    counting = report["idle_countdown"]
+    assert counting["exit_code"] == 0 and counting["disk_write_bytes_per_hour"] == 0
     start = report["startup"]
     # Both are times, and either may be the larger on a loaded machine: only that they were taken.
     assert start["ready_ms"] > 0 and start["floor_ms"] > 0

@@ -117,8 +117,9 @@ def test_deck_listing(capsys):
     assert "red" in out
     assert "$5 - $200" in out
     lines = out.splitlines()
-    rounds = [line for line in lines if line.strip().startswith("round ")]
+    rounds = [line for line in lines if " left, round " in line]
     assert len(rounds) >= 4
+    assert rounds[0].startswith("  52 left, round 1:")
     # round 1: Player KD 7C = 7; Banker KH 10S = 0 draws 5H = 5 -> Player
     assert "KD 7C" in rounds[0] and "= 7" in rounds[0] and "KH 10S 5H" in rounds[0]
     assert "PLAYER" in rounds[0]

@@ -26,6 +26,7 @@ def test_the_last_warning_or_error_is_kept_on_one_line():
             "started": "1970-01-01T00:00:00+00:00",
             "last_error": "none",
             "last_error_at": None,
+            "self_test": None,
         }
         logging.getLogger("baccarat.sound").info("a cue played")
         logging.getLogger("elsewhere").error("not the prop's")

@@ -158,6 +158,55 @@ def test_front_panel_has_a_place_for_every_part_and_nothing_overlaps() -> None:
             assert not generate.overlaps(a, b), (a.label, b.label)
 
 
+def test_the_drilling_template_prints_on_one_a4_page_at_1_to_1() -> None:
+    """Rendered by Chromium at a known scale: the page is A4, every mark lies inside the margin a
+    printer leaves blank, and the panel and the scale bar measure what they say in mm."""
+    svg_text = (HARDWARE / "front-panel.svg").read_text(encoding="utf-8")
+    root = ET.fromstring(svg_text)
+    assert (root.get("width"), root.get("height")) == ("210mm", "297mm")
+    assert "print at 100 %" in svg_text and "Scale 1:1 on A4" in svg_text
+
+    from tests.browser import CHROMIUM_ARGS, chromium_path, png_image
+
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (scripts/test.sh does)")
+    chromium = chromium_path()
+    if chromium is None:
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium; scripts/test.sh does)")
+    scale = 2  # device pixels per CSS pixel; a CSS pixel is 25.4 / 96 mm
+    px_per_mm = scale * 96 / 25.4
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 900, "height": 1200}, device_scale_factor=scale)
+            page.set_content(f'<html><body style="margin:0; background:white">{svg_text}</body></html>')
+            shot = png_image(page.screenshot(full_page=True))
+        finally:
+            browser.close()
+    width, height = shot.size
+    pixels = shot.load()
+    page_w, page_h = round(210 * px_per_mm), round(297 * px_per_mm)
+    ink = [(x, y) for y in range(0, height, 2) for x in range(0, width, 2) if sum(pixels[x, y]) < 3 * 235]
+    left, right = min(x for x, _ in ink) / px_per_mm, max(x for x, _ in ink) / px_per_mm
+    top, bottom = min(y for _, y in ink) / px_per_mm, max(y for _, y in ink) / px_per_mm
+    margin = generate.PRINT_MARGIN_MM
+    assert right < page_w / px_per_mm and bottom < page_h / px_per_mm
+    assert margin <= left and right <= 210 - margin, (left, right)
+    assert margin <= top and bottom <= 297 - margin, (top, bottom)
+
+    def longest_run(colour: tuple[int, int, int]) -> float:
+        best = 0
+        for y in range(height):
+            run = 0
+            for x in range(width):
+                run = run + 1 if pixels[x, y] == colour else 0
+                best = max(best, run)
+        return best / px_per_mm
+
+    # The panel's fill, inside its 0.5 mm outline; the scale bar, solid black.
+    assert abs(longest_run((0xF3, 0xEF, 0xE6)) - (generate.PANEL_MM - 0.5)) < 0.6
+    assert abs(longest_run((0, 0, 0)) - generate.SCALE_BAR_MM) < 0.5
+
+
 def test_resistors_keep_led_current_within_pin_limits() -> None:
     res = generate.resistors(generate.load_config(CONFIG))
     assert len(res) == 5

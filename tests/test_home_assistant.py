@@ -179,6 +179,24 @@ PLATFORMS = {
     ),
     "button": ({"command_topic"}, {"command_topic", "command_template", "payload_press", "device_class", "retain"}),
     "event": ({"state_topic", "event_types"}, {"state_topic", "value_template", "event_types", "device_class"}),
+    # homeassistant/components/mqtt/update.py: MQTT_RO_SCHEMA (state_topic, value_template) and its own
+    "update": (
+        {"state_topic"},
+        {
+            "state_topic",
+            "value_template",
+            "command_topic",
+            "device_class",
+            "entity_picture",
+            "latest_version_template",
+            "latest_version_topic",
+            "payload_install",
+            "release_summary",
+            "release_url",
+            "retain",
+            "title",
+        },
+    ),
     "switch": (
         {"command_topic"},
         {
@@ -302,23 +320,29 @@ def test_payload_matches_the_documented_schema():
     components = check_device_discovery(json.loads(json.dumps(payload)))
     platforms = sorted((c["platform"], c["name"]) for c in components.values())
     assert platforms == [
+        ("binary_sensor", "Exploded"),
         ("binary_sensor", "Solved"),
         ("button", "Force solve"),
         ("button", "Identify"),
         ("button", "Reset"),
+        ("button", "Self-test"),
+        ("button", "Start the timer"),
+        ("event", "Explosion"),
         ("event", "Solve"),
         ("event", "Strike"),
         ("number", "Solved modules on the bomb"),
         ("sensor", "Deck colour"),
         ("sensor", "Last error"),
+        ("sensor", "Self-test result"),
         ("sensor", "Started"),
         ("sensor", "Strikes"),
         ("sensor", "Table limits"),
-        ("sensor", "Version"),
+        ("sensor", "Time left"),
         ("switch", "Enabled"),
+        ("update", "Firmware"),
     ]
     diagnostic = sorted(c["name"] for c in components.values() if c.get("entity_category") == "diagnostic")
-    assert diagnostic == ["Last error", "Started", "Version"]
+    assert diagnostic == ["Firmware", "Last error", "Self-test", "Self-test result", "Started"]
     assert payload["o"] == {"name": "baccarat-prop", "sw": "0.1.0"} and payload["dev"]["sw"] == "0.1.0"
     assert payload["avty"] == [{"t": TOPICS["status"], "pl_avail": "online", "pl_not_avail": "offline"}]
     assert components["baccarat_deck"]["options"] == list(COLORS)
@@ -337,7 +361,16 @@ def test_commands_are_the_props_own():
                 sent.append(json.loads(config[key]))
     number = components["baccarat_solved_count"]["command_template"]
     sent.append(json.loads(number.replace("{{ value | int }}", "3")))
-    assert sorted(c["command"] for c in sent) == ["disable", "enable", "force_solve", "identify", "reset", "set_solved"]
+    assert sorted(c["command"] for c in sent) == [
+        "disable",
+        "enable",
+        "force_solve",
+        "identify",
+        "reset",
+        "self_test",
+        "set_solved",
+        "start",
+    ]
     for command in sent:  # every payload Home Assistant sends is a command the prop takes
         assert gm_commands.parse_command(command).name == command["command"]
 
@@ -353,7 +386,9 @@ def test_templates_read_the_state_document(rig):
                 assert "value_json.enabled is defined" in template  # present once the integrator adds it
                 continue
             value = doc
-            for key in path:
+            for depth, key in enumerate(path):
+                if value is None and f"if value_json.{'.'.join(path[:depth])} " in template:
+                    break  # null in this document (a bomb without a timer), and the template asks first
                 assert isinstance(value, dict) and key in value, f"{template}: no {'.'.join(path)} in the state"
                 value = value[key]
 
@@ -393,19 +428,33 @@ def test_every_template_renders_from_what_the_prop_publishes(rig):
     quiet = json.dumps(diagnostics.document())
     diagnostics.emit(logging.makeLogRecord({"name": "baccarat.displays", "levelname": "ERROR", "msg": "bets: EIO"}))
     troubled = json.dumps(diagnostics.document())
+    diagnostics.self_test_done(False, "button deal not pressed", at=0.0)
+    tested = json.dumps(diagnostics.document())
 
     components = check_device_discovery(discovery_payload("baccarat", TOPICS, sw_version="0.1.0"))
     fired: dict[str, list] = {}
     for key, config in components.items():
         topic = config.get("state_topic")
         if topic == TOPICS["state"]:
-            assert render(config["value_template"], state) not in ("", "None"), key
+            shown = render(config["value_template"], state)
+            if key == "baccarat_time_left":  # no timer on this bomb: Home Assistant's "unknown"
+                assert shown == "None"
+                assert json.loads(render(config["json_attributes_template"], state)) == {}
+            else:
+                assert shown not in ("", "None"), key
         elif topic == TOPICS["events"]:
             fired[config["name"]] = [home_assistant_event(config, e) for e in events]
         elif topic == TOPICS["diagnostics"]:
             shown = render(config["value_template"], quiet)
-            if config["name"] == "Version":
-                assert shown == "0.1.0"
+            if config["name"] == "Firmware":  # what homeassistant/components/mqtt/update.py reads of it
+                update = json.loads(shown)
+                assert update["installed_version"] == update["latest_version"] == firmware.__version__
+            elif config["name"] == "Self-test result":
+                assert shown == "not run" and render(config["json_attributes_template"], quiet) == "{}"
+                assert render(config["value_template"], tested) == "button deal not pressed"
+                attributes = json.loads(render(config["json_attributes_template"], tested))
+                at = "1970-01-01T00:00:00+00:00"
+                assert attributes == {"ok": False, "summary": "button deal not pressed", "at": at}
             elif config["name"] == "Started":
                 assert config["device_class"] == "timestamp"
                 assert datetime.fromisoformat(shown).tzinfo is not None, shown
@@ -421,6 +470,32 @@ def test_every_template_renders_from_what_the_prop_publishes(rig):
     assert strike == [("strike", {"strikes": 1, "reason": "exclusive", "detail": strike[0][1]["detail"]})]
     assert fired["Solve"].count(None) == len(events) - 1
     assert [e for e in fired["Solve"] if e is not None] == [("solved", {"forced": True})]
+
+
+def test_the_timer_and_the_explosion_read_as_the_prop_publishes_them(rig_factory):
+    """A bomb with a countdown and three strikes: the time left (and its state as attributes), the
+    exploded sensor and the explosion event, rendered as Home Assistant renders them."""
+    rig = rig_factory(make_config(bomb={"timer_seconds": 300, "strike_limit": 2}))
+    components = check_device_discovery(discovery_payload("baccarat", TOPICS))
+
+    def state() -> str:
+        return json.dumps(rig.daemon.call(lambda: gm_commands.state_document(rig.daemon.module)).result(5))
+
+    time_left, exploded = components["baccarat_time_left"], components["baccarat_exploded"]
+    assert render(time_left["value_template"], state()) == "300.0"
+    assert render(exploded["value_template"], state()) == "OFF"
+    rig.deal()  # no bet: strike 1, and the countdown started
+    left = rig.daemon.call(lambda: rig.daemon.module.timer.left).result(5)  # as of the clock's reading now
+    rig.clock.advance(10.0)
+    rig.daemon.wait_idle()
+    assert render(time_left["value_template"], state()) == str(round(left - 10.0 * 1.25, 1))
+    assert json.loads(render(time_left["json_attributes_template"], state()))["state"] == "running"
+    rig.deal()  # strike 2: the limit
+    rig.daemon.wait_idle()
+    assert render(exploded["value_template"], state()) == "ON"
+    events = [json.dumps({"seq": n, **event.to_dict()}) for n, event in enumerate(rig.events, 1)]
+    fired = [home_assistant_event(components["baccarat_exploded_event"], e) for e in events]
+    assert [f for f in fired if f is not None] == [("exploded", {"cause": "strikes", "strikes": 2})]
 
 
 def test_limits_and_solved_count_read_as_the_prop_shows_and_takes_them(rig):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from firmware import cli
-from firmware.config import DEFAULT_CONFIG, ConfigError, load_config
+from firmware.config import DEFAULT_CONFIG, MAX_SOCKET_PATH, ConfigError, load_config
 from tests.hostile import DEEP, HUGE_INT
 
 REFERENCE = DEFAULT_CONFIG.read_text(encoding="utf-8")
@@ -91,6 +91,71 @@ def test_mqtt_upper_bounds(tmp_path, capsys):
         path = tmp_path / "bad.toml"
         path.write_text(REFERENCE + f'\n[mqtt]\nhost = "127.0.0.1"\n{key} = {value}\n')
         assert f"[mqtt] {key}" in one_line_error(path, capsys)
+
+
+@pytest.mark.parametrize(
+    "key, value, named",
+    [
+        ("room", '"Casino/+"', "contains +, an MQTT wildcard"),
+        ("client_id", '"Casino/+"', "contains +, an MQTT wildcard, which brokers refuse in a client id"),
+        ("client_id", '"prop#2"', "contains #, an MQTT wildcard"),
+        ("topic_prefix", '"bomb/#"', "contains #, an MQTT wildcard"),
+        ("bomb_prefix", '"+/bomb"', "contains +, an MQTT wildcard"),
+        ("prop", '"baccarat+"', "contains +, an MQTT wildcard"),
+        ("home_assistant_prefix", '"ha/+"', "contains +, an MQTT wildcard"),
+        ("room", '"Casino/Hall 2"', "one topic level, without /"),
+        ("prop", '"table/1"', "one topic level, without /"),
+        ("topic_prefix", '"$SYS/baccarat"', "must not start with $"),
+        ("client_id", '"prop\\u0007"', "control character U+0007"),
+        ("username", '"gm\\u009b"', "control character U+009B"),
+        ("room", '"Casino\\ufdd0"', "U+FDD0, a Unicode non-character"),
+        ("prop", '"x\\U0001FFFF"', "U+1FFFF, a Unicode non-character"),
+        ("client_id", '""', "must not be empty"),
+        ("prop", '""', "must not be empty"),
+    ],
+)
+def test_mqtt_names_a_broker_refuses_are_refused_by_check_config(tmp_path, capsys, key, value, named):
+    """Each would make the broker refuse the CONNECT, or a topic, of every connection the prop makes."""
+    path = tmp_path / "bad.toml"
+    path.write_text(REFERENCE + f'\n[mqtt]\nhost = "127.0.0.1"\n{key} = {value}\n')
+    message = one_line_error(path, capsys)
+    assert message.startswith(f"{path}: [mqtt] {key} = ") and named in message, message
+
+
+def test_mqtt_names_a_broker_takes_are_accepted(tmp_path):
+    path = tmp_path / "good.toml"
+    path.write_text(
+        REFERENCE + '\n[mqtt]\nhost = "127.0.0.1"\nclient_id = "casino/baccarat 1"\nroom = "Salle Écarté"\n'
+        'prop = "baccarat-1"\ntopic_prefix = "casino/$baccarat/"\nusername = "gm+1"\nhome_assistant_prefix = "ha"\n'
+    )
+    mqtt = load_config(path).mqtt
+    assert (mqtt.client_id, mqtt.room, mqtt.topic_prefix, mqtt.username) == (
+        "casino/baccarat 1",
+        "Salle Écarté",
+        "casino/$baccarat",
+        "gm+1",
+    )
+
+
+def test_a_control_socket_path_longer_than_a_unix_socket_takes_is_refused(tmp_path, capsys):
+    """108 bytes and more cannot be bound (sun_path); 107 can, and passes."""
+    import socket
+
+    for length, fits in ((MAX_SOCKET_PATH, True), (MAX_SOCKET_PATH + 1, False)):
+        name = str(tmp_path / "s")
+        name += "x" * (length - len(name.encode()))
+        assert len(name.encode()) == length
+        path = tmp_path / "socket.toml"
+        path.write_text(_with(REFERENCE + "\n[control]\n", "control", "socket", f'"{name}"'))
+        with socket.socket(socket.AF_UNIX) as probe:
+            if fits:
+                assert load_config(path).control_socket == name
+                probe.bind(name)  # the kernel agrees
+                Path(name).unlink()
+            else:
+                assert f"is {length} bytes long" in one_line_error(path, capsys)
+                with pytest.raises(OSError):
+                    probe.bind(name)
 
 
 # -- 1,000 generated broken configs ----------------------------------------------------------------

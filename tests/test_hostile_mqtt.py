@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from baccarat_core.records import replace
 from firmware.app import attach_services, build_daemon, close_daemon
 from firmware.config import ConfigError, load_config
 from firmware.devices.displays import open_dummy_device
@@ -445,8 +446,15 @@ def tls_broker(pki, tmp_path):
     b.stop()
 
 
-def run_until_logged(mock_factory, mqtt: dict, caplog, needle: str, timeout: float = 8.0) -> list[str]:
+def run_until_logged(
+    mock_factory, mqtt: dict, caplog, needle: str, timeout: float = 8.0, *, unchecked: dict | None = None
+) -> list[str]:
+    """Run a daemon with these ``[mqtt]`` settings until a log line holds ``needle``; its warnings.
+
+    ``unchecked``: ``[mqtt]`` values put in after the config's checks, which would refuse them."""
     config = make_config(mqtt=mqtt, state={"file": ""}, control={"socket": ""})
+    if unchecked:
+        config = replace(config, mqtt=replace(config.mqtt, **unchecked))
     daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
     with caplog.at_level(logging.INFO, logger="baccarat.mqtt"):
         closers = attach_services(daemon, config)
@@ -486,8 +494,18 @@ def test_tls_with_the_right_ca_connects(pki, tls_broker, mock_factory, caplog):
 
 
 def test_a_plain_client_on_a_tls_port_is_told_so(tls_broker, mock_factory, caplog):
-    said = run_until_logged(mock_factory, quick(tls_broker), caplog, "closed the connection before accepting it")
-    assert len(said) == 1 and "tls = true" in said[0]
+    said = run_until_logged(mock_factory, quick(tls_broker), caplog, "without answering")
+    assert len(said) == 1 and "the port speaks TLS: set tls = true" in said[0], said
+
+
+def test_a_connect_the_broker_drops_unanswered_is_not_blamed_on_tls(broker, mock_factory, caplog):
+    """Mosquitto hangs up on a CONNECT whose will topic holds a wildcard, with no CONNACK to say why
+    (here the Room 2.0 link's, from a room check-config refuses): the log says the broker refused the
+    CONNECT, with paho's reason, and does not send the game master hunting for TLS on a plain port."""
+    said = run_until_logged(mock_factory, quick(broker), caplog, "without answering", unchecked={"room": "Casino/+"})
+    assert len(said) == 1, said
+    assert "refused what the prop sent" in said[0] and "will topic" in said[0], said
+    assert "tls" not in said[0].lower(), said
 
 
 def test_tls_to_a_plain_port_is_a_failed_handshake(pki, broker, mock_factory, caplog):

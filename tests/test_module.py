@@ -450,6 +450,59 @@ def test_replacement_uses_solved_count_at_that_moment():
     assert module.deck.solved == 4
 
 
+def test_limits_or_edgework_changed_after_a_new_solved_count_re_deal_with_the_decks_own_count():
+    """The manual: a deck's first card uses the solved count of the moment it appeared. A placard or
+    edgework change re-deals the deck in play (same colour) from the new values but with that count;
+    a solved count given meanwhile is the next deck's."""
+    from baccarat_core.deck import build_deck
+
+    module = make(color="red", solved=0)
+    module.set_solved(3)
+    module.set_limits(TableLimits(50, 3000))
+    assert module.deck.solved == 0
+    assert module.deck == build_deck(module.edgework, TableLimits(50, 3000), "red", 0)
+    assert module.deck != build_deck(module.edgework, TableLimits(50, 3000), "red", 3)
+    module.set_edgework(Edgework("ZZ9ZZ9", ("Parallel",), ("FRK",), (), 5))
+    assert module.deck.solved == 0 and module.edgework.solved == 5
+    assert module.deck == build_deck(module.edgework, TableLimits(50, 3000), "red", 0)
+    # The next deck takes the bomb's count of its moment.
+    rig(module, PLAYER_WIN, at=24)
+    bet(module, "banker", 25, 25)
+    assert the(module.deal(), ev.DeckAppeared).solved == 5
+
+
+def test_edgework_that_changes_only_the_solved_count_re_deals_nothing():
+    module = make(color="red", solved=0, serial="AB12C3")
+    bet(module, "player", 5)
+    rig(module, TIE, at=4)
+    deck = module.deck
+    events = module.set_edgework(Edgework("AB12C3", (), (), (), 2))
+    assert kinds(events) == ["edgework"]
+    assert module.deck is deck and module.position == 4 and module.edgework.solved == 2
+
+
+def test_the_cheat_sheet_finds_the_next_round_by_the_cards_left():
+    """Mid-game, the sheet's line whose cards left are the module's names the round the deal plays."""
+    import re
+
+    from baccarat_core.cheatsheet import cheat_sheet
+
+    module = make(limits=(25, 1000), serial="AB3DE4", ports=("Parallel", "Serial", "RJ-45"), color="red")
+    sheet = cheat_sheet(module.edgework, module.limits, module.deck)
+    assert "The next round is the one whose cards left are the deck's now" in sheet
+    rounds = {int(left): winner for left, winner in re.findall(r"^ +(\d+) left, round \d+: .* -> (\w+)", sheet, re.M)}
+    played = 0
+    while module.cards_left >= 26 and not module.solved:
+        expected = rounds[module.cards_left]
+        # $25 on Player and on Tie: a Player win only breaks even, so the module never solves.
+        bet(module, "tie", 25)
+        bet(module, "player", 25)
+        result = the(module.deal(), ev.RoundPlayed)
+        assert result.winner.upper() == expected
+        played += 1
+    assert played >= 4
+
+
 def test_replacement_colour_differs_and_reaches_all_others():
     seen = set()
     for seed in range(40):

@@ -391,7 +391,8 @@ def test_edgework_published_without_a_solved_count_keeps_the_modules(prop_factor
     assert changed.solved == 5
     rig.daemon.wait_idle()
     assert rig.daemon.module.edgework == Edgework("Z9Y8X7", ("PS/2",), (), ("BOB",), 5)
-    assert rig.daemon.module.deck.solved == 5  # the re-dealt deck read the kept count
+    # The re-dealt deck keeps the count it appeared with (0); 5 is the next deck's (README, "Game-master changes").
+    assert rig.daemon.module.deck.solved == 0
     rig.events.clear()
     w.publish("bomb/edgework", json.dumps({"serial": "Z9Y8X7", "ports": [], "lit": [], "unlit": [], "solved": 2}))
     assert rig.wait_for("edgework").solved == 2

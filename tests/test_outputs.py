@@ -139,6 +139,16 @@ def test_an_output_on_reset_has_no_off_event_by_default(rig_factory):
     assert switched(rig, "lights") == [(True, "reset")], "held on already: nothing changes"
 
 
+def test_an_explosion_switches_its_output(rig_factory):
+    """With a [bomb] the explosion is an event like the others: a smoke machine on ``exploded``."""
+    smoke = {"name": "smoke", "pin": 14, "on": "exploded", "mode": "pulse", "pulse_seconds": 5}
+    rig = rig_factory(make_config(bomb={"strike_limit": 1}, outputs=[LOCK, smoke]))
+    rig.deal()  # no bet: a strike, the limit's
+    rig.wait_for("exploded")
+    assert until(lambda: lit(rig, "smoke")) and not lit(rig, "lock")
+    assert until(lambda: switched(rig, "smoke") == [(True, "exploded")])
+
+
 # -- the cut-off ------------------------------------------------------------------------------------
 
 
@@ -481,3 +491,37 @@ def test_sigterm_turns_an_open_output_off(tmp_path):
     summary = check_stopped_cleanly(process, code, took)
     assert "output lock on (deal)" in process.log()
     assert summary["outputs"] == {"lock": 0}
+
+
+def test_the_self_test_switches_a_named_output_and_leaves_a_held_one(mock_factory, short_dir):
+    """The pre-game self-test gets the prop's real outputs from attach_services: one it names goes on
+    and off again, pin and all; one the game holds on (a lock the solve opened) stays on."""
+    from firmware.room.control_socket import ControlServer
+    from firmware.selftest import SelfTestSettings
+
+    light = {"name": "light", "pin": 18, "on": "none"}
+    config = make_config(state={"file": ""}, control={"socket": str(short_dir / "c.sock")}, outputs=[LOCK, HORN, light])
+    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device)
+    closers = attach_services(daemon, config)
+    rig = Rig(daemon, mock_factory)
+    daemon.start()
+    try:
+        assert daemon.ready.wait(5)
+        (server,) = [c.__self__ for c in closers if isinstance(getattr(c, "__self__", None), ControlServer)]
+        master = server.commands  # the one command path attach_services made
+        assert master.self_test.outputs is daemon.board.outputs
+        master.self_test.settings = SelfTestSettings(0.02, 0.02, 0.02, 0.1, button_seconds=0.02)
+        master.handle({"command": "force_solve"}).result(5)
+        assert lit(rig, "lock")
+        reply = master.handle({"command": "self_test", "outputs": ["horn", "lock", "light"]}).result(30)
+        parts = {(p["part"], p["name"]): p["result"] for p in reply["result"]["parts"]}
+        assert parts[("output", "horn")] == parts[("output", "lock")] == parts[("output", "light")] == "ok"
+        for name in ("horn", "light"):  # one after the other, each off again
+            assert levels(rig, name) == [False, True, False], f"{name} was not switched on and off"
+        assert levels(rig, "lock") == [False, True], "the test shut the open lock"
+        assert daemon.held_outputs() == {"lock": None}
+    finally:
+        daemon.stop()
+        for close in closers:
+            close()
+        close_daemon(daemon)

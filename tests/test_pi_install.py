@@ -1,10 +1,13 @@
-"""scripts/_venv.sh for real: the Raspberry Pi path, a venv without pip, no root and no sudo.
+"""scripts/_venv.sh for real: the Raspberry Pi path, a venv without pip, no root and no sudo,
+switching between start.sh and test.sh; and install-service.sh for real (who reads the config,
+who uses the control socket).
 
 The scripts run for real in a copy of the repository: real bash, a real venv, real pip. Only the
 bottom is faked: the Pi's /proc/device-tree/model (BACCARAT_MODEL_FILE), and apt-get, dpkg and
 sudo (stand-ins on PATH that keep a package list and put in place the Python modules each package
 provides, as the real ones would). PATH holds only the stand-ins and the tools the scripts use, so
-a machine's real sudo or apt-get can never be reached.
+a machine's real sudo or apt-get can never be reached. Run as a user without root, every test
+passes but the service install's, which needs root and is skipped with that reason (-rs shows it).
 """
 
 from __future__ import annotations
@@ -89,8 +92,19 @@ class Sandbox:
         path = self.fake / f"{name}.log"
         return path.read_text().splitlines() if path.exists() else []
 
-    def run(self, *extras: str, model: str | None = None, user: int | None = None) -> subprocess.CompletedProcess:
-        """Source scripts/_venv.sh in the copy, as start.sh and test.sh do."""
+    def run(
+        self,
+        *extras: str,
+        model: str | None = None,
+        user: int | None = None,
+        script: str | None = None,
+        offline: bool = False,
+    ) -> subprocess.CompletedProcess:
+        """Source scripts/_venv.sh in the copy, as start.sh and test.sh do (or run ``scripts/SCRIPT``).
+
+        ``offline``: pip reaches no package index and no configured wheel folder, as on a machine
+        without a network, so a pip run that needs to fetch anything fails.
+        """
         env = {
             "PATH": str(self.fake / "bin"),
             "HOME": str(self.fake / "home"),
@@ -103,11 +117,17 @@ class Sandbox:
             else os.environ.get("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip")),
         }
         env |= {k: v for k, v in os.environ.items() if k in ("PIP_FIND_LINKS", "PIP_CERT", "PIP_DEFAULT_TIMEOUT")}
+        if offline:
+            env.pop("PIP_FIND_LINKS", None)
+            env |= {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1"}
         model_file = self.fake / "model"
         if model is not None:
             model_file.write_bytes(model.encode() + b"\0")
         env["BACCARAT_MODEL_FILE"] = str(model_file)
-        cmd = ["bash", "-c", '. scripts/_venv.sh "$@"', "_venv", *extras]
+        if script is not None:
+            cmd = ["bash", f"scripts/{script}", *extras]
+        else:
+            cmd = ["bash", "-c", '. scripts/_venv.sh "$@"', "_venv", *extras]
         if user is not None:
             setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
             cmd = [setpriv, f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
@@ -154,8 +174,12 @@ def _base_python() -> str:
 
 @pytest.fixture(scope="module")
 def pi(tmp_path_factory):
-    """A copy installed once as on a fresh Raspberry Pi 5: what the first run did."""
-    box = Sandbox(tmp_path_factory.mktemp("pi"), _base_python())
+    """A copy installed once as on a fresh Raspberry Pi 5: what the first run did.
+
+    With the sudo stand-in, so that a user other than root gets as far as root does (as root the
+    scripts never call sudo).
+    """
+    box = Sandbox(tmp_path_factory.mktemp("pi"), _base_python(), sudo=True)
     first = box.run(model="Raspberry Pi 5 Model B Rev 1.0")
     return box, first, box.log("apt")
 
@@ -267,50 +291,97 @@ def test_a_venv_without_pip_is_repaired(tmp_path):
     assert box.log("apt") == []
 
 
+def test_switching_between_start_and_test_never_reinstalls(tmp_path):
+    """test.sh (extra "test"), then start.sh (extra "sim") and the service install (no extra), offline:
+    what is installed already covers them, so pip must not run (it would fail without a network)."""
+    box = Sandbox(tmp_path, _base_python())
+    first = box.run("test")
+    assert first.returncode == 0, first.stderr
+    stamp = box.repo / ".venv" / ".baccarat-installed"
+    written = stamp.read_text()
+    for extras in ("sim", "", "test", "sim"):
+        again = box.run(extras, offline=True)
+        assert again.returncode == 0, f"extras {extras!r} ran pip again: {again.stderr}"
+        assert again.stdout + again.stderr == ""
+        assert stamp.read_text() == written
+    # A pyproject.toml that changed installs again, keeping every extra installed so far.
+    pyproject = box.repo / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + "\n")
+    changed = box.run("sim")
+    assert changed.returncode == 0, changed.stderr
+    assert stamp.read_text() != written and set(stamp.read_text().split("extras=")[1].split()) == {"sim", "test"}
+    assert box.run("test", offline=True).returncode == 0
+
+
 DEBIAN_PYTHON = "/usr/bin/python3"  # Debian's own, which keeps ensurepip in python3-venv
 NOBODY = 65534
+AS_ROOT = os.geteuid() == 0
 
 
-def _unprivileged_sandbox(sudo: bool) -> Sandbox:
-    base = Path(tempfile.mkdtemp(prefix="baccarat-venv-"))
+def _unprivileged_sandbox(base: Path, sudo: bool) -> tuple[Sandbox, int | None]:
+    """A copy for a user without root, and the uid to run it as.
+
+    As root: handed to nobody, whom setpriv becomes. Otherwise: the user running the tests, who is
+    already without root.
+    """
     base.chmod(0o755)
     box = Sandbox(base, DEBIAN_PYTHON, sudo=sudo)
     box.without_ensurepip()
     # What a first run as this user left behind before the fix: a .venv without pip.
     subprocess.run([DEBIAN_PYTHON, "-m", "venv", "--without-pip", str(box.repo / ".venv")], check=True)
+    if not AS_ROOT:
+        return box, None
     for path in [base, *base.rglob("*")]:
         os.lchown(path, NOBODY, NOBODY)
-    return box
+    return box, NOBODY
 
 
-def test_without_root_or_sudo_it_says_in_one_line_what_to_run_as_root():
-    box = _unprivileged_sandbox(sudo=False)
+@pytest.fixture
+def unprivileged_base():
+    """A folder nobody can enter (pytest's own is private to the user running the tests), removed after."""
+    base = Path(tempfile.mkdtemp(prefix="baccarat-venv-"))
     try:
-        run = box.run(user=NOBODY)
-        assert run.returncode == 1
-        assert run.stderr.splitlines() == [
-            "error: python3-venv missing and no sudo here; as root, run: apt-get install -y python3-venv"
-        ]
-        assert "ensurepip is not available" not in run.stdout + run.stderr
-        assert box.log("apt") == []
+        yield base
     finally:
-        shutil.rmtree(box.base)
+        shutil.rmtree(base)
 
 
-def test_with_sudo_it_installs_python3_venv_and_repairs_the_venv():
-    box = _unprivileged_sandbox(sudo=True)
-    try:
-        run = box.run(user=NOBODY)
-        assert run.returncode == 0, run.stderr
-        assert box.log("sudo") == [
-            "sudo apt-get update -qq",
-            "sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv",
-        ]
-        assert run.stderr.splitlines() == ["installing python3-venv with apt-get"]
-        assert box.venv_python("-m", "pip", "--version").returncode == 0
-        assert box.venv_python("-c", "import firmware.cli, gpiozero, luma.oled").returncode == 0
-    finally:
-        shutil.rmtree(box.base)
+def test_without_root_or_sudo_it_says_in_one_line_what_to_run_as_root(unprivileged_base):
+    box, user = _unprivileged_sandbox(unprivileged_base, sudo=False)
+    run = box.run(user=user)
+    assert run.returncode == 1
+    assert run.stderr.splitlines() == [
+        "error: python3-venv missing and no sudo here; as root, run: apt-get install -y python3-venv"
+    ]
+    assert "ensurepip is not available" not in run.stdout + run.stderr
+    assert box.log("apt") == []
+
+
+TEST_PACKAGES = "mosquitto tmux chromium libatomic1 fonts-dejavu-core systemd shellcheck util-linux alsa-utils"
+
+
+def test_test_sh_without_root_or_sudo_names_every_missing_package_at_once(unprivileged_base):
+    box, user = _unprivileged_sandbox(unprivileged_base, sudo=False)
+    run = box.run(user=user, script="test.sh")
+    assert run.returncode == 1
+    missing = f"python3-venv {TEST_PACKAGES}"
+    assert run.stderr.splitlines() == [
+        f"error: {missing} missing and no sudo here; as root, run: apt-get install -y {missing}"
+    ]
+    assert box.log("apt") == []
+
+
+def test_with_sudo_it_installs_python3_venv_and_repairs_the_venv(unprivileged_base):
+    box, user = _unprivileged_sandbox(unprivileged_base, sudo=True)
+    run = box.run(user=user)
+    assert run.returncode == 0, run.stderr
+    assert box.log("sudo") == [
+        "sudo apt-get update -qq",
+        "sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv",
+    ]
+    assert run.stderr.splitlines() == ["installing python3-venv with apt-get"]
+    assert box.venv_python("-m", "pip", "--version").returncode == 0
+    assert box.venv_python("-c", "import firmware.cli, gpiozero, luma.oled").returncode == 0
 
 
 def test_the_shell_scripts_pass_shellcheck():
@@ -319,3 +390,101 @@ def test_the_shell_scripts_pass_shellcheck():
     scripts = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "scripts").glob("*.sh"))
     run = subprocess.run([tool, "-x", *scripts], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stdout
+
+
+# --- the service install: who may read the config, who may use the control socket -------------------
+
+SERVICE_INSTALL = r"""
+set -uo pipefail
+work=$1 repo=$2
+# Nothing made here reaches the machine: /etc and /opt are overlays whose changes go to $work, and
+# /run, /var/log (useradd's logs) and /usr/local/bin (the script's link) are empty tmpfs.
+for dir in etc opt; do
+  mkdir -p "$work/$dir-upper" "$work/$dir-work"
+  mount -t overlay overlay -o "lowerdir=/$dir,upperdir=$work/$dir-upper,workdir=$work/$dir-work" "/$dir" ||
+    { echo "no overlayfs" >"$work/skip"; exit 0; }
+done
+for dir in /run /var/log /usr/local/bin; do mount -t tmpfs tmpfs "$dir"; done
+mkdir -p /opt/baccarat "$work/bin"
+tar -C "$repo" --exclude=./.venv --exclude-vcs --exclude=__pycache__ --exclude='*.egg-info' \
+  --exclude=./.hypothesis --exclude=./.ruff_cache -cf - . | tar -C /opt/baccarat -xf -
+printf '#!/bin/sh\necho "systemctl $*" >>"%s/systemctl.log"\n' "$work" >"$work/bin/systemctl"
+chmod +x "$work/bin/systemctl"
+export PATH="$work/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+say() { echo "$1=$2" >>"$work/results"; }
+as() { local who=$1; shift; setpriv --reuid "$who" --regid "$who" --init-groups "$@"; }
+
+bash /opt/baccarat/scripts/install-service.sh >"$work/install.log" 2>&1
+say install $?
+# A game master joins the group the README names; another user joins nothing.
+useradd -m gm && usermod -aG baccarat-control gm && useradd -m other
+say gm_joined $?
+as gm cat /etc/baccarat/config.toml >/dev/null 2>&1
+say gm_reads_config $?
+# The daemon as systemd starts it: the unit's user, groups, umask and directories.
+unit=/opt/baccarat/firmware/baccarat.service
+group=$(sed -n 's/^Group=//p' "$unit")
+groups=$(sed -n 's/^SupplementaryGroups=//p' "$unit")
+install -d -o baccarat -g "$group" -m "$(sed -n 's/^RuntimeDirectoryMode=//p' "$unit")" /run/baccarat
+install -d -o baccarat -g "$group" -m "$(sed -n 's/^StateDirectoryMode=//p' "$unit")" "$work/state"
+(
+  umask "$(sed -n 's/^UMask=//p' "$unit")"
+  exec setpriv --reuid baccarat --regid "$group" --groups "${groups// /,}" env -i PATH=/usr/bin:/bin \
+    RUNTIME_DIRECTORY=/run/baccarat STATE_DIRECTORY="$work/state" HOME=/var/lib/baccarat \
+    GPIOZERO_PIN_FACTORY=mock GPIOZERO_MOCK_PIN_CLASS=mockpwmpin \
+    /opt/baccarat/.venv/bin/baccarat run --config /etc/baccarat/config.toml
+) >"$work/daemon.log" 2>&1 &
+daemon=$!
+trap 'kill "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null' EXIT
+for _ in $(seq 120); do [ -S /run/baccarat/control.sock ] && break; sleep 0.25; done
+as gm /opt/baccarat/.venv/bin/baccarat status >"$work/gm-status.log" 2>&1
+say gm_status $?
+as other /opt/baccarat/.venv/bin/baccarat status >"$work/other-status.log" 2>&1
+say other_status $?
+# A game master an earlier install put in the baccarat group (its README said so) is moved.
+useradd -m oldgm && usermod -aG baccarat oldgm
+bash /opt/baccarat/scripts/install-service.sh >"$work/reinstall.log" 2>&1
+say reinstall $?
+say oldgm_groups "$(id -nG oldgm | tr ' ' ',')"
+say baccarat_members "$(getent group baccarat | cut -d: -f4)"
+"""
+
+
+@pytest.mark.skipif(not AS_ROOT, reason="needs root: it makes users and groups (in overlays, in a mount namespace)")
+def test_the_control_socket_group_cannot_read_the_configs_secrets(tmp_path):
+    """install-service.sh for real, in a mount namespace whose /etc and /opt are overlays (users,
+    groups and files stay in tmp_path); only systemctl is a stand-in. A game master in the group the
+    README names uses the socket of a daemon started as the unit says, and cannot read the config;
+    another user gets a message naming the group; an earlier install's game master is moved."""
+    tool = shutil.which("unshare")
+    assert tool, "unshare is missing: scripts/test.sh installs util-linux"
+    run = subprocess.run(
+        [tool, "--mount", "--propagation", "private", "bash", "-c", SERVICE_INSTALL, "_", str(tmp_path), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"},
+    )
+    if (tmp_path / "skip").exists():
+        pytest.skip("this kernel cannot mount an overlay over /etc and /opt")
+    if "cannot change root filesystem propagation" in run.stderr:
+        pytest.skip("/ is not a mount point here (a chroot), so no private mount namespace can be made")
+    assert (tmp_path / "results").exists(), run.stderr
+
+    def log(name: str) -> str:
+        path = tmp_path / name
+        return path.read_text() if path.exists() else f"({name} missing)"
+
+    results = dict(line.split("=", 1) for line in log("results").splitlines())
+    assert results.get("install") == "0", (run.stderr, log("install.log")[-3000:])
+    assert results["gm_joined"] == "0", "the README's group for game masters must exist"
+    assert results["gm_reads_config"] != "0", "a game master must not read the config's secrets"
+    assert results["gm_status"] == "0", (log("gm-status.log"), log("daemon.log")[-3000:])
+    assert "armed" in log("gm-status.log")
+    assert results["other_status"] != "0"
+    assert "join its group: sudo usermod -aG baccarat-control $USER" in log("other-status.log")
+    assert results["reinstall"] == "0", log("reinstall.log")[-3000:]
+    assert "baccarat-control" in results["oldgm_groups"].split(","), results
+    assert "baccarat" not in results["oldgm_groups"].split(","), results
+    assert results["baccarat_members"] in ("", "baccarat"), results
+    assert "moved oldgm from the baccarat group" in log("reinstall.log")

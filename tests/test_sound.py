@@ -110,6 +110,7 @@ LENGTHS = {
     "strike": (0.3, 0.7),
     "solve": (0.5, 1.2),
     "button": (0.01, 0.06),
+    "explosion": (0.8, 1.2),
 }
 
 
@@ -177,6 +178,15 @@ def test_the_solve_chime_rises_through_its_notes() -> None:
     for want, got in zip(synth.CHIME_NOTES, heard, strict=True):
         assert abs(got - want) / want < 0.02, (synth.CHIME_NOTES, heard)
     assert heard == sorted(heard)
+
+
+def test_the_explosion_cracks_then_rumbles_low() -> None:
+    """A bright crack at the start, then a boom far lower than any other cue, still loud after it."""
+    x = _samples("explosion")
+    crack, rumble = _window(x, 0.0, 0.03), _window(x, 0.15, 0.3)
+    assert _zero_crossing_rate(crack) > 3 * _zero_crossing_rate(rumble)
+    assert _dominant_hz(rumble, 20, 2000) < 150
+    assert _rms(rumble) > 0.1
 
 
 def test_chips_clack_once_many_chips_clack_many_times() -> None:

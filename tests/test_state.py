@@ -40,6 +40,49 @@ def test_write_atomic_replaces_the_file_and_leaves_no_temporary(tmp_path):
     assert sorted(p.name for p in target.parent.iterdir()) == ["state.json"]
 
 
+def test_temporary_files_left_by_a_kill_9_during_a_save_are_removed_at_start(tmp_path, caplog):
+    """A process killed (SIGKILL) inside write_atomic, after its temporary file exists: the next
+    start removes that file and every other left like it, and nothing else in the directory."""
+    target = tmp_path / "state.json"
+    state_store.write_atomic(target, "{}\n")
+    killed = (
+        "import os, signal, sys\n"
+        "from pathlib import Path\n"
+        "from firmware.room import saved_state\n"
+        "os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGKILL)\n"
+        "saved_state.write_atomic(Path(sys.argv[1]), 'half a save')\n"
+    )
+    for _ in range(3):
+        run = subprocess.run([sys.executable, "-c", killed, str(target)], cwd=ROOT, capture_output=True, timeout=60)
+        assert run.returncode == -signal.SIGKILL, run.stderr
+    leftovers = sorted(p.name for p in tmp_path.iterdir() if p.name != "state.json")
+    assert len(leftovers) == 3 and all(name.startswith(".state.json.") for name in leftovers), leftovers
+    # Names that only look alike, a directory, and a symlink: none of them a save's own.
+    decoys = [
+        ".state.json.tmp",
+        ".state.json.ABCDEFGH",
+        ".state.json.abc1234",
+        ".state.json.abcd12345",
+        "state.json.abcd1234",
+        ".other.json.abcd1234",
+        ".state.json.abcd1234.bak",
+    ]
+    for name in decoys:
+        (tmp_path / name).write_text("not ours")
+    (tmp_path / ".state.json.dir_1234").mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("keep")
+    (tmp_path / ".state.json.link1234").symlink_to(elsewhere)
+    before = set(os.listdir(tmp_path))
+
+    config = make_config(state={"file": str(target)})
+    with caplog.at_level(logging.INFO, logger="baccarat.state"):
+        restore_module(config, random.Random(1))
+    assert set(os.listdir(tmp_path)) == before - set(leftovers)
+    assert elsewhere.read_text() == "keep" and target.read_text() == "{}\n"
+    assert "removed 3 temporary file(s)" in caplog.text
+
+
 def test_state_path_defaults(tmp_path):
     assert state_store.state_path(make_config(state={"file": str(tmp_path / "s.json")})) == tmp_path / "s.json"
     assert state_store.state_path(make_config(state={"file": ""})) is None

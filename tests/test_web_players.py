@@ -68,7 +68,16 @@ def test_public_casing_shows_the_casing_and_nothing_of_the_console(web_factory):
     assert web.request("GET", "/panel.json", host="prop.local:8080")[0] == 200
     status, update = first_update(web, "/casing/events", {"Host": "prop.local:8080"})
     assert status == 200 and list(update) == ["casing"]
-    assert set(update["casing"]["doc"]) == {"serial", "plates", "indicators", "batteries", "solved", "strikes", "timer"}
+    assert set(update["casing"]["doc"]) == {
+        "serial",
+        "plates",
+        "indicators",
+        "batteries",
+        "solved",
+        "strikes",
+        "timer",
+        "outcome",
+    }
     raw = json.dumps(update)
     for word in CONSOLE_ONLY:
         assert word not in raw, f"the public casing stream carries {word}"

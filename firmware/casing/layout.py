@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from baccarat_core.timer import clock_text
+
 from .drawing import Circle, Drawing, Group, Line, Polygon, Rect, Text
 from .model import Casing
 
@@ -312,15 +314,6 @@ def _draw_side(number: int, widgets: list[Widget], x0: float, y: float, width: f
 # -- the front -------------------------------------------------------------------------------------
 
 
-def _seven_segment_time(seconds: float | None) -> str:
-    if seconds is None:
-        return "--:--"
-    whole = int(seconds)
-    if whole >= 3600:
-        return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
-    return f"{whole // 60:02d}:{whole % 60:02d}"
-
-
 def _strikes(casing: Casing) -> Group:
     count = str(casing.strikes)
     group = Group(id="strikes", cls="strikes", data={"strikes": count}, title=f"strikes: {count}")
@@ -339,19 +332,22 @@ def _strikes(casing: Casing) -> Group:
 
 
 def _timer(casing: Casing) -> Group:
-    # TIMER: the countdown's place. It shows the state document's `timer` (seconds left) when
-    # the prop has a timer ([bomb] timer_seconds, issue 24 part 3), and "--:--" without one.
+    # The countdown's place: the state document's `timer` (seconds left, rounded up as every
+    # display of the prop shows it) when the bomb has one ([bomb] timer_seconds), "--:--" without.
     seconds = casing.timer
     group = Group(
         id="timer",
-        cls="timer" + (" none" if seconds is None else ""),
+        cls="timer" + (" none" if seconds is None else "") + (f" {casing.outcome}" if casing.outcome else ""),
         data={"seconds": "" if seconds is None else f"{seconds:g}"},
-        title="no timer" if seconds is None else f"time left {_seven_segment_time(seconds)}",
+        title="no timer" if seconds is None else f"time left {clock_text(seconds)}",
     )
     group.add(Rect(6, 37, FRONT_W - 12, 19, "#140404", "#000000", 0.4, 1.2))
     colour = "#ff3b30" if seconds is not None else "#5a1d1d"
-    group.add(Text(FRONT_W / 2, 52, _seven_segment_time(seconds), 13, colour, "middle", True))
-    group.add(Text(FRONT_W / 2, 60.5, "TIME LEFT" if seconds is not None else "NO TIMER", 2.6, "#bdbdbd", "middle"))
+    group.add(Text(FRONT_W / 2, 52, clock_text(seconds), 13, colour, "middle", True))
+    label = "TIME LEFT" if seconds is not None else "NO TIMER"
+    if casing.outcome is not None:
+        label = casing.outcome.upper()  # DEFUSED (the time it stopped at) or EXPLODED
+    group.add(Text(FRONT_W / 2, 60.5, label, 2.6, "#ff3b30" if casing.outcome == "exploded" else "#bdbdbd", "middle"))
     return group
 
 

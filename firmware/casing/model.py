@@ -8,7 +8,7 @@ from typing import Any
 from baccarat_core.bomb import PLATE_KINDS
 from baccarat_core.edgework import Edgework
 from baccarat_core.errors import EdgeworkError
-from baccarat_core.records import record
+from baccarat_core.records import record, replace
 
 
 def plates_for_ports(ports: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
@@ -44,7 +44,8 @@ class Casing:
     ``plates``: each port plate's ports (an empty tuple is an empty plate); ``indicators``:
     ``(label, lit)`` pairs; ``batteries``: one ``AA`` (a pair of AA cells) or ``D`` per holder;
     ``solved``: modules solved on the bomb; ``strikes``. ``timer`` is the countdown's seconds left,
-    or None for a bomb without a timer: the place for it is drawn either way.
+    or None for a bomb without a timer: the place for it is drawn either way. ``outcome`` is
+    ``defused`` or ``exploded`` once the game is over (None while it runs).
     """
 
     serial: str
@@ -54,6 +55,7 @@ class Casing:
     solved: int = 0
     strikes: int = 0
     timer: float | None = None
+    outcome: str | None = None
 
     @classmethod
     def from_edgework(cls, edgework: Edgework, *, strikes: int = 0, timer: float | None = None) -> Casing:
@@ -73,13 +75,16 @@ class Casing:
     @classmethod
     def from_state(cls, doc: dict[str, Any]) -> Casing:
         """The casing of a state document (``firmware.room.commands.state_document``): its edgework,
-        strikes and, when the document has one, ``timer`` (seconds left, or an object with
-        ``seconds_left``). Nothing else of the document is read."""
+        strikes, ``status`` (solved or exploded: the game's outcome) and, when the document has one,
+        ``timer`` (seconds left, or an object with ``seconds_left``). Nothing else of the document
+        is read."""
         edgework = Edgework.from_dict(doc.get("edgework") or {})
         strikes = doc.get("strikes", 0)
         if not isinstance(strikes, int) or isinstance(strikes, bool) or strikes < 0:
             raise EdgeworkError(f"strikes {strikes!r} is not a count")
-        return cls.from_edgework(edgework, strikes=strikes, timer=timer_seconds(doc.get("timer")))
+        casing = cls.from_edgework(edgework, strikes=strikes, timer=timer_seconds(doc.get("timer")))
+        outcome = {"solved": "defused", "exploded": "exploded"}.get(str(doc.get("status")))
+        return replace(casing, outcome=outcome) if outcome else casing
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form the pages receive (what the drawing shows, in data)."""
@@ -91,6 +96,7 @@ class Casing:
             "solved": self.solved,
             "strikes": self.strikes,
             "timer": self.timer,
+            "outcome": self.outcome,
         }
 
 

@@ -74,12 +74,16 @@ COMMAND_MODULES = {
     "run": "run",
     "check-config": "run",
     "doctor": "doctor",
+    "update": "update",
     "solved": "gm",
     "reset": "gm",
     "force-solve": "gm",
     "hint": "gm",
     "status": "gm",
     "bet": "gm",
+    "self-test": "gm",
+    "start-timer": "gm",
+    "add-time": "gm",
     "output": "gm",
 }
 

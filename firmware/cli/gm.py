@@ -1,7 +1,8 @@
 """The game master's commands to a running daemon, over its control socket.
 
-``baccarat solved N``, ``reset``, ``force-solve``, ``hint``, ``status`` and ``output``
-send the same JSON commands as MQTT (see :mod:`firmware.room.commands`) to
+``baccarat solved N``, ``reset``, ``force-solve``, ``hint``, ``status``, ``bet``,
+``start-timer``, ``add-time SECONDS`` and ``output NAME STATE`` send the same JSON commands as MQTT
+(see :mod:`firmware.room.commands`) to
 the socket the daemon serves (:mod:`firmware.room.control_socket`).
 """
 
@@ -16,15 +17,33 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from baccarat_core import strict
-from baccarat_core.numbers import format_dollars, parse_count, parse_dollars
+from baccarat_core import BaccaratError, strict
+from baccarat_core.numbers import format_dollars, parse_count, parse_dollars, show_value
 from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
+from baccarat_core.timer import check_seconds, clock_text
 
-from ..devices.wiring import OUTPUT_STATES
+from ..devices.wiring import INPUT_NAMES, OUTPUT_STATES
 from ..errors import PropError
 from ..room.commands import COMMAND_TIMEOUT
 from ..room.control_socket import read_reply, socket_path
+from ..selftest import DEFAULT_BUTTON_SECONDS, MAX_BUTTON_SECONDS
 from . import Parser, arg_type
+
+
+def _group_of(path: Path) -> str | None:
+    """The group of the socket, or of its directory when the socket cannot be seen (a 0750 one)."""
+    import grp
+
+    for candidate in (path, path.parent):
+        try:
+            gid = candidate.stat().st_gid
+        except OSError:
+            continue
+        try:
+            return grp.getgrgid(gid).gr_name
+        except KeyError:
+            return str(gid)
+    return None
 
 
 def request(path: Path, payload: dict[str, Any], timeout: float = COMMAND_TIMEOUT + 5) -> dict[str, Any]:
@@ -47,7 +66,9 @@ def request(path: Path, payload: dict[str, Any], timeout: float = COMMAND_TIMEOU
                     f"no daemon is listening at {path} (a stale socket: is `baccarat run` running?)"
                 ) from None
             except PermissionError:
-                raise PropError(f"no permission to use {path} (try sudo, or join the daemon's group)") from None
+                group = _group_of(path)
+                join = f": sudo usermod -aG {group} $USER, then log in again" if group else ""
+                raise PropError(f"no permission to use {path} (try sudo, or join its group{join})") from None
             except OSError as error:
                 raise PropError(f"cannot reach the daemon at {path} ({error.strerror or error})") from None
         try:
@@ -78,11 +99,26 @@ def _client_socket(args: argparse.Namespace) -> Path:
 
 
 def _send(args: argparse.Namespace, payload: dict[str, Any]) -> dict[str, Any]:
-    reply = request(_client_socket(args), payload)
+    return _send_with(args, payload, COMMAND_TIMEOUT + 5)
+
+
+def _send_with(args: argparse.Namespace, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
+    reply = request(_client_socket(args), payload, timeout)
     if not reply.get("ok"):
         raise PropError(reply.get("error") or "the daemon refused the command")
     result: dict[str, Any] = reply["result"]  # every command's result is an object
     return result
+
+
+def parse_seconds(text: str, *, maximum: float) -> float:
+    """A number of seconds from 1 to ``maximum``."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 1 <= value <= maximum:
+        raise BaccaratError(f"{show_value(text)} is not a number of seconds from 1 to {maximum:g}")
+    return value
 
 
 def cmd_solved(args: argparse.Namespace) -> int:
@@ -157,6 +193,11 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"bets: {bets}; active chip {format_dollars(doc['denomination'])}")
     if doc.get("outputs"):
         print("outputs: " + ", ".join(f"{o['name']} {'on' if o['on'] else 'off'}" for o in doc["outputs"]))
+    timer, limit = doc.get("timer"), doc.get("strike_limit")
+    if timer or limit:
+        rate = f" at x{timer['rate']:g}" if timer and timer["rate"] != 1 else ""
+        countdown = f"{clock_text(timer['seconds_left'])} left, {timer['state']}{rate}" if timer else "no timer"
+        print(f"bomb: {countdown}; " + (f"explodes at {limit} strikes" if limit else "no strike limit"))
     batteries = f", battery holders {', '.join(e['batteries'])}" if e.get("batteries") else ""
     drawn = f" (drawn at random for game {doc.get('game')})" if doc.get("edgework_drawn") else ""
     print(
@@ -172,6 +213,55 @@ def cmd_bet(args: argparse.Namespace) -> int:
     result = _send(args, {"command": "bet", "bets": " ".join(args.bets)})
     print(result["summary"])
     return 0
+
+
+def cmd_start_timer(args: argparse.Namespace) -> int:
+    """Start the bomb's countdown now."""
+    result = _send(args, {"command": "start"})
+    started = next((e for e in result["events"] if e["event"] == "timer_started"), None)
+    print(f"timer started: {clock_text(started['seconds_left'])} left" if started else "the timer runs already")
+    return 0
+
+
+def cmd_add_time(args: argparse.Namespace) -> int:
+    """Add seconds to the countdown (take them away when negative)."""
+    result = _send(args, {"command": "add_time", "seconds": args.seconds})
+    for event in result["events"]:
+        if event["event"] == "time_added":
+            print(f"{clock_text(event['seconds_left'])} left")
+        elif event["event"] == "exploded":
+            print("the bomb exploded (no time left)")
+        elif event["event"] == "ignored":
+            print(f"not added: the game is over ({event['reason']})")
+    return 0
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise BaccaratError(f"seconds {show_value(text)} is not a number") from None
+    return check_seconds(value, "seconds")
+
+
+def cmd_self_test(args: argparse.Namespace) -> int:
+    """Run the pre-game self-test and print each part's result; exit 1 when something is wrong."""
+    payload: dict[str, Any] = {"command": "self_test"}
+    if args.button_seconds is not None:
+        payload["button_seconds"] = args.button_seconds
+    if args.output:
+        payload["outputs"] = args.output
+    print("self-test: watch the displays and lights, listen, and press each button when the displays ask", flush=True)
+    wait = len(INPUT_NAMES) * (args.button_seconds or DEFAULT_BUTTON_SECONDS) + COMMAND_TIMEOUT + 60
+    result = _send_with(args, payload, wait)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        for part in result["parts"]:
+            detail = f" ({part['detail']})" if part["detail"] and part["result"] not in ("ok",) else ""
+            print(f"  {part['part']:<8} {part['name']:<13} {part['result'].upper()}{detail}")
+        print(f"self-test {'passed' if result['ok'] else 'found faults'}: {result['summary']}")
+    return 0 if result["ok"] else 1
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -201,6 +291,19 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     p.add_argument("--json", action="store_true", help="the state document as JSON")
     p = parser("bet", "play the players' bets on a running daemon: clear, stack, deal (remote play)", cmd_bet)
     p.add_argument("bets", nargs="+", metavar="WORDS", help="the bets: 25 on banker, 5 on tie")
+    p = parser("self-test", "the pre-game self-test: displays, lights, sounds and every button", cmd_self_test)
+    p.add_argument(
+        "--button-seconds",
+        type=arg_type(lambda t: parse_seconds(t, maximum=MAX_BUTTON_SECONDS)),
+        help=f"how long to wait for each button (default {DEFAULT_BUTTON_SECONDS:g})",
+    )
+    p.add_argument(
+        "--output", action="append", metavar="NAME", help="switch this output on and off too (never unless named)"
+    )
+    p.add_argument("--json", action="store_true", help="the result document as JSON")
+    parser("start-timer", "start the bomb's countdown on a running daemon now", cmd_start_timer)
+    p = parser("add-time", "add seconds to the running bomb's countdown (negative: take them away)", cmd_add_time)
+    p.add_argument("seconds", type=arg_type(_seconds), metavar="SECONDS", help="seconds to add, e.g. 120 or -30")
     p = parser("output", "switch one of a running prop's outputs ([[outputs]]): on, off or pulse", cmd_output)
     p.add_argument("name", help="the output's name, as the config's [[outputs]] name it")
     p.add_argument("state", choices=OUTPUT_STATES, help="on (held), off, or pulse (on for its pulse_seconds)")

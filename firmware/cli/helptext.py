@@ -5,7 +5,6 @@ allowed values, input formats, examples. Kept in one place and applied to the pa
 from __future__ import annotations
 
 import argparse
-from importlib import metadata
 
 from baccarat_core.deck import COLORS
 from baccarat_core.edgework import VANILLA_PORTS
@@ -13,20 +12,13 @@ from baccarat_core.limits import MINIMUMS, RATIO_BOUNDS
 from baccarat_core.numbers import format_dollars
 from baccarat_core.rounds import AREAS
 
+from ..version import version as version
 from . import Parser
 
 EXAMPLE_EDGEWORK = "--serial AB3DE4 --ports Parallel,Serial,RJ-45 --lit FRK --unlit CAR"
 
 #: The players' manual, at its public address (the project cannot ship its text).
 MANUAL_URL = "https://ktane.timwi.de/HTML/Baccarat.html"
-
-
-def version() -> str:
-    """The installed package's version (``baccarat-prop``), or ``unknown`` when run from a bare checkout."""
-    try:
-        return metadata.version("baccarat-prop")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def _minimums() -> str:
@@ -42,8 +34,10 @@ commands for the prop:
   run           the prop on a Pi, or the simulator on a PC (run --simulate)
   check-config  validate a config file and print its wiring
   doctor        check this Pi for the prop (sudo baccarat doctor)
+  update        install a new version, back to the old one if it fails (sudo baccarat update SOURCE)
 commands to a running prop (over its control socket):
-  solved, reset, force-solve, hint, status, bet, output
+  solved, reset, force-solve, hint, status, bet, start-timer, add-time, output
+  self-test     the pre-game check: every display, light, sound and button
 
 `baccarat COMMAND --help` tells more about each. The players' manual:
 {MANUAL_URL}
@@ -144,6 +138,16 @@ GM_EPILOGS: dict[str, str] = {
         f"{SOCKET_TEXT}"
     ),
     "force-solve": SOCKET_TEXT,
+    "start-timer": (
+        "The bomb's countdown ([bomb] timer_seconds) starts by itself at the players' first input after a\n"
+        "reset; this starts it now (paused while the table is closed).\n\n"
+        f"{SOCKET_TEXT}"
+    ),
+    "add-time": (
+        "Seconds more on the countdown, or fewer with a minus sign (at 0 the bomb explodes).\n\n"
+        "examples:\n  baccarat add-time 120\n  baccarat add-time -30\n\n"
+        f"{SOCKET_TEXT}"
+    ),
     "hint": f"example output:\n  next round: banker wins (bet on Banker)\n\n{SOCKET_TEXT}",
     "status": SOCKET_TEXT,
     "bet": (
@@ -158,6 +162,12 @@ GM_EPILOGS: dict[str, str] = {
         "example:\n  baccarat bet 25 on banker, 5 on tie\n"
         "  bet $25 on Banker, $5 on Tie: Banker wins (Player 6, Banker 9), profit +$18.75: SOLVED\n\n"
         f"{SOCKET_TEXT}"
+    ),
+    "self-test": (
+        "The prop shows a test pattern on each display, lights each LED colour and plays each\n"
+        "sound, then asks on its displays for each button in turn. The game is paused meanwhile\n"
+        "and comes back as it was. Exit 0 when every part is OK, 1 when one is not.\n\n"
+        f"example:\n  baccarat self-test --button-seconds 15\n\n{SOCKET_TEXT}"
     ),
 }
 

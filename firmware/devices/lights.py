@@ -14,7 +14,8 @@ DECK_COLORS: dict[str, tuple[float, float, float]] = {
 
 
 class StatusLight:
-    """Off while armed, a red flash on each strike, steady green once solved."""
+    """Off while armed, a red flash on each strike, steady green once solved, steady red once the
+    bomb exploded."""
 
     def __init__(self, red: LED, green: LED, *, flash_seconds: float = 1.0) -> None:
         self.red = red
@@ -36,6 +37,11 @@ class StatusLight:
         """Steady green."""
         self.red.off()
         self.green.on()
+
+    def exploded(self) -> None:
+        """Steady red (a strike's flash that is still on becomes steady: ``on`` stops the blink)."""
+        self.green.off()
+        self.red.on()
 
     def off(self) -> None:
         """Both LEDs off (the daemon's stop)."""

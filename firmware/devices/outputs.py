@@ -262,6 +262,22 @@ class Outputs:
     def _deadline_from(self, output: Output) -> float | None:
         return None if output.until is None else self._deadline(max(0.0, output.until - self._clock()))
 
+    # -- the pre-game self-test (firmware/selftest.py: its Outputs) --------------------------
+    def output_names(self) -> tuple[str, ...]:
+        """Every output, by name (the self-test lists them)."""
+        return self.names
+
+    def set_output(self, name: str, on: bool) -> None:
+        """The self-test's switch: ``name`` on (its ``max_on_seconds`` still holds) or off again. The
+        game is not touched: an output the game holds on stays on, and nothing is reported or kept."""
+        output = self.outputs[name]
+        if name in self._held:
+            return  # the game holds it on: the test leaves it so
+        if on:
+            output.on()
+        else:
+            output.off()
+
     # -- reading ----------------------------------------------------------------------------
     def held(self) -> dict[str, float | None]:
         """What a restart brings back: the outputs held on (pulses never), by name, each with the

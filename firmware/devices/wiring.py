@@ -14,8 +14,12 @@ from baccarat_core.rounds import AREAS
 INPUT_NAMES: tuple[str, ...] = (*AREAS, "arrow_left", "arrow_right", "deal")
 
 #: The prop's displays by role, in the order they are listed: the placard (the table limits),
-#: the table (the deck and the round being dealt) and the bets (the five stacks and the chip).
-ROLES: tuple[str, ...] = ("placard", "table", "bets")
+#: the table (the deck and the round being dealt), the bets (the five stacks and the chip) and,
+#: optionally, the casing (the serial number, the countdown and the strikes: for a prop with no
+#: bomb casing around it).
+ROLES: tuple[str, ...] = ("placard", "table", "bets", "casing")
+#: Roles a build may leave out without ``check-config`` pointing it out.
+OPTIONAL_ROLES: frozenset[str] = frozenset({"casing"})
 
 
 @record

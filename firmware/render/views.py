@@ -27,3 +27,24 @@ class BetsView:
     denomination: int = 1
     can_go_left: bool = False
     can_go_right: bool = True
+
+
+@record
+class CasingView:
+    """The casing display: the serial number, the countdown's whole seconds shown (None: the bomb
+    has no timer), the strikes (and the limit, if any), and how the game stands: ``armed``,
+    ``solved`` (the countdown shows the time it stopped at) or ``exploded``."""
+
+    serial: str
+    seconds: int | None = None
+    strikes: int = 0
+    strike_limit: int | None = None
+    state: str = "armed"
+
+
+@record
+class ExplodedView:
+    """Every display once the bomb exploded: why (``timer`` or ``strikes``) and the strikes it had."""
+
+    cause: str
+    strikes: int = 0

@@ -10,6 +10,7 @@ every front end answers the same way.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
@@ -20,10 +21,13 @@ from baccarat_core.bets import bet_outcome, describe_bets, parse_bets
 from baccarat_core.edgework import check_solved
 from baccarat_core.numbers import parse_count, parse_dollars, show_value
 from baccarat_core.records import record
+from baccarat_core.timer import check_seconds
 
 from ..daemon import Daemon
 from ..devices.wiring import OUTPUT_STATES
 from ..errors import PropError
+from ..selftest import MAX_BUTTON_SECONDS, SelfTester
+from ..version import version
 
 log = logging.getLogger("baccarat.commands")
 
@@ -47,10 +51,25 @@ COMMANDS: dict[str, frozenset[str]] = {
     "disable": frozenset(),
     "identify": frozenset(),
     "bet": frozenset({"bets"}),
+    "self_test": frozenset({"button_seconds", "outputs"}),
+    "self_test_skip": frozenset(),
+    "self_test_cancel": frozenset(),
+    "start": frozenset(),
+    "add_time": frozenset({"seconds"}),
     "output": frozenset({"name", "state"}),
 }
 #: The arguments a command's words may give without ``key=``, in order (``set-solved 3``, ``output lock on``).
 POSITIONAL: dict[str, tuple[str, ...]] = {"output": ("name", "state")}
+
+#: The argument a lone value in words stands for: ``set-solved 3``, ``add-time 60``.
+LONE_ARGUMENT: dict[str, str] = {"set_solved": "solved", "add_time": "seconds"}
+
+
+class Reply(Future[dict[str, Any]]):
+    """A reply document to come (:meth:`GameMaster.handle`), and how long a front end that waits for it
+    waits: :data:`COMMAND_TIMEOUT`, or for a self-test as long as the test may last."""
+
+    timeout: float = COMMAND_TIMEOUT
 
 
 class CommandError(PropError):
@@ -67,6 +86,9 @@ class Command:
     solved: int | None = None
     keep_solved: bool = True
     bets: dict[str, int] | None = None
+    button_seconds: float | None = None  # self_test: the wait for each button
+    outputs: tuple[str, ...] = ()  # self_test: the outputs it may switch
+    seconds: float | None = None
     #: ``output``: which output, and ``on``, ``off`` or ``pulse``.
     output: str | None = None
     state: str | None = None
@@ -111,6 +133,12 @@ def parse_command(data: Any) -> Command:
             if "bets" not in args:
                 raise CommandError('bet: missing "bets" (e.g. {"banker": 25, "tie": 5} or "25 on banker, 5 on tie")')
             return Command(name, bets=parse_bets(args["bets"]))
+        if name == "self_test":
+            return Command(name, button_seconds=_button_seconds(args.get("button_seconds")), outputs=_names(args))
+        if name == "add_time":
+            if "seconds" not in args:
+                raise CommandError('add_time: missing "seconds" (negative takes time away)')
+            return Command(name, seconds=check_seconds(args["seconds"], "seconds"))
         if name == "output":
             return _output(args)
     except BaccaratError as error:
@@ -120,7 +148,7 @@ def parse_command(data: Any) -> Command:
 
 def parse_words(text: str) -> Command:
     """A command from words: ``set-solved 3``, ``set-solved:3``, ``reset min=25 max=1000``,
-    ``bet 25 on banker, 5 on tie``, ``output lock on``.
+    ``bet 25 on banker, 5 on tie``, ``add-time 60``, ``output lock on``.
 
     Each argument once: ``set-solved 3 4`` and ``reset min=25 min=50`` are errors.
     """
@@ -131,10 +159,11 @@ def parse_words(text: str) -> Command:
     if command_name(words[0]) == "bet":  # the rest is the bets in words, as the players wrote them
         return parse_command({"command": "bet", "bets": line[len(words[0]) :]})
     data: dict[str, Any] = {"command": words[0]}
-    positional = POSITIONAL.get(known_command(words[0]) or "", ("solved",))
+    name = command_name(words[0])
+    positional = POSITIONAL.get(name, (LONE_ARGUMENT.get(name, "solved"),))
     for word in words[1:]:
         key, sep, value = word.partition("=")
-        if not sep:  # a lone value: the one argument of set-solved, the name and state of output
+        if not sep:  # a lone value: the one argument of set-solved or add-time, the name and state of output
             key = next((name for name in positional if name not in data), positional[-1])
             value = word
         if key in data:
@@ -144,9 +173,33 @@ def parse_words(text: str) -> Command:
     return parse_command(data)
 
 
+def _button_seconds(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= MAX_BUTTON_SECONDS:
+        raise CommandError(
+            f"self_test: button_seconds {show_value(value)} is not a number of seconds from 1 to {MAX_BUTTON_SECONDS:g}"
+        )
+    return float(value)
+
+
+def _names(args: dict[str, Any]) -> tuple[str, ...]:
+    value = args.get("outputs", [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise CommandError(f"self_test: outputs {show_value(value)} is not a list of output names")
+    return tuple(value)
+
+
 def _word_value(key: str, value: str) -> Any:
-    if key in ("ports", "lit", "unlit", "batteries"):
+    if key == "button_seconds":
+        try:
+            return float(value)
+        except ValueError:
+            return value  # reported by parse_command
+    if key in ("ports", "lit", "unlit", "batteries", "outputs"):
         return [v for v in value.split(",") if v]
+    if key == "seconds":
+        return float(value) if re.fullmatch(r"[-+]?[0-9]{1,6}(\.[0-9]{1,3})?", value) else value
     if key in ("min", "max", "solved"):
         try:
             return parse_count(value, "solved count") if key == "solved" else parse_dollars(value, key)
@@ -221,9 +274,13 @@ class GameMaster:
     >>> close_daemon(prop)
     """
 
-    def __init__(self, daemon: Daemon, *, default_limits: TableLimits | None = None) -> None:
+    def __init__(
+        self, daemon: Daemon, *, default_limits: TableLimits | None = None, self_test: SelfTester | None = None
+    ) -> None:
         self.daemon = daemon
         self.default_limits = default_limits
+        #: The pre-game self-test (firmware/selftest.py): the app gives it the sound and the outputs.
+        self.self_test = self_test or SelfTester(daemon)
         self._document: dict[str, Any] | None = None
         self._hooked = False  # _forget_document is one of the daemon's on_handled hooks
 
@@ -234,8 +291,10 @@ class GameMaster:
         if not self._hooked:
             self._hooked = True
             self.daemon.on_handled.append(self._forget_document)
-        if self._document is None:
-            self._document = state_document(self.daemon.module, self.daemon.board.outputs.states())
+        module = self.daemon.module
+        if self._document is None or self._document.get("timer") != timer_document(module):
+            # the countdown counted on since: a new one
+            self._document = state_document(module, self.daemon.board.outputs.states())
         return self._document
 
     def _forget_document(self, events: list[ev.Event], module: BaccaratModule) -> None:
@@ -254,6 +313,12 @@ class GameMaster:
             bets = command.bets
             assert bets is not None  # parse_command gives bet its bets
             return _then(daemon.play(lambda m: _bet(m, bets)), lambda events: bet_result(bets, events))
+        if command.name == "self_test":
+            return self.self_test.start(button_seconds=command.button_seconds, switch=command.outputs)
+        if command.name == "self_test_skip":
+            return self.self_test.skip()
+        if command.name == "self_test_cancel":
+            return self.self_test.cancel()
         if command.name == "output":
             assert command.output is not None and command.state is not None  # parse_command gives both
             self.check_output(command.output)
@@ -288,9 +353,15 @@ class GameMaster:
             edgework = command.edgework
             assert edgework is not None  # and set_edgework its edgework
             return lambda m: set_edgework(m, edgework, keep_solved=command.keep_solved)
+        if command.name == "start":
+            return lambda m: m.start_timer()
+        if command.name == "add_time":
+            seconds = command.seconds
+            assert seconds is not None  # parse_command gives add_time its seconds
+            return lambda m: m.add_time(seconds)
         raise CommandError(f"unknown command {command.name!r}")
 
-    def handle(self, payload: Any, *, words: bool = False) -> Future[dict[str, Any]]:
+    def handle(self, payload: Any, *, words: bool = False) -> Reply:
         """Parse and run one request; the future always holds a reply document.
 
         The reply is ``{"id", "ok": true, "command", "result"}`` or
@@ -298,7 +369,7 @@ class GameMaster:
         and is one warning line in the log. Text and bytes go through the strict
         reader (:mod:`baccarat_core.strict`): size, UTF-8, depth, strict JSON.
         """
-        done: Future[dict[str, Any]] = Future()
+        done = Reply()
         request_id = None
         name = None
         try:
@@ -311,6 +382,8 @@ class GameMaster:
                     name = data.get("command") if isinstance(data.get("command"), str) else None
                 command = parse_command(data)
             name = command.name
+            if name == "self_test":  # a person presses each button: it takes a while
+                done.timeout = self.self_test.longest(command.button_seconds) + COMMAND_TIMEOUT
             running = self.submit(command)
         except (PropError, BaccaratError) as error:
             message = strict.one_line(str(error), MAX_ERROR)
@@ -375,7 +448,7 @@ def state_document(module: BaccaratModule, outputs: list[dict[str, object]] | No
     prop's ``outputs`` (``{"name", "on"}`` each: :meth:`~firmware.devices.outputs.Outputs.states`)."""
     deck = module.deck
     return {
-        "status": "solved" if module.solved else "armed",
+        "status": "solved" if module.solved else "exploded" if module.exploded else "armed",
         "solved": module.solved,
         "enabled": module.enabled,
         "strikes": module.strikes,
@@ -390,6 +463,26 @@ def state_document(module: BaccaratModule, outputs: list[dict[str, object]] | No
         "game": module.game,
         "deck_solved": deck.solved if deck else None,
         "outputs": outputs or [],
+        "version": version(),  # the software running (firmware/version.py)
+        "exploded": module.exploded,
+        "strike_limit": module.rules.strike_limit,
+        "timer": timer_document(module),
+    }
+
+
+def timer_document(module: BaccaratModule) -> dict[str, Any] | None:
+    """The countdown in the state document, as of its last reading (None: the bomb has no timer):
+    ``seconds`` (the full time), ``seconds_left``, ``state`` (waiting, running, paused, stopped),
+    ``running`` and ``rate`` (1.0; faster after strikes with ``speed_up``)."""
+    timer = module.timer
+    if timer is None:
+        return None
+    return {
+        "seconds": timer.seconds,
+        "seconds_left": round(timer.left, 1),
+        "state": timer.state,
+        "running": timer.running,
+        "rate": timer.rate,
     }
 
 

@@ -33,7 +33,7 @@ from typing import Any
 from baccarat_core import strict
 
 from ..errors import PropError
-from .commands import COMMAND_TIMEOUT, GameMaster
+from .commands import GameMaster
 from .saved_state import private_dir
 
 log = logging.getLogger("baccarat.control")
@@ -194,13 +194,13 @@ class ControlServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         """One request line in, one reply document out."""
         future = self.commands.handle(line)
         try:
-            return future.result(COMMAND_TIMEOUT)
+            return future.result(future.timeout)  # COMMAND_TIMEOUT, or as long as a self-test may last
         except TimeoutError:
             return {
                 "id": None,
                 "ok": False,
                 "command": None,
-                "error": f"the game did not answer within {COMMAND_TIMEOUT:g} s",
+                "error": f"the game did not answer within {future.timeout:g} s",
             }
 
     # -- connections ----------------------------------------------------------------

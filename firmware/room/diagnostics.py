@@ -1,4 +1,5 @@
-"""What a room controller needs to look after the prop: its version, since when it runs, its last problem.
+"""What a room controller needs to look after the prop: its version, since when it runs, its last problem,
+and the last pre-game self-test's result.
 
 :class:`Diagnostics` is a logging handler on the prop's ``baccarat`` logger: it
 keeps the last warning or error line (``WARNING baccarat.displays: ...``) and its
@@ -46,6 +47,7 @@ class Diagnostics(logging.Handler):
         self.started = timestamp(started if started is not None else datetime.now(UTC).timestamp())
         self._version: str | None = None
         self._last: tuple[str, str] | None = None
+        self._self_test: dict[str, Any] | None = None
         self._state = threading.Lock()
         self._local = threading.local()
 
@@ -88,13 +90,26 @@ class Diagnostics(logging.Handler):
             self._last = (line, timestamp(record.created))
         self.on_change()
 
+    def self_test_done(self, ok: bool, summary: str, at: float | None = None) -> None:
+        """Keep the last self-test's result (``ok`` and its summary line) and when it ended."""
+        result = {
+            "ok": ok,
+            "summary": strict.one_line(summary, MAX_LINE),
+            "at": timestamp(at if at is not None else datetime.now(UTC).timestamp()),
+        }
+        with self._state:
+            self._self_test = result
+
     def document(self) -> dict[str, Any]:
-        """``{"version": ..., "started": ..., "last_error": ..., "last_error_at": ...}``."""
+        """``{"version", "started", "last_error", "last_error_at", "self_test"}``; ``self_test`` is
+        ``{"ok", "summary", "at"}`` of the last pre-game self-test, or None before the first."""
         with self._state:
             last = self._last
+            self_test = self._self_test
         return {
             "version": self.version,
             "started": self.started,
             "last_error": last[0] if last else NONE,
             "last_error_at": last[1] if last else None,
+            "self_test": self_test,
         }

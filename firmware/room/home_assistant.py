@@ -6,13 +6,14 @@ prop's own topics (the retained state document, the events, the retained
 diagnostics) and send the prop's own JSON commands, so nothing new is published
 while the game runs:
 
-- solved (binary sensor), strikes, deck colour, table limits (sensors),
+- solved and exploded (binary sensors), strikes, deck colour, table limits, time left (sensors),
 - solved modules on the bomb (number: ``set_solved``),
-- reset, force solve, identify (buttons), enabled (switch: ``enable``/``disable``),
-- strike and solve (``event`` entities, for automations: "when the prop strikes"),
+- reset, force solve, start the timer, identify (buttons), enabled (switch: ``enable``/``disable``),
+- strike, solve and explosion (``event`` entities, for automations: "when the prop strikes"),
 - each output (``[[outputs]]``): a switch (``on``/``off``), or for a ``pulse`` output a button
   that pulses it,
-- version, started, last error (diagnostic sensors),
+- the firmware (an ``update`` entity: the version running), started, last error, the last
+  self-test's result (diagnostic sensors), and a button that runs the self-test,
 - available while the prop's status topic says ``online`` (its last will says ``offline``),
 - ``origin`` names this software and its version, as the device-discovery spec requires.
 
@@ -54,9 +55,22 @@ STRIKE_TEMPLATE = (
     "{{ {'event_type': 'strike', 'strikes': value_json.strikes, 'reason': value_json.reason, "
     "'detail': value_json.detail} | tojson if value_json.event == 'strike' else '' }}"
 )
+#: The update entity: the version running, from the diagnostics document (one source: the package's
+#: metadata, see firmware/cli/helptext.py). The prop learns of no newer release by itself (it may have
+#: no internet): the latest version is the one installed, and an update is `sudo baccarat update`.
+UPDATE_TEMPLATE = (
+    "{{ {'installed_version': value_json.version, 'latest_version': value_json.version, "
+    "'title': 'Baccarat prop'} | tojson }}"
+)
 SOLVED_TEMPLATE = (
     "{{ {'event_type': 'solved', 'forced': value_json.forced} | tojson if value_json.event == 'solved' else '' }}"
 )
+EXPLODED_TEMPLATE = (
+    "{{ {'event_type': 'exploded', 'cause': value_json.cause, 'strikes': value_json.strikes} | tojson "
+    "if value_json.event == 'exploded' else '' }}"
+)
+#: The countdown's seconds left as of the last state document (``None``: unknown, a bomb without a timer).
+TIME_LEFT_TEMPLATE = "{{ value_json.timer.seconds_left if value_json.timer else None }}"
 
 
 def device_id(client_id: str) -> str:
@@ -143,6 +157,28 @@ def discovery_payload(
                 icon="mdi:check-decagram",
             ),
             entity(
+                "exploded",
+                "binary_sensor",
+                "Exploded",
+                state_topic=state,
+                value_template="{{ 'ON' if value_json.exploded else 'OFF' }}",
+                payload_on="ON",
+                payload_off="OFF",
+                icon="mdi:bomb-off",
+            ),
+            entity(
+                "time_left",
+                "sensor",
+                "Time left",
+                state_topic=state,
+                value_template=TIME_LEFT_TEMPLATE,
+                device_class="duration",
+                unit_of_measurement="s",
+                json_attributes_topic=state,
+                json_attributes_template="{{ (value_json.timer or {}) | tojson }}",
+                icon="mdi:timer-sand",
+            ),
+            entity(
                 "strikes",
                 "sensor",
                 "Strikes",
@@ -195,6 +231,14 @@ def discovery_payload(
                 icon="mdi:check-bold",
             ),
             entity(
+                "start_timer",
+                "button",
+                "Start the timer",
+                command_topic=command,
+                payload_press=_command("start"),
+                icon="mdi:timer-play",
+            ),
+            entity(
                 "identify",
                 "button",
                 "Identify",
@@ -235,13 +279,42 @@ def discovery_payload(
                 icon="mdi:check-decagram",
             ),
             entity(
-                "version",
-                "sensor",
-                "Version",
+                "exploded_event",
+                "event",
+                "Explosion",
+                state_topic=events,
+                event_types=["exploded"],
+                value_template=EXPLODED_TEMPLATE,
+                icon="mdi:bomb-off",
+            ),
+            entity(
+                "firmware",
+                "update",
+                "Firmware",
                 state_topic=diagnostics,
-                value_template="{{ value_json.version }}",
+                value_template=UPDATE_TEMPLATE,
+                device_class="firmware",
                 entity_category="diagnostic",
-                icon="mdi:tag",
+            ),
+            entity(
+                "self_test",
+                "button",
+                "Self-test",
+                command_topic=command,
+                payload_press=_command("self_test"),
+                entity_category="diagnostic",
+                icon="mdi:clipboard-check-outline",
+            ),
+            entity(
+                "self_test_result",
+                "sensor",
+                "Self-test result",
+                state_topic=diagnostics,
+                value_template="{{ value_json.self_test.summary if value_json.self_test else 'not run' }}",
+                json_attributes_topic=diagnostics,
+                json_attributes_template="{{ (value_json.self_test or {}) | tojson }}",
+                entity_category="diagnostic",
+                icon="mdi:clipboard-check-outline",
             ),
             entity(
                 "started",

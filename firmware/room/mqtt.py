@@ -18,7 +18,9 @@ only appends to paho's outgoing queue.
   inbox) is a command that would run again at every start and reconnect; it is
   ignored with one log line.
 - **Failures** are logged with their reason: refused (not authorised),
-  certificate verify failed, TLS handshake failed, connection refused.
+  certificate verify failed, TLS handshake failed, connection refused; a broker
+  that hangs up on the CONNECT unanswered is asked whether its port speaks TLS,
+  and the log says which it was, a TLS port or a CONNECT the broker refused.
 - **Ticks**: paho's network thread wakes at least once a second while
   connected (its ``select`` timeout, for the keepalive); :attr:`Link.tick_hooks`
   run at each of those wakeups, so a periodic job (Room 2.0's ``DATA`` every
@@ -93,6 +95,25 @@ def failure_reason(error: BaseException | None, *, tls: bool = False) -> str:
     return "no reason given"
 
 
+def speaks_tls(host: str, port: int, timeout: float = 2.0) -> bool:
+    """Whether ``host:port`` answers a TLS handshake: a TLS listener does at once, an MQTT one hangs up.
+
+    Only asked after a broker closed a plain connection without a CONNACK, to say why."""
+    import ssl
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE  # only whether it speaks TLS, not whom it is
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as raw:
+            with context.wrap_socket(raw, server_hostname=host):
+                return True
+    except ssl.SSLError as error:
+        return "ALERT" in str(error.reason or "").upper()  # a TLS alert is TLS too (e.g. a certificate wanted)
+    except OSError:  # hung up, reset, silent or gone: not a TLS listener
+        return False
+
+
 _client_class: type | None = None
 _client_class_lock = threading.Lock()
 
@@ -165,6 +186,7 @@ class Link:
         self.listening = threading.Event()
         self.limits = {kind: cfg.queue_limit for kind in LIMITED}
         self._said: set[str] = set()  # reasons already logged in this outage
+        self._unanswered = 0  # CONNECTs the broker dropped unanswered, in a row
         self._lock = threading.Lock()
         self._awaiting: dict[int | None, str] = {}  # SUBSCRIBE mid -> topic, until its SUBACK (None: not sent)
         self._pending: dict[int, str] = {}  # PUBLISH mid -> kind, until its PUBACK
@@ -417,6 +439,7 @@ class Link:
             return
         log.info("%s: connected to %s:%d", self.name, self.cfg.host, self.cfg.port)
         self._said.clear()
+        self._unanswered = 0
         self.connected.set()
         with self._lock:
             self._awaiting.clear()
@@ -480,15 +503,29 @@ class Link:
             log.warning(
                 "%s: connection to the broker lost (%s); events are queued until it is back", self.name, reason_code
             )
-        elif not any(key.startswith("refused") for key in self._said):  # a refusal explains the close
+        elif not any(key.startswith("refused") for key in self._said) and "closed" not in self._said:
+            # A refusal explains the close. Without one, the broker dropped the CONNECT unanswered: a
+            # plain connection to a TLS port, or a CONNECT it will not read (Mosquitto sends no CONNACK
+            # for a client id, user name or will topic it refuses): ask the port which. Said when it
+            # happens twice in a row: a broker that is starting up may drop one.
+            self._unanswered += 1
+            if self._unanswered < 2:
+                return
+            if not self.cfg.tls and speaks_tls(self.cfg.host, self.cfg.port):
+                why = "the port speaks TLS: set tls = true (and ca_file)"
+            else:
+                why = (
+                    "it refused what the prop sent (a client id, user name or will topic it does not accept; "
+                    "baccarat check-config checks them), or it is full or stopping; the broker's log says which"
+                )
             self._say_once(
                 "closed",
-                "%s: broker %s:%d closed the connection before accepting it (%s): is it a TLS port (tls = true)? "
-                "The broker's log says more",
+                "%s: broker %s:%d closed the connection without answering the prop's CONNECT (%s): %s",
                 self.name,
                 self.cfg.host,
                 self.cfg.port,
                 reason_code,
+                why,
             )
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
@@ -567,6 +604,11 @@ class MqttService:
         is now (the document shared with the console) to the out thread."""
         if not events:  # only frames changed (a card turned): the state did not
             return
+        for event in events:
+            if event.kind == "self_test_result":  # kept, retained, in the diagnostics document
+                result = event.to_dict()
+                self.diagnostics.self_test_done(result["ok"], result["summary"])
+                self._diagnostics_changed()
         self._out.put((events, self.commands.document() if module.deck is not None else None))
 
     def _send_out(self) -> None:

@@ -27,6 +27,7 @@ from typing import Any
 
 from baccarat_core import BaccaratModule, strict
 from baccarat_core import events as ev
+from baccarat_core.timer import shown_seconds
 
 from ..config import MqttConfig
 from ..daemon import Daemon
@@ -56,6 +57,10 @@ def data_line(doc: dict[str, Any]) -> str:
         "bomb_solved": edgework["solved"],
         **{f"output_{o['name']}": "on" if o["on"] else "off" for o in doc.get("outputs", ())},
     }
+    timer = doc.get("timer")
+    if timer:  # a bomb with a countdown: the whole seconds left as of this state, and what it does
+        items["time_left"] = shown_seconds(timer["seconds_left"])
+        items["timer"] = timer["state"]
     return "DATA " + " ".join(f"{k}={v}" for k, v in items.items())
 
 
@@ -178,6 +183,9 @@ class RoomService:
             self.send(data_line(result))
         elif reply["command"] == "bet":
             self.send(f"MESG {result['summary']}")
+        elif reply["command"] == "self_test":
+            verdict = "passed" if result["ok"] else "found faults"
+            self.send(strict.one_line(f"MESG self-test {verdict}: {result['summary']}", 240))
         self.send(f"DONE {text}")
 
 

@@ -8,12 +8,19 @@ the round's strike. What an SD card is spared (:class:`StateKeeper`): bets, the 
 on its own, and the clearing after a round, none of which a restore needs; an idle prop
 writes nothing.
 
-The outputs held on (a lock that opened) are saved with the game, as the daemon
-offers them (:meth:`~firmware.daemon.Daemon.held_outputs`): each with the
-wall-clock time its ``max_on_seconds`` cut-off ends, so a restart switches it on
-again for what is left of it, never a fresh cut-off (a prop that restarts over
-and over cannot keep a solenoid on). Pulses are never saved: a restart does not
-repeat one.
+**The countdown** (``[bomb] timer_seconds``) is saved with the time left and the moment
+(``saved_at``, the wall clock), whenever the rest is; a running countdown needs no other
+writes, since it runs at a known rate from there. A restart counts the time since
+``saved_at`` down at that rate: the clock keeps running while the prop is off, as the
+players' own time does (a power cut neither gives them time back nor takes more than
+passed). A wall clock that reads earlier than ``saved_at`` (a Pi without a real-time clock
+before it has the network time) counts nothing: the countdown resumes where it was saved.
+
+**The outputs** held on (a lock that opened) are saved with the game, as the daemon
+offers them (:meth:`~firmware.daemon.Daemon.held_outputs`): each with the wall-clock
+time its ``max_on_seconds`` cut-off ends, so a restart switches it on again for what
+is left of it, never a fresh cut-off (a prop that restarts over and over cannot keep a
+solenoid on). Pulses are never saved: a restart does not repeat one.
 """
 
 from __future__ import annotations
@@ -22,9 +29,11 @@ import json
 import logging
 import os
 import random
+import re
 import stat
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -34,13 +43,19 @@ from baccarat_core import events as ev
 from baccarat_core.bomb import RandomBombs
 from baccarat_core.numbers import show_value
 from baccarat_core.records import record
+from baccarat_core.timer import BombRules
 
 from ..config import Config
 from ..devices.switching import OutputSwitched
 
 log = logging.getLogger("baccarat.state")
 
+#: The state file's format (its ``"version"`` key). A change to what the file holds raises it, with an
+#: entry in :data:`MIGRATIONS` that turns the file of the format before into this one, so that a newer
+#: release reads the game an older one saved (an update keeps the game: README.md, "Updates").
 VERSION = 1
+#: ``MIGRATIONS[n](document)``: a format-``n`` document as format ``n + 1`` (none yet: 1 is the first).
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 #: Largest state file read (a real one is about 1 KB).
 MAX_STATE_BYTES = strict.MAX_BYTES
 #: A failed save is tried again after this many seconds, doubling up to :data:`RETRY_MAX_SECONDS`.
@@ -83,13 +98,22 @@ def fingerprint(config: Config) -> dict[str, Any]:
     else:
         bombs = config.bombs or RandomBombs()
         edgework = {"mode": "random", "seed": bombs.seed, "solved": bombs.solved}
-    return {"edgework": edgework, "limits": config.limits.to_dict() if config.limits else None}
+    out: dict[str, Any] = {"edgework": edgework, "limits": config.limits.to_dict() if config.limits else None}
+    if config.bomb != BombRules():  # only with [bomb]: the games saved before it existed still restore
+        b = config.bomb
+        out["bomb"] = {"timer_seconds": b.timer_seconds, "strike_limit": b.strike_limit, "speed_up": b.speed_up}
+    return out
+
+
+def _temp_prefix(path: Path) -> str:
+    """How :func:`write_atomic`'s temporary files beside ``path`` begin; mkstemp adds 8 of [a-z0-9_]."""
+    return f".{path.name}."
 
 
 def write_atomic(path: Path, text: str) -> None:
     """Write, fsync, rename over ``path``, fsync the directory."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
@@ -104,6 +128,33 @@ def write_atomic(path: Path, text: str) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def remove_leftover_temp_files(path: Path) -> int:
+    """Remove the temporary files that saves cut short (``kill -9``, a power cut) left beside ``path``.
+
+    Only :func:`write_atomic`'s own: regular files of this user named ``.<name>.`` and mkstemp's 8
+    characters (``.state.json.k2x_9qa1``); nothing else in the directory is touched. Called at start,
+    before the first save. Returns how many were removed.
+    """
+    pattern = re.compile(re.escape(_temp_prefix(path)) + r"[a-z0-9_]{8}")
+    removed = 0
+    try:
+        names = [entry.name for entry in os.scandir(path.parent) if pattern.fullmatch(entry.name)]
+    except OSError:
+        return 0  # no directory yet: nothing left over; an unreadable one: saving will say so
+    for name in names:
+        leftover = path.parent / name
+        try:
+            info = leftover.lstat()
+            if stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid():
+                leftover.unlink()
+                removed += 1
+        except OSError as error:
+            log.warning("cannot remove %s, left by a save cut short (%s)", leftover, error.strerror or error)
+    if removed:
+        log.info("removed %d temporary file(s) left beside %s by saves cut short", removed, path)
+    return removed
 
 
 def read_state(path: Path, *, max_bytes: int = MAX_STATE_BYTES) -> bytes:
@@ -144,10 +195,16 @@ def read_state(path: Path, *, max_bytes: int = MAX_STATE_BYTES) -> bytes:
 
 
 def _on_disk(path: Path) -> str | None:
-    """The snapshot text the state file holds (without its last newline), or None if unreadable."""
+    """The snapshot text the state file holds (as :class:`StateKeeper` compares it: without the
+    moment it was saved), or None if unreadable."""
     try:
-        return read_state(path).decode("utf-8").removesuffix("\n")
-    except (OSError, BaccaratError, UnicodeDecodeError):
+        text = read_state(path).decode("utf-8").removesuffix("\n")
+        if '"saved_at"' not in text:
+            return text
+        data = json.loads(text)
+        data.pop("saved_at", None)
+        return json.dumps(data, sort_keys=True)
+    except (OSError, BaccaratError, UnicodeDecodeError, ValueError, AttributeError):
         return None
 
 
@@ -160,25 +217,49 @@ class SavedGame:
     outputs: dict[str, float | None]
 
 
-def load_module(path: Path, config: Config, rng: random.Random) -> BaccaratModule:
-    """The module saved in ``path``; raises OSError or BaccaratError with the reason."""
-    return load_game(path, config, rng).module
+def load_module(
+    path: Path, config: Config, rng: random.Random, *, wall_clock: Callable[[], float] = time.time
+) -> BaccaratModule:
+    """The module saved in ``path``; raises OSError or BaccaratError with the reason. A running
+    countdown has counted down the time since it was saved (``wall_clock`` reads now)."""
+    return load_game(path, config, rng, wall_clock=wall_clock).module
 
 
-def load_game(path: Path, config: Config, rng: random.Random) -> SavedGame:
-    """The game saved in ``path``; raises OSError or BaccaratError with the reason. Held outputs
+def load_game(
+    path: Path, config: Config, rng: random.Random, *, wall_clock: Callable[[], float] = time.time
+) -> SavedGame:
+    """The game saved in ``path`` (:func:`load_module`), with the outputs held on. Held outputs
     that cannot be brought back (a name no longer configured, a damaged entry) are left off,
     each with a log line: the game itself is restored."""
     data = strict.loads(read_state(path), "the file")
     strict.check_keys(
-        data, "the file", required=frozenset({"version", "config", "module"}), optional=frozenset({"outputs"})
+        data, "the file", required=frozenset({"version", "config", "module"}), optional=_SAVED_AT | _OUTPUTS
     )
-    if type(data["version"]) is not int or data["version"] != VERSION:
-        raise BaccaratError(f"not a version {VERSION} state file")
-    if data["config"] != fingerprint(config):
+    data = _migrated(data)
+    expected = fingerprint(config)
+    if data["config"] != expected:
+        saved = data["config"] if isinstance(data["config"], dict) else {}
+        if {k: v for k, v in saved.items() if k != "bomb"} == {k: v for k, v in expected.items() if k != "bomb"}:
+            raise BaccaratError("the config's [bomb] (timer, strike limit) changed since it was saved")
         raise BaccaratError("the config's edgework or limits changed since it was saved")
-    module = BaccaratModule.restore(data["module"], rng=rng, bombs=config.bombs)
+    module = BaccaratModule.restore(data["module"], rng=rng, bombs=config.bombs, rules=config.bomb)
+    if module.timer is not None:
+        saved_at = data.get("saved_at")
+        if isinstance(saved_at, bool) or not isinstance(saved_at, int | float):
+            raise BaccaratError(f"saved_at {show_value(saved_at)} is not the time the countdown was saved")
+        off = wall_clock() - saved_at
+        if off < 0:
+            log.warning(
+                "the clock reads %.0f s before the saved game's time; the countdown resumes where it was saved", -off
+            )
+        elif module.timer.running:
+            module.timer.elapse(off)
+            log.info("the countdown ran on for the %.1f s since the game was saved", off)
     return SavedGame(module, held_outputs(data.get("outputs", {}), config, path))
+
+
+_SAVED_AT = frozenset({"saved_at"})
+_OUTPUTS = frozenset({"outputs"})
 
 
 def held_outputs(saved: object, config: Config, path: Path) -> dict[str, float | None]:
@@ -213,10 +294,14 @@ def restore_game(config: Config, rng: random.Random) -> SavedGame | None:
     if path is None:
         log.info('state saving is off ([state] file = ""); starting a fresh game')
         return None
+    remove_leftover_temp_files(path)
     try:
         game = load_game(path, config, rng)
     except FileNotFoundError:
         log.info("no saved state at %s; starting a fresh game", path)
+        return None
+    except StateFormatError as error:
+        log.warning("state file %s: %s; starting a fresh game", path, strict.one_line(str(error), 200))
         return None
     except (OSError, BaccaratError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
@@ -230,11 +315,35 @@ def restore_game(config: Config, rng: random.Random) -> SavedGame | None:
 #: Events that change only the bets on the table, which a restart does not keep: a chip press
 #: needs no snapshot compared (a test checks that these leave the snapshot as it was).
 _BETS_ONLY = (ev.ChipAdded, ev.AreaCleared, ev.InputIgnored)
+
 #: A batch of these changes the snapshot but needs no write: the clearing after a round that
 #: drew no new deck. The file still says the round's chips are on the table, and a restore
 #: finishes that round the same way (``BaccaratModule.resume``; a test checks it over thousands
 #: of rounds). It halves what a round writes to the SD card.
 _RESTORED_ALIKE = (ev.ChipsCleared,)
+
+
+class StateFormatError(BaccaratError):
+    """A state file of a format this version does not read: from a newer release, or too old."""
+
+
+def _migrated(data: dict[str, Any]) -> dict[str, Any]:
+    """The document in this version's format (:data:`MIGRATIONS`), or :class:`StateFormatError`."""
+    found = data["version"]
+    if type(found) is not int:
+        raise BaccaratError(f"its format version {show_value(found)} is not a whole number")
+    if found > VERSION:
+        raise StateFormatError(
+            f"it was saved by a newer version of the prop, in format {found}; this one reads {VERSION}"
+        )
+    while found < VERSION:
+        migrate = MIGRATIONS.get(found)
+        if migrate is None:
+            raise StateFormatError(f"it was saved in format {found}, which this version no longer reads ({VERSION})")
+        data = migrate(data)
+        found += 1
+        data["version"] = found
+    return data
 
 
 class StateKeeper:
@@ -269,10 +378,12 @@ class StateKeeper:
         config: Config,
         *,
         background: bool = False,
+        wall_clock: Callable[[], float] = time.time,
         outputs: Callable[[], Mapping[str, float | None]] | None = None,
     ) -> None:
         self.path = path
         self._outputs = outputs
+        self.wall_clock = wall_clock
         self.fingerprint = fingerprint(config)
         # What the file holds now: a restored game that resumes unchanged is not written again
         # (a start spared a write and two fsyncs before "ready", slow on an SD card).
@@ -305,14 +416,16 @@ class StateKeeper:
         self._save(module, urgent=True)
 
     def _save(self, module: BaccaratModule, *, urgent: bool) -> None:
-        state: dict[str, Any] = {"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}
+        saved: dict[str, Any] = {"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}
         held = dict(self._outputs()) if self._outputs is not None else {}
         if held:  # a file without outputs reads as before
-            state["outputs"] = held
-        text = json.dumps(state, sort_keys=True)
+            saved["outputs"] = held
+        text = json.dumps(saved, sort_keys=True)
         if text == self._last:
             return
         self._last = text
+        if module.timer is not None:  # the countdown's time left holds at this moment
+            text = json.dumps({**saved, "saved_at": round(self.wall_clock(), 3)}, sort_keys=True)
         if not self._background:
             if not self._write(text):
                 self._background = True  # from now on the writer thread writes, in order

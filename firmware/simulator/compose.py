@@ -35,8 +35,9 @@ def light_states(daemon: Daemon) -> LightStates:
     status = daemon.board.status
     red, green = bool(status.red.value), bool(status.green.value)
     deck = daemon.board.deck_light
+    red_means = "RED (exploded)" if daemon.module.exploded else "RED (strike!)"  # steady once exploded
     states: LightStates = {
-        "status": "GREEN (solved)" if green else "RED (strike!)" if red else "off (armed)",
+        "status": "GREEN (solved)" if green else red_means if red else "off (armed)",
         "status_rgb": (40, 230, 60) if green else (240, 40, 40) if red else (50, 50, 50),
         "deck": deck.color or "off",
         "deck_rgb": tuple(int(c * 255) for c in deck.led.color),
@@ -61,8 +62,12 @@ def compose(
     the key map and, given a ``log``, its last lines (wrapped; the picture's size does not depend on them)."""
     frames = {role: _frame(daemon, role) for role in ROLES}
     sizes = {role: (f.size if f else (128, 64)) for role, f in frames.items()}
+    casing = "casing" in daemon.screens  # an optional display: beside the placard when fitted
     width = GAP + sizes["table"][0] + GAP + sizes["bets"][0] + GAP
-    top = GAP + sizes["placard"][1] + GAP
+    top_row = sizes["placard"][0] + (GAP + sizes["casing"][0] if casing else 0)
+    width = max(width, GAP + top_row + GAP)
+    top_h = max(sizes["placard"][1], sizes["casing"][1]) if casing else sizes["placard"][1]
+    top = GAP + top_h + GAP
     lower = max(sizes["table"][1], sizes["bets"][1])
     text_h = (len(KEY_MAP_LINES) + 2) * 11 if key_map else 14
     if daemon.board.outputs.names:
@@ -84,7 +89,10 @@ def compose(
         else:
             draw_text(draw, (xy[0] + 4, xy[1] + 4), f"no {role} display", (200, 80, 80))
 
-    place("placard", ((width - sizes["placard"][0]) // 2, GAP))
+    left = (width - top_row) // 2
+    place("placard", (left, GAP))
+    if casing:
+        place("casing", (left + sizes["placard"][0] + GAP, GAP))
     place("table", (GAP, top))
     place("bets", (GAP + sizes["table"][0] + GAP, top))
 

@@ -52,8 +52,10 @@ def braille_size(daemon: Daemon) -> tuple[int, int]:
     """The terminal size the braille view needs: displays side by side, lights, key map, a few log lines."""
     blocks = {role: _block(daemon, role) for role in ROLES}
     table, bets = blocks["table"], blocks["bets"]
-    columns = max(_width(blocks["placard"]), _width(table) + 2 + _width(bets), _width(KEY_MAP_LINES)) + 1
-    rows = len(blocks["placard"]) + max(len(table), len(bets)) + 1 + len(KEY_MAP_LINES) + BRAILLE_LOG_LINES
+    columns = max(_width(blocks["placard"] + blocks["casing"]), _width(table) + 2 + _width(bets), _width(KEY_MAP_LINES))
+    columns += 1
+    rows = len(blocks["placard"]) + len(blocks["casing"]) + max(len(table), len(bets)) + 1 + len(KEY_MAP_LINES)
+    rows += BRAILLE_LOG_LINES
     rows += 1 if daemon.board.outputs.names else 0  # the outputs' line
     return columns, rows
 
@@ -63,7 +65,7 @@ def render_screen(
 ) -> list[str]:
     """The braille view's lines: displays, lights, strikes, key map and the last log lines (as many as fit)."""
     blocks = {role: _block(daemon, role) for role in ROLES}
-    lines = list(blocks["placard"])
+    lines = list(blocks["placard"]) + blocks["casing"]  # the casing display, when fitted, under the placard
     table, bets = blocks["table"], blocks["bets"]
     table_w = _width(table)
     if table_w + 2 + _width(bets) < columns:

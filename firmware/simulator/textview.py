@@ -20,9 +20,11 @@ from baccarat_core.events import AREA_NAMES
 from baccarat_core.numbers import format_dollars
 from baccarat_core.records import record
 from baccarat_core.rounds import AREAS
+from baccarat_core.timer import clock_text
 
 from ..daemon import Daemon
 from ..render.bets import runs
+from ..render.exploded import cause_text
 from ..scene import Scene
 from .compose import LightStates, light_states
 from .keys import AREA_KEYS, HOLD_KEYS, KEY_MAP_LINES
@@ -124,6 +126,8 @@ def text_lines(
     table, bets = scene.table, scene.bets
     placard = f"BACCARAT   TABLE LIMITS   {scene.placard.placard()}"
     strikes = f"Strikes: {snap.strikes}"
+    if scene.casing is not None and scene.casing.seconds is not None:
+        strikes += f"  Timer: {clock_text(scene.casing.seconds)}"
     left = "<" if bets.can_go_left else " "
     right = ">" if bets.can_go_right else " "
     lights = f"Status light: {snap.lights['status']:<16} Deck light: {snap.lights['deck']}"
@@ -139,7 +143,7 @@ def text_lines(
         f"TABLE  {table.deck_color} deck, {table.cards_left} cards left",
         _hand("Player", table.player, table.player_score, unicode),
         _hand("Banker", table.banker, table.banker_score, unicode),
-        f"  {table.result or table.status}",
+        f"  EXPLODED: {cause_text(scene.exploded)}" if scene.exploded else f"  {table.result or table.status}",
         None,
         f"{'BETS':<7}{'area':<12}{'total':>8}   chips, bottom to top",
         *(_area(area, bets.stacks.get(area, ()), width, unicode) for area in AREAS),

@@ -2,7 +2,8 @@
 
 The cues follow the original module (module-facts.md): a chip placed, many
 chips, chips cleared, a card dealt, a card turned, a new deck shuffled, the
-arrows' button tick, plus the game's strike buzzer and a solve chime.
+arrows' button tick, plus the game's strike buzzer, a solve chime and, for a bomb
+with a timer or a strike limit, the explosion.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ CUES: tuple[str, ...] = (
     "strike",
     "solve",
     "button",
+    "explosion",
 )
 
 #: A newer cue interrupts a playing one (on the buzzer) unless the playing one ranks higher.
-PRIORITY: dict[str, int] = {cue: 0 for cue in CUES} | {"shuffle": 1, "strike": 2, "solve": 2}
+PRIORITY: dict[str, int] = {cue: 0 for cue in CUES} | {"shuffle": 1, "strike": 2, "solve": 2, "explosion": 3}
 
 #: The buzzer's middle tone and range: gpiozero's ``TonalBuzzer(mid_tone=..., octaves=...)``.
 #: A6 +- 2 octaves is 440 Hz to 7040 Hz; small piezo discs are loudest around 2-4 kHz.
@@ -62,6 +64,11 @@ def _blips(pairs: Iterable[tuple[float, float]], length: float = 0.012) -> list[
     return out[:-1]
 
 
+#: The explosion on the buzzer: a fast falling sweep, then a low growl that dies away.
+_SWEEP: list[Tone] = [(3000.0 - 300.0 * k, 0.03) for k in range(9)]
+_GROWL: list[Tone] = [(note_hz("A4"), 0.06), (note_hz("A#4"), 0.06)] * 6
+_EXPLOSION = _SWEEP + _GROWL
+
 #: What the buzzer plays for each cue: (frequency in Hz or None for silence, seconds).
 BUZZER_SEQUENCES: dict[str, list[Tone]] = {
     "chip": _blips([(3000.0, 0.02), (2500.0, 0.0)]),
@@ -79,6 +86,7 @@ BUZZER_SEQUENCES: dict[str, list[Tone]] = {
     "strike": [(note_hz("B4"), 0.05), (note_hz("C5"), 0.05)] * 5,
     "solve": [(note_hz("C6"), 0.12), (note_hz("E6"), 0.12), (note_hz("G6"), 0.12), (note_hz("C7"), 0.35)],
     "button": [(2000.0, 0.01)],
+    "explosion": _EXPLOSION,
 }
 
 
@@ -144,6 +152,8 @@ class CuePlanner:
             return [(0.0, "strike")]
         if isinstance(event, ev.Solved):
             return [(0.0, "solve")]
+        if isinstance(event, ev.Exploded):
+            return [(0.0, "explosion")]
         if isinstance(event, ev.ChipsCleared):
             left, self.chips_left = self.chips_left, False
             return [(0.0, "chip_clear")] if left else []

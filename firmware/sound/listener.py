@@ -59,6 +59,10 @@ class SoundListener:
         except Exception:  # never into the game thread
             log.exception("sound: event not scheduled")
 
+    def play(self, cue: str) -> None:
+        """Play ``cue`` now, off the caller's thread (the self-test plays every cue in turn)."""
+        self._schedule([(0.0, cue)])
+
     def pending(self) -> list[str]:
         """The cues waiting for their moment, soonest first (tools and tests)."""
         with self._cond:

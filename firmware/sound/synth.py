@@ -15,7 +15,9 @@ The building blocks are the usual ones of sound effects:
   whose brightness falls, over a swish;
 - the strike *buzz*: a square wave mixed with a saw wave, low and harsh;
 - the solve *chime*: bell notes, each the sum of inharmonic partials that
-  decay at different rates.
+  decay at different rates;
+- the *explosion*: a crack of bright noise, then a low boom (noise through a
+  low-pass filter whose corner falls, over a falling sine) that rumbles out.
 """
 
 from __future__ import annotations
@@ -263,6 +265,23 @@ def solve() -> Samples:
     return _fade_out(_normalise(out[: int(0.9 * SAMPLE_RATE)], PEAK), 0.1)
 
 
+def explosion() -> Samples:
+    """The bomb explodes: a sharp crack, a deep falling boom and a long rumble."""
+    rng = random.Random(707)
+    seconds = 1.0
+    out = _swish(rng, seconds, 2400, 60, 0.004, 0.3)  # the blast: noise that darkens as it dies
+    n = int(seconds * SAMPLE_RATE)
+    boom = [
+        math.exp(-i / SAMPLE_RATE / 0.25) * math.sin(2 * math.pi * (70 - 30 * min(1.0, i / n)) * i / SAMPLE_RATE)
+        for i in range(n)
+    ]
+    _mix(out, boom, 0.0, 1.6)
+    crack = _bandpass(_noise(rng, 0.05), 3000, 0.7)
+    env = _envelope(len(crack), 0.0005, 0.01)
+    _mix(out, [crack[i] * env[i] * 2.0 for i in range(len(crack))], 0.0)
+    return _fade_out(_normalise(out[:n], PEAK), 0.2)
+
+
 def button() -> Samples:
     """A denomination arrow pressed: a dry tick."""
     n = int(0.03 * SAMPLE_RATE)
@@ -281,6 +300,7 @@ SYNTHS: dict[str, Callable[[], Samples]] = {
     "strike": strike,
     "solve": solve,
     "button": button,
+    "explosion": explosion,
 }
 
 

@@ -139,7 +139,7 @@ def log_entry(event: ev.Event) -> dict[str, Any]:
     if isinstance(event, ev.Strike):
         why = STRIKE_WORDS.get(event.reason, event.reason)
         return {"kind": event.kind, "strike": True, "text": f"STRIKE {event.strikes}: {why} ({event.detail})"}
-    return {"kind": event.kind, "strike": False, "text": event.describe()}
+    return {"kind": event.kind, "strike": isinstance(event, ev.Exploded), "text": event.describe()}  # red: the end
 
 
 class DaemonBackend:
@@ -215,9 +215,11 @@ class DaemonBackend:
     def _on_settled(self, events: list[ev.Event], module: BaccaratModule) -> None:
         """Daemon ``on_settled`` hook (game thread, the displays show everything handled): the
         controllers' state, the webhooks, and the page view of this moment."""
-        if events:
+        latest = self.commands.document()  # the one MQTT publishes (built once a batch, or a second on)
+        if latest is not self._latest:
             with self._lock:
-                self._latest = self.commands.document()  # the one MQTT publishes (built once a batch)
+                self._latest = latest
+        if events:
             if self._sinks:
                 dicts = [event.to_dict() for event in events]
                 for sink in self._sinks:
@@ -273,6 +275,7 @@ class DaemonBackend:
         settled moment that changes what the page shows."""
         with self._lock:
             self._watching = watching
+        self.daemon.watch_timer("web", watching)  # an open page shows the countdown: a settled moment a second
         self.daemon.call(lambda: self._take_page(self.daemon.module), during_round=True)
 
     # -- reading ------------------------------------------------------------------------

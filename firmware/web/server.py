@@ -476,13 +476,15 @@ class WebService:
 
     async def _run_command(self, payload: dict[str, Any]) -> dict[str, Any]:
         future: Future[dict[str, Any]] = self.backend.command(payload)
+        # A self-test's reply comes when a person has pressed every button: it may wait longer.
+        timeout = self.command_timeout + max(0.0, getattr(future, "timeout", COMMAND_TIMEOUT) - COMMAND_TIMEOUT)
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(future), self.command_timeout)
+            return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
         except TimeoutError:
             return {
                 "ok": False,
                 "command": payload.get("command"),
-                "error": f"the prop did not answer within {self.command_timeout:g} s",
+                "error": f"the prop did not answer within {timeout:g} s",
             }
 
     async def _command(self, request: web.Request) -> web.StreamResponse:

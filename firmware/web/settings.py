@@ -19,7 +19,7 @@ from ..config import MAX_STRING, Section, port_problem, show_setting, within
 from ..errors import ConfigError
 
 #: Events a webhook can be sent on, as named in the config and in the event's JSON (``"event"``).
-WEBHOOK_EVENTS: tuple[str, ...] = ("solved", "strike", "reset")
+WEBHOOK_EVENTS: tuple[str, ...] = ("solved", "strike", "reset", "exploded")
 WEBHOOK_METHODS: tuple[str, ...] = ("GET", "POST")
 
 DEFAULT_PORT = 8080

@@ -42,11 +42,30 @@
   function describeReply(reply, label) {
     const result = reply.result || {};
     if (reply.command === "bet") return result.summary;
+    if (reply.command === "self_test") {
+      showSelfTest(result);
+      return `Self-test ${result.ok ? "passed" : "found faults"}: ${result.summary}.`;
+    }
     if (reply.command === "hint") {
       return `Hint: ${result.advice}. Player ${result.player.join(" ")} = ${result.player_score}, ` +
         `Banker ${result.banker.join(" ")} = ${result.banker_score}.`;
     }
     return `${label}: done.`;
+  }
+
+  // The self-test's result, one line per part, faults marked.
+  function showSelfTest(result) {
+    const list = $("#self-test-result");
+    list.replaceChildren();
+    for (const part of result.parts || []) {
+      const item = document.createElement("li");
+      const fine = ["ok", "off", "not switched"].includes(part.result);
+      item.className = fine ? "ok" : "fault";
+      item.textContent = `${part.part} ${part.name}: ${part.result.toUpperCase()}` +
+        (part.detail && !fine ? ` (${part.detail})` : "");
+      list.append(item);
+    }
+    list.hidden = false;
   }
 
   async function command(body, label) {
@@ -76,12 +95,19 @@
     if (key !== "serial" && typed.toLowerCase() === "none") return [];
     return typed;
   }
+  // Seconds to add: "60", "-30", "1.5" as numbers; anything else as typed (the prop names it).
+  function seconds(value) {
+    const typed = value.trim();
+    if (typed === "") return undefined;
+    return /^[-+]?\d+(\.\d+)?$/.test(typed) ? Number(typed) : typed;
+  }
 
   const FORMS = {
     "form-reset": [(f) => ({ command: "reset", min: number(f.min.value), max: number(f.max.value) }), "Reset"],
     "form-limits": [(f) => ({ command: "set_limits", min: number(f.min.value), max: number(f.max.value) }),
       "Set limits"],
     "form-solved": [(f) => ({ command: "set_solved", solved: number(f.solved.value) }), "Set solved"],
+    "form-timer": [(f) => ({ command: "add_time", seconds: seconds(f.seconds.value) }), "Add time"],
     "form-edgework": [(f) => ({
       command: "set_edgework", serial: keepOr(f.serial.value, "serial"), ports: keepOr(f.ports.value, "ports"),
       lit: keepOr(f.lit.value, "lit"), unlit: keepOr(f.unlit.value, "unlit"), solved: number(f.solved.value),
@@ -89,6 +115,8 @@
   };
   const LABELS = {
     force_solve: "Force solve", hint: "Hint", identify: "Identify", enable: "Enable", disable: "Disable",
+    self_test: "Self-test", self_test_skip: "Skip button", self_test_cancel: "Cancel self-test",
+    start: "Start the timer",
   };
   // What a game master confirms before it happens: [question, the button that does it].
   const CONFIRM = {
@@ -202,17 +230,27 @@
     shown = doc;
     const status = $("#status-badge");
     status.textContent = words.status;
-    status.className = `badge${doc.solved ? " solved" : ""}`;
+    status.className = `badge${doc.solved ? " solved" : doc.exploded ? " exploded" : ""}`;
     const enabled = $("#enabled-badge");
     enabled.textContent = words.enabled ? "enabled" : "DISABLED";
     enabled.className = `badge${words.enabled ? "" : " disabled"}`;
-    $("#strikes-badge").textContent = `strikes ${words.strikes}`;
+    $("#strikes-badge").textContent =
+      `strikes ${words.strikes}${words.strike_limit ? ` of ${words.strike_limit}` : ""}`;
+    const timer = $("#timer-badge");
+    timer.hidden = !doc.timer;
+    if (doc.timer) {
+      timer.textContent = words.timer.split(" ")[0];
+      timer.className = `badge timer ${doc.timer.state}`;
+      timer.title = `timer: ${words.timer}`;
+    }
+    $("#fact-timer").textContent = words.timer || "no timer ([bomb] timer_seconds)";
     $("#fact-status").textContent = `${words.status}, ${words.strikes} strike${words.strikes === 1 ? "" : "s"}, ` +
       `${words.enabled ? "enabled" : "disabled (ignores the players)"}`;
     $("#fact-limits").textContent = words.limits;
     $("#fact-deck").textContent = words.deck;
     $("#fact-bets").textContent = `${words.bets}; ${words.chip}`;
     $("#fact-edgework").textContent = words.edgework;
+    $("#fact-version").textContent = words.version;
   }
 
   function showAnswer(answer) {
