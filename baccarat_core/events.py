@@ -32,6 +32,9 @@ class Event:
     """Base of every event: a ``kind`` name, a JSON form and a log line."""
 
     kind: ClassVar[str] = "event"
+    #: False for a moment of the prop's presentation that changes nothing in the game (a card
+    #: landing face down, an arrow's click): it is shown and heard, never published or saved.
+    published: ClassVar[bool] = True
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form, with the ``"event"`` key first."""
@@ -213,6 +216,36 @@ class CardDealt(Event):
     def describe(self) -> str:
         """``card 10D to player, player total 0``."""
         return f"card {self.card} to {self.hand}, {self.hand} total {self.score}"
+
+
+@record
+class CardLanded(Event):
+    """A card lands face down on ``hand``'s side: the prop's presentation of a deal, before the
+    card turns face up (its :class:`CardDealt`). ``sideways`` for a third card, which the
+    dealer lays across. Not a game event: never published (:attr:`Event.published`)."""
+
+    kind: ClassVar[str] = "card_down"
+    published: ClassVar[bool] = False
+    hand: str
+    sideways: bool = False
+
+    def describe(self) -> str:
+        """``a card lands face down to player`` (``..., sideways`` for a third card)."""
+        return f"a card lands face down to {self.hand}" + (", sideways" if self.sideways else "")
+
+
+@record
+class ArrowClicked(Event):
+    """An arrow was pressed, whatever it did (also at either end, or while input is locked): the
+    original clicks on every press. Not a game event: never published (:attr:`Event.published`)."""
+
+    kind: ClassVar[str] = "click"
+    published: ClassVar[bool] = False
+    direction: str
+
+    def describe(self) -> str:
+        """``arrow left pressed``."""
+        return f"arrow {self.direction} pressed"
 
 
 @record

@@ -109,16 +109,23 @@ socket = "{(directory / "control.sock").as_posix()}"
     return text
 
 
-def load(directory: Path, *, card_seconds: float, broker_port: int | None) -> Any:
-    """The benchmark's config, through the same reader as ``baccarat run``."""
+def load(directory: Path, *, broker_port: int | None, card_seconds: float | None = None) -> Any:
+    """The benchmark's config, through the same reader as ``baccarat run``: the reference config's
+    timing (the original's pacing), or with ``card_seconds`` the quick pacing at that pace."""
     import tomllib
 
     from firmware.config import parse_config
 
-    data = tomllib.loads(config_text(directory, card_seconds=card_seconds, broker_port=broker_port))
+    data = tomllib.loads(config_text(directory, card_seconds=card_seconds or 0.6, broker_port=broker_port))
     data["limits"] = {"mode": "fixed", "min": 25, "max": 1000}
     data["deck"] = {"first_color": "red"}
-    data["timing"] = {**data["timing"], "card_seconds": card_seconds, "result_seconds": card_seconds}
+    if card_seconds is not None:
+        data["timing"] = {
+            **data["timing"],
+            "pacing": "quick",
+            "card_seconds": card_seconds,
+            "result_seconds": card_seconds,
+        }
     return parse_config(data, source="<benchmark>")
 
 
@@ -253,17 +260,19 @@ def measure_inputs(
 
     from baccarat_core import TableLimits
     from firmware.app import attach_services, build_daemon, close_daemon, mock_pin_factory
-    from firmware.simulator.pins import PinDriver
+    from firmware.simulator.pins import ManualClock, PinDriver
 
-    # 20 ms a card: every card, the result and the clearing are frames of their own, as on the
-    # prop (with no pacing the whole round would be one frame), and 100 deals take 15 s.
-    config = load(directory, card_seconds=0.02, broker_port=broker_port)
+    # The deal as shipped (the original's pacing: each card a back, then a flip; the result; the
+    # clearing), its schedule on a clock this loop moves a sixteenth of a second at a time once the
+    # first card is on the table: every frame of the deal is sent, and 100 deals take seconds, not 10 minutes.
+    config = load(directory, broker_port=broker_port)
     frames = Frames()
     result: dict[str, Samples] = {name: Samples() for name in INPUTS}
     kernel = fake_linux()
     ends = attach_displays(kernel, config)
     factory = mock_pin_factory()
-    daemon = build_daemon(config, pin_factory=factory, rng=random.Random(1))
+    schedule = ManualClock(0.0)
+    daemon = build_daemon(config, pin_factory=factory, rng=random.Random(1), schedule_clock=schedule)
     daemon.on_frame.append(frames)
     closers = attach_services(daemon, config)
     daemon.start()
@@ -354,8 +363,9 @@ def measure_inputs(
             result["deal"].software_ms.append((frames.wait(at, "table") - start) * 1000)
             time.sleep(settle)
             pins.release("deal")
-            while daemon.dealing:  # the whole round: cards, result, clearing
-                time.sleep(0.01)
+            while daemon.dealing:  # the whole round: each card's back and flip, the result, the clearing
+                schedule.advance(1 / 16)
+                daemon.catch_up()
             result["deal"].writes.append(sent(since))
         # Disk writes of rounds as players play them: each lost (the bet on the hand that
         # loses), so the deck runs down and is replaced every five or six rounds, as in a game.
@@ -373,8 +383,9 @@ def measure_inputs(
             time.sleep(settle)
             pins.release("deal")
             time.sleep(settle)
-            while daemon.dealing:
-                time.sleep(0.01)
+            while daemon.dealing:  # the deal's schedule, on the clock this loop moves
+                schedule.advance(1 / 16)
+                daemon.catch_up()
             daemon.wait_idle()
             played.append({**disk.since(written), "new_deck": daemon.module.cards_left > left})
         outputs = result_to_output(daemon, factory, config, solves, fresh, tap)

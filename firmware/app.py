@@ -90,6 +90,7 @@ def build_daemon(
     restore: Callable[[], BaccaratModule | saved_state.SavedGame | None] | None = None,
     held_outputs: Mapping[str, float | None] | None = None,
     clock: Clock = time.monotonic,
+    schedule_clock: Clock = time.monotonic,
 ) -> Daemon:
     """A daemon wired to the board and displays the config describes.
 
@@ -99,8 +100,10 @@ def build_daemon(
     displays are open, so that a start refused there says nothing about the game; without
     either a fresh one starts. ``held_outputs`` (or a :class:`~.room.saved_state.SavedGame` from
     ``restore``) are the outputs held on before a restart, switched on again at the start.
-    ``clock`` is what the debounce filters, the hold timer and the bomb's countdown read (tests
-    drive bounce, holds and the countdown with their own).
+    either a fresh one starts. ``clock`` is what the debounce filters and the hold timer read
+    (tests drive bounce and holds with their own); ``schedule_clock`` what the daemon's schedule
+    and the bomb's countdown read (a deal's steps, the timer: tests and the benchmark step
+    through a deal or a countdown with their own).
     """
     rng = rng if rng is not None else random.Random()
     board = build_board(config, pin_factory=pin_factory, clock=clock)
@@ -132,10 +135,11 @@ def build_daemon(
         module,
         board,
         screens,
+        pacing=config.timing.pacing,
         card_seconds=config.timing.card_seconds,
         result_seconds=config.timing.result_seconds,
         held_outputs=held_outputs,
-        clock=clock,
+        clock=schedule_clock,
     )
 
 

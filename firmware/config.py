@@ -40,6 +40,7 @@ from .devices.wiring import (
     StatusLightWiring,
 )
 from .errors import ConfigError
+from .pacing import PACINGS
 from .sound.settings import DEFAULT_BUZZER_PIN, OUTPUTS, SoundSettings
 
 DEFAULT_CONFIG = Path(__file__).with_name("default-config.toml")
@@ -90,13 +91,16 @@ SHUTDOWN_GPIO = 12
 
 @record
 class TimingConfig:
-    """How long things take, in seconds."""
+    """How long things take, in seconds, and how a deal is paced: ``original`` (the original
+    module's timeline, :mod:`firmware.pacing`) or ``quick`` (each card face up ``card_seconds``
+    apart, the clearing ``result_seconds`` after the result)."""
 
     hold_seconds: float = 0.5
     debounce_seconds: float = 0.02
     strike_flash_seconds: float = 1.0
     card_seconds: float = 0.6
     result_seconds: float = 1.5
+    pacing: str = "original"
 
 
 @record
@@ -257,6 +261,12 @@ class Section:
         for key in self.data:
             if key not in self.used:
                 raise self.error(f"[{self.name}] {key}: unknown key")
+
+
+def _pacing(value: str) -> str | None:
+    if value in PACINGS:
+        return None
+    return "must be " + " or ".join(f'"{name}"' for name in PACINGS)
 
 
 def show_setting(value: Any) -> str:
@@ -423,6 +433,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         ),
         card_seconds=float(timing.get("card_seconds", float, 0.6, check=TIMING_CHECKS["card_seconds"])),
         result_seconds=float(timing.get("result_seconds", float, 1.5, check=TIMING_CHECKS["result_seconds"])),
+        pacing=timing.get("pacing", str, "original", check=_pacing),
     )
     timing.finish()
     if timing_cfg.debounce_seconds >= timing_cfg.hold_seconds:

@@ -4,20 +4,33 @@ One thread owns the game: gpiozero's callbacks only queue inputs, and
 commands from the network or the shell are queued as calls, so the module,
 the displays and the lights are never touched from two threads at once.
 
-A deal is presented in steps on a schedule rather than with sleeps: the
-cards turn face up ``card_seconds`` apart, the result shows, and
-``result_seconds`` later the round is finished (chips cleared, the deck
-replaced when it runs low). Player inputs are ignored from the gesture until
-then; the game master's calls wait for it, except a new solved count, which
-is applied just before the round is finished, so that a replacement deck
-reads the count of the moment it appears.
+A deal is decided at its gesture but presented in steps on a schedule rather
+than with sleeps (:mod:`firmware.pacing`): with the original's pacing, the
+cards land face down 0.25 s apart and turn face up 1 s after they land, the
+third cards come sideways after a pause, the bets are paid 0.25 s after the
+last card and the round is finished 1.5 s later (chips cleared, the deck
+replaced when it runs low); with the quick pacing, each card face up
+``card_seconds`` apart and the clearing ``result_seconds`` after the result.
+The schedule reads :attr:`Daemon.clock` (``time.monotonic``; tests and tools
+give their own). Player inputs are ignored from the gesture until then; the
+game master's calls wait for it, except a new solved count, which is applied
+just before the round is finished, so that a replacement deck reads the count
+of the moment it appears.
+
+Nothing gives a deal's result away before the table shows it: its events reach
+``on_shown`` and ``on_settled`` as they are shown, the lights change with them,
+and :meth:`Daemon.shown` (the strikes, the solve, the cards left, the stacks)
+is what every view and published state reads. A command that starts a deal is
+answered once the result is shown. The state file alone (an ``on_handled``
+hook) counts the round from its gesture, so that pulling the plug cannot undo it.
 
 **Outputs** (relays, locks: :mod:`.devices.outputs`) switch at the moment an
-event that names them is shown (the result of the solving round, a strike, the
-reset, the deal gesture), before anything else is done with that moment: before
-the ``on_shown`` hooks (sound, the console's log), the frame, and any network
-work, so a broker or a console that is slow never delays a lock. What they did
-goes through the hooks as :class:`~.devices.switching.OutputSwitched` events.
+event that names them is shown (the result of the solving round when it is
+paid, a strike, the reset, the deal gesture), before anything else is done with
+that moment: before the ``on_shown`` hooks (sound, the console's log), the
+frame, and any network work, so a broker or a console that is slow never delays
+a lock. What they did goes through the hooks as
+:class:`~.devices.switching.OutputSwitched` events.
 
 The daemon knows nothing of MQTT, the socket, the web or the state file: they
 attach to its four hooks, each named by the moment it fires (all on the game
@@ -30,14 +43,20 @@ hook                called with                  when
                                                  any of it is shown (the state file is written
                                                  here: a deal counts from its gesture)
 ``on_shown``        ``(event)``                  each event at the moment it is shown: a card as
-                                                 it turns, the result, the clearing (sound)
+                                                 it turns, the result, the clearing (sound); also
+                                                 the moments that change nothing in the game (a
+                                                 card landing face down, an arrow's click:
+                                                 :attr:`~baccarat_core.events.Event.published`
+                                                 false)
 ``on_frame``        ``(role, image)``            each picture, as it went to a display
 ``on_settled``      ``(events, module)``         the game thread caught up: every input and call
                                                  queued so far is handled and the displays show
-                                                 it; ``events`` since the last call, maybe none
-                                                 (only frames changed: a card turned). Work for
-                                                 other threads (MQTT, the console) is handed over
-                                                 here, never before a frame
+                                                 it; ``events``: the game events *shown* since the
+                                                 last call, maybe none (only frames changed: a
+                                                 card landed). Work for other threads (MQTT, the
+                                                 console, webhooks) is handed over here, never
+                                                 before a frame and never before its event is
+                                                 shown: a deal's strike goes out with its result
 ==================  ===========================  ================================================
 
 A hook that raises is logged and the others still run (:func:`notify`).
@@ -65,21 +84,22 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
-from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from PIL import Image
 
 from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
-from baccarat_core.inputs import Input, SetSolved, describe_input
+from baccarat_core.inputs import Arrow, Input, SetSolved, describe_input
 from baccarat_core.records import field, record
+from baccarat_core.rounds import AREAS
 
 from .devices.board import PropBoard
 from .devices.displays import Screen
 from .devices.switching import OutputSwitched
 from .errors import PropError
-from .scene import RoundOnTable, Scene, compose, render_view
+from .pacing import PACINGS, Beat, deal_timeline, is_third_card
+from .scene import BetsOnTable, RoundOnTable, Scene, Shown, cards_left, compose, render_view
 
 log = logging.getLogger("baccarat")
 
@@ -89,6 +109,8 @@ BatchHook = Callable[[list[ev.Event], BaccaratModule], None]
 ShownHook = Callable[[ev.Event], None]
 #: ``hook(role, image)``: :attr:`Daemon.on_frame`.
 FrameHook = Callable[[str, Image.Image], None]
+#: What the schedule reads: seconds that only go forward (``time.monotonic``).
+Clock = Callable[[], float]
 
 #: How often a display that stopped answering is tried again.
 RETRY_SECONDS = 1.0
@@ -121,9 +143,12 @@ class _Round:
     """The schedule of a round being shown, and what waits for its end."""
 
     steps: list[_Step]
-    result_at: float = float("inf")  # when the result shows (time.monotonic())
     deferred: list[_Call] = field(default_factory=list)
     solved_counts: list[_SolvedCount] = field(default_factory=list)
+    #: Calls that started this round, with their results: answered once the result is shown.
+    replies: list[tuple[Future[Any], Any]] = field(default_factory=list)
+    paid: bool = False  # the result is shown
+    result_at: float = float("inf")  # when the result is paid (on the daemon's clock)
 
 
 class _Stop:
@@ -199,19 +224,24 @@ class Daemon:
         board: PropBoard,
         screens: dict[str, Screen],
         *,
+        pacing: str = "original",
         card_seconds: float = 0.6,
         result_seconds: float = 1.5,
         retry_seconds: float = RETRY_SECONDS,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock = time.monotonic,
         held_outputs: Mapping[str, float | None] | None = None,
     ) -> None:
+        if pacing not in PACINGS:
+            raise ValueError(f"unknown pacing {pacing!r} (known: {', '.join(PACINGS)})")
         self.module = module
         self.board = board
         self.screens = screens
+        #: ``original`` (the original module's deal timeline) or ``quick`` (``card_seconds`` apart).
+        self.pacing = pacing
         self.card_seconds = card_seconds
         self.result_seconds = result_seconds
         self.retry_seconds = retry_seconds
-        #: What the bomb's countdown reads (tests give their own).
+        #: What the schedule (a deal's steps, identify, display retries) and the bomb's countdown read.
         self.clock = clock
         #: ``hook(events, module)``: each batch as the module made it, before any of it is shown.
         self.on_handled: list[BatchHook] = []
@@ -232,6 +262,9 @@ class Daemon:
         self._ended = False  # the game thread has stopped: calls fail at once (under _end_lock)
         self._end_lock = threading.Lock()
         self._on_table: RoundOnTable | None = None
+        self._bets: BetsOnTable | None = None  # stacks the bets display shows instead of the module's
+        self._hidden: list[ev.Event] = []  # a deal's events handled and not yet shown
+        self._stacks: dict[str, tuple[int, ...]] = {}  # the module's stacks after the last batch
         self._round: _Round | None = None
         self._drawn: dict[str, object] = {}
         self._retry_at = float("inf")
@@ -325,6 +358,7 @@ class Daemon:
 
     def run(self) -> None:
         """Draw everything, arm the inputs, and run the game on this thread until :meth:`stop`."""
+        self._stacks = {area: tuple(stack) for area, stack in self.module.stacks.items()}
         if self._restore_outputs:  # a lock that was open stays open: before anything else
             restored: list[ev.Event] = [*self.board.outputs.restore(self._restore_outputs)]
             self._restore_outputs = {}
@@ -350,6 +384,7 @@ class Daemon:
             if isinstance(item, _Stop):
                 break
             self._keep_time()  # the countdown as of now, before anything changes it
+            self._run_due_steps()  # what was due before the item came goes first
             if item is not None:
                 try:
                     self._dispatch(item)
@@ -407,18 +442,28 @@ class Daemon:
         """Block until everything queued so far has been handled and shown (tests, tools)."""
         self.call(lambda: None).result(timeout)
 
+    def catch_up(self, timeout: float = 5.0) -> None:
+        """Block until the game thread has run the steps due by :attr:`clock` and handled what is
+        queued, without waiting for a deal to end (tools and tests that move their own clock)."""
+        self.call(lambda: None, during_round=True).result(timeout)
+
     def identify(self, seconds: float = 3.0) -> Future[dict[str, float]]:
         """Blink both lights and invert every display for ``seconds``, so the game master sees
         which prop this is (runs at once, even during a round)."""
 
         def run() -> dict[str, float]:
-            self._identify_until = time.monotonic() + seconds
+            self._identify_until = self.clock() + seconds
             self.board.status.blink_both()
             self.board.deck_light.blink_white()
             log.info("identify: lights blinking and displays inverted for %g s", seconds)
             return {"identify_seconds": seconds}
 
         return self.call(run, during_round=True)
+
+    @property
+    def identifying(self) -> bool:
+        """True while :meth:`identify`'s lights blink and the displays are inverted."""
+        return self.clock() < self._identify_until
 
     def switch_output(self, name: str, state: str) -> Future[list[ev.Event]]:
         """The game master's override of output ``name``: ``on`` (held), ``off`` or ``pulse``. Runs at
@@ -437,11 +482,6 @@ class Daemon:
         the wall-clock time its cut-off ends or None, including what a round being shown will switch at
         its result (its gesture is saved; call on the game thread, as the ``on_handled`` hooks do)."""
         return self.board.outputs.held()
-
-    @property
-    def identifying(self) -> bool:
-        """True while :meth:`identify`'s lights blink and the displays are inverted."""
-        return time.monotonic() < self._identify_until
 
     # -- modes (game thread) ----------------------------------------------------------------
     @property
@@ -479,44 +519,61 @@ class Daemon:
 
     @property
     def result_due(self) -> float | None:
-        """When (``time.monotonic()``) the round being dealt shows its result (and switches the outputs
-        it names); None outside a deal. What the benchmark times an output against."""
+        """When (on :attr:`clock`) the round being dealt pays its result (and switches the outputs it
+        names); None outside a deal. What the benchmark times an output against."""
         waiting = self._round
         return None if waiting is None else waiting.result_at
 
     # -- what is shown (game thread) --------------------------------------------------------
     def scene(self) -> Scene:
         """Every display's view now (call on the game thread, e.g. through :meth:`call`)."""
-        return compose(self.module, self._on_table, inverted=self.identifying)
+        return compose(self.module, self._on_table, bets=self._bets, inverted=self.identifying, shown=self.shown())
 
     def picture(self, role: str) -> Image.Image:
         """The picture ``role``'s display should show now, at its size and mode."""
         screen = self.screens[role]
         scene = self.scene()
-        return render_view(role, scene.view(role), screen.size, screen.mode, inverted=scene.inverted)
+        return render_view(
+            role, scene.view(role), screen.size, screen.mode, inverted=scene.inverted, colour=screen.colour
+        )
+
+    def shown(self) -> Shown:
+        """The game as the players can see it now (call on the game thread): during a deal, the
+        strikes and the solve of its result only once the result is shown, the cards left as
+        they land, the stacks as the bets display shows them."""
+        hidden = self._hidden
+        stacks = self._bets.stacks if self._bets is not None else self.module.stacks
+        return Shown(
+            self.module.strikes - sum(isinstance(event, ev.Strike) for event in hidden),
+            self.module.solved and not any(isinstance(event, ev.Solved) for event in hidden),
+            cards_left(self.module, self._on_table),
+            {area: tuple(stacks.get(area, ())) for area in AREAS},
+            None if any(isinstance(event, ev.Exploded) for event in hidden) else self.module.exploded,
+        )
 
     # -- internals ------------------------------------------------------------------------
     def _timeout(self) -> float | None:
         due = self._round.steps[0].due if self._round is not None and self._round.steps else float("inf")
-        due = min(due, self._beat_due)
         if self._identify_until != float("-inf"):
             due = min(due, self._identify_until)
-        if self._mode is not None:
-            due = min(due, self._mode.due)
-        output_due = self.board.outputs.next_due()
-        if output_due is not None:
-            due = min(due, output_due)
         if any(screen.failing for screen in self.screens.values()):
             if self._retry_at == float("inf"):
-                self._retry_at = time.monotonic() + self.retry_seconds
+                self._retry_at = self.clock() + self.retry_seconds
             due = min(due, self._retry_at)
         else:
             self._retry_at = float("inf")
-        wait = None if due == float("inf") else max(0.0, due - time.monotonic())
         timer_due = self._timer_due()
         if timer_due is not None:
-            timer_wait = max(0.0, timer_due - self.clock())
-            wait = timer_wait if wait is None else min(wait, timer_wait)
+            due = min(due, timer_due)
+        wait = None if due == float("inf") else max(0.0, due - self.clock())
+        # The watchdog's beat and a mode (the self-test) run on real time, whatever the schedule reads.
+        real = min(self._beat_due, self._mode.due if self._mode is not None else float("inf"))
+        output_due = self.board.outputs.next_due()  # a pulse's end, a cut-off: real time too
+        if output_due is not None:
+            real = min(real, output_due)
+        if real != float("inf"):
+            beat = max(0.0, real - time.monotonic())
+            wait = beat if wait is None else min(wait, beat)
         return wait
 
     def _timer_shown_somewhere(self) -> bool:
@@ -564,9 +621,12 @@ class Daemon:
                 self._round.solved_counts.append(item)
                 return
             self._apply_solved(item)
-        elif self._round is not None:
-            log.debug("ignored %s: it came during the deal", describe_input(item))
         else:
+            if isinstance(item, Arrow):  # the original clicks on every press: at either end, and locked
+                self._present(ev.ArrowClicked(item.direction))
+            if self._round is not None:
+                log.debug("ignored %s: it came during the deal", describe_input(item))
+                return
             self._on_table = None  # the next input takes the last hands off the table
             self._handle(self.module.handle(item))  # a deal stops at its result: _finish_round ends it
 
@@ -574,6 +634,7 @@ class Daemon:
         if not call.future.set_running_or_notify_cancel():
             return
         self._draw()  # a call sees the displays as the inputs before it left them
+        before = self._round
         try:
             result = call.fn()
         except Exception as error:
@@ -581,6 +642,10 @@ class Daemon:
             return
         self._draw()  # what the call changed is on the displays when its caller hears back,
         self._settled()  # and its events reach the services before the reply does
+        started = self._round
+        if started is not None and started is not before and not started.paid:
+            started.replies.append((call.future, result))  # a deal: answered with its result
+            return
         call.future.set_result(result)
 
     def _apply_solved(self, item: _SolvedCount) -> None:
@@ -595,36 +660,94 @@ class Daemon:
 
     def _handle(self, events: list[ev.Event]) -> None:
         """Hand a batch to the ``on_handled`` hooks (the state is saved before it is shown), then
-        show it: at once, or, for a deal, card by card on a schedule."""
-        self._unsettled.extend(events)
+        show it: at once, or, for a deal, step by step on the schedule of :mod:`firmware.pacing`."""
         self._to_settle = True  # a batch, even an empty one
+        before, self._stacks = self._stacks, {area: tuple(stack) for area, stack in self.module.stacks.items()}
         self.board.outputs.plan([event.kind for event in events])  # held_outputs() as the hooks save it
         notify(self.on_handled, events, self.module)
-        cards = [e for e in events if isinstance(e, ev.CardDealt)]
+        cards = [event for event in events if isinstance(event, ev.CardDealt)]
         if not cards:
             self._show(events)
             return
         first = events.index(cards[0])
+        start = max((i for i, event in enumerate(events[:first]) if isinstance(event, ev.DealStarted)), default=-1)
         last = events.index(cards[-1])
-        self._show(events[:first])
+        head, checks, tail = events[: start + 1], events[start + 1 : first], events[last + 1 :]
+        self._hidden = events[start + 1 :]
+        switched = self._switch(head + checks)  # the deal's output, a strike at the gesture: first
+        for event in head:  # what came before the gesture, and the gesture
+            self._present(event)
         self._on_table = RoundOnTable(tuple(cards))
-        now = time.monotonic()
-        steps = [_Step(now + i * self.card_seconds, partial(self._turn, card)) for i, card in enumerate(cards)]
-        result_at = now + len(cards) * self.card_seconds
-        steps.append(_Step(result_at, lambda: self._show_result(events[last + 1 :])))
-        steps.append(_Step(result_at + self.result_seconds, self._finish_round))
-        self._round = _Round(steps, result_at)
+        original = self.pacing == "original"
+        reorder = next((e for e in checks if isinstance(e, ev.ChipsReordered)), None)
+        for event in checks:  # the stack-order strike at the gesture, as the original
+            if event is not reorder or not original:
+                self._present(event)
+        if reorder is not None and original:  # the stacks as they were placed, marked
+            placed = _replay(before, head)
+            self._bets = BetsOnTable({**self._stacks, **placed}, tuple(reorder.stacks))
+        hands = [card.hand for card in cards]
+        beats = deal_timeline(
+            hands,
+            solved=any(isinstance(event, ev.Solved) for event in tail),
+            restack=reorder is not None and original,
+            pacing=self.pacing,
+            card_seconds=self.card_seconds,
+            result_seconds=self.result_seconds,
+        )
+        now = self.clock()
+        pay = next((beat.at for beat in beats if beat.what == "pay"), None)
+        self._round = _Round(
+            [_Step(now + beat.at, self._step(beat, cards, reorder, tail)) for beat in beats],
+            result_at=float("inf") if pay is None else now + pay,
+        )
+        self._switched(switched)
         self._run_due_steps()
+
+    def _step(
+        self, beat: Beat, cards: list[ev.CardDealt], reorder: ev.ChipsReordered | None, tail: list[ev.Event]
+    ) -> Callable[[], None]:
+        """What the daemon does at ``beat``."""
+        if beat.what == "rebuild":
+            assert reorder is not None  # deal_timeline rebuilds only when asked to re-stack
+            restacking = tuple(reorder.stacks)
+            return lambda: self._rebuild(reorder, restacking)
+        if beat.what == "restacked":
+            return self._restacked
+        if beat.what == "land":
+            hands = [card.hand for card in cards]
+            landed = ev.CardLanded(cards[beat.card].hand, is_third_card(hands, beat.card))
+            return lambda: self._land(landed)
+        if beat.what == "turn":
+            card = cards[beat.card]
+            return lambda: self._turn(card)
+        if beat.what == "pay":
+            return lambda: self._show_result(tail)
+        if beat.what == "clear":
+            return self._finish_round
+        raise ValueError(f"no step for {beat.what!r}")
 
     def _run_due_steps(self) -> None:
         if self._identify_until != float("-inf") and not self.identifying:
             self._identify_until = float("-inf")
             self._show_lights()  # the lights go back to what the game shows
-        while self._round is not None and self._round.steps and self._round.steps[0].due <= time.monotonic():
+        while self._round is not None and self._round.steps and self._round.steps[0].due <= self.clock():
             step = self._round.steps.pop(0)
             step.run()
             if self._round is not None and self._round.steps:
-                self._draw()  # each card is on the display before the next is due
+                self._draw()  # each step is on the displays before the next is due
+
+    def _rebuild(self, reorder: ev.ChipsReordered, restacking: tuple[str, ...]) -> None:
+        self._bets = BetsOnTable(dict(self._stacks), restacking)  # the module's stacks: re-ordered
+        self._present(reorder)
+
+    def _restacked(self) -> None:
+        self._bets = None
+
+    def _land(self, landed: ev.CardLanded) -> None:
+        if self._on_table is not None:
+            self._on_table = self._on_table.land_card()
+        self._present(landed)
 
     def _turn(self, card: ev.CardDealt) -> None:
         if self._on_table is not None:
@@ -632,12 +755,22 @@ class Daemon:
         self._present(card)
 
     def _show_result(self, tail: list[ev.Event]) -> None:
+        """The result and the payout: with the original's pacing the losing bets leave the bets
+        display now, the winning ones and the pushes stay until the clearing."""
         switched = self._switch(tail)  # the lock opens as the result shows, before anything else
         for event in tail:
-            if isinstance(event, ev.RoundPlayed) and self._on_table is not None:
-                self._on_table = self._on_table.show_result(event)
+            if isinstance(event, ev.RoundPlayed):
+                if self._on_table is not None:
+                    self._on_table = self._on_table.show_result(event)
+                if self.pacing == "original":
+                    self._bets = BetsOnTable(
+                        {area: () if event.results.get(area, 0) < 0 else stack for area, stack in self._stacks.items()}
+                    )
             self._present(event)
         self._switched(switched)
+        if self._round is not None:
+            self._round.paid = True
+            self._answer(self._round)
 
     def _show(self, events: list[ev.Event]) -> None:
         """Show events of one moment: the outputs they name switch first, then each is presented."""
@@ -664,6 +797,16 @@ class Daemon:
         if self.board.outputs.next_due() is not None:
             self._switched([*self.board.outputs.expire()])
 
+    def _answer(self, waiting: _Round) -> None:
+        """Answer the calls that started ``waiting`` now that its result is shown."""
+        replies, waiting.replies = waiting.replies, []
+        if not replies:
+            return
+        self._draw()
+        self._settled()  # the events reach the services before the replies
+        for future, result in replies:
+            future.set_result(result)
+
     def _finish_round(self) -> None:
         """The end of a round's pause: solved counts that came during it, then the clearing
         (and a new deck), then the calls that waited."""
@@ -671,6 +814,8 @@ class Daemon:
         self._round = None
         if waiting is None:
             return
+        self._hidden = []
+        self._answer(waiting)
         for item in waiting.solved_counts:
             self._apply_solved(item)
         self._handle(self.module.finish_round())
@@ -678,8 +823,16 @@ class Daemon:
             self._dispatch(call)
 
     def _present(self, event: ev.Event) -> None:
+        if self._hidden:
+            self._hidden = [hidden for hidden in self._hidden if hidden is not event]
+        if event.published:
+            self._unsettled.append(event)  # on_settled carries the events as they are shown
+            self._to_settle = True
         notify(self.on_shown, event)
-        log.info("%s", event.describe())
+        if event.published:
+            log.info("%s", event.describe())
+        elif log.isEnabledFor(logging.DEBUG):  # a card face down, a click: words only when asked for
+            log.debug("%s", event.describe())
         if isinstance(event, ev.DeckAppeared):
             self.board.deck_light.show(event.color)
         elif isinstance(event, ev.Strike):
@@ -691,15 +844,19 @@ class Daemon:
         elif isinstance(event, ev.ModuleReset):
             self.board.status.armed()
             self._on_table = None
+            self._bets = None
+        elif isinstance(event, ev.ChipsCleared):
+            self._bets = None
 
     def _show_lights(self) -> None:
         if self.identifying or self._mode is not None:
             return
         if self.module.deck is not None:
             self.board.deck_light.show(self.module.deck.color)
-        if self.module.solved:
+        seen = self.shown()
+        if seen.solved:
             self.board.status.solved()
-        elif self.module.exploded:
+        elif seen.exploded:
             self.board.status.exploded()
         else:
             self.board.status.armed()
@@ -713,7 +870,7 @@ class Daemon:
             view = scene.view(role)
             if (view, scene.inverted) == self._drawn.get(role) and not screen.failing:
                 continue
-            image = render_view(role, view, screen.size, screen.mode, inverted=scene.inverted)
+            image = render_view(role, view, screen.size, screen.mode, inverted=scene.inverted, colour=screen.colour)
             self._drawn[role] = (view, scene.inverted)
             if screen.show(image):
                 self._to_settle = True
@@ -757,12 +914,15 @@ class Daemon:
     def _shutdown(self) -> None:
         self._settled()  # what the last inputs did reaches the services before they stop
         log.info("stopping: lights off, displays blank")
-        waiting = self._round
-        self._round = None
         try:  # first: a lock or a relay matters more than a light
             self.board.outputs.all_off()  # the held ones stay saved: the next start switches them on again
         except Exception:
             log.exception("outputs did not turn off")
+        waiting = self._round
+        self._round = None
+        if waiting is not None:  # a deal's reply: its events were handled and saved
+            for future, result in waiting.replies:
+                future.set_result(result)
         if self._mode is not None:
             mode, self._mode = self._mode, None
             try:
@@ -791,6 +951,19 @@ class Daemon:
             log.exception("lights did not turn off")
         for screen in self.screens.values():
             screen.off()
+
+
+def _replay(stacks: dict[str, tuple[int, ...]], events: list[ev.Event]) -> dict[str, tuple[int, ...]]:
+    """``stacks`` after the chip events among ``events`` (the stacks as placed at a deal's gesture)."""
+    out = dict(stacks)
+    for event in events:
+        if isinstance(event, ev.ChipAdded):
+            out[event.area] = event.stack
+        elif isinstance(event, ev.AreaCleared):
+            out[event.area] = ()
+        elif isinstance(event, ev.ChipsCleared | ev.ModuleReset):
+            out = {area: () for area in out}
+    return out
 
 
 def _fail_stopped(future: Future[Any]) -> None:

@@ -1,10 +1,17 @@
-"""What each display shows: a pure function of the module and the round on the table.
+"""What each display shows: a pure function of the module and what the daemon has shown of a round.
 
-The daemon keeps one small piece of presentation state, :class:`RoundOnTable`
-(the cards of the round being dealt, how many are face up, and whether the
-result is shown); everything else comes from the module itself. The module
-keeps a round's chips on the table until the daemon finishes the round, so
-the bets display needs nothing but the module.
+The daemon keeps two small pieces of presentation state: :class:`RoundOnTable`
+(the cards of the round being dealt, how many have landed face down, how many
+are face up, and whether the result is shown) and :class:`BetsOnTable` (the
+stacks the bets display shows while they differ from the module's: a stack
+being re-stacked, the losing bets taken at the payout). Everything else comes
+from the module itself. The module keeps a round's chips until the daemon
+finishes the round.
+
+A deal is decided at its gesture, but shown over seconds: :class:`Shown` is the
+game as the players can see it so far (the strikes, the solve, the cards left
+and the stacks), which every view and every published state reads, so that
+nothing gives the result away before the table shows it.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from baccarat_core import BaccaratModule, TableLimits
 from baccarat_core import events as ev
 from baccarat_core.chips import DENOMINATIONS
 from baccarat_core.numbers import format_cents
-from baccarat_core.records import record, replace
+from baccarat_core.records import field, record, replace
 from baccarat_core.rounds import AREAS
 
 from .devices.wiring import ROLES
@@ -39,20 +46,66 @@ _WINNERS = {"player": "PLAYER WINS", "banker": "BANKER WINS", "tie": "TIE"}
 
 @record
 class RoundOnTable:
-    """The round the table display shows: its cards in dealing order, how many are
-    face up, and its result once shown. It stays until the next player input."""
+    """The round the table display shows: its cards in dealing order, how many have landed (face
+    down or up), how many of those are face up, and its result once shown. It stays until the
+    next player input. Cards land and turn in dealing order."""
 
     cards: tuple[ev.CardDealt, ...]
     shown: int = 0
     result: ev.RoundPlayed | None = None
+    landed: int = 0
+
+    @property
+    def placed(self) -> int:
+        """How many cards are on the table, face down or up."""
+        return max(self.landed, self.shown)
+
+    def land_card(self) -> RoundOnTable:
+        """One more card on the table, face down."""
+        return replace(self, landed=min(self.placed + 1, len(self.cards)))
 
     def turn_card(self) -> RoundOnTable:
-        """One more card face up."""
-        return replace(self, shown=min(self.shown + 1, len(self.cards)))
+        """One more card face up (landing it first if it was not on the table yet)."""
+        shown = min(self.shown + 1, len(self.cards))
+        return replace(self, shown=shown, landed=max(self.placed, shown))
 
     def show_result(self, result: ev.RoundPlayed) -> RoundOnTable:
         """Every card face up and the result shown."""
-        return replace(self, shown=len(self.cards), result=result)
+        return replace(self, shown=len(self.cards), landed=len(self.cards), result=result)
+
+
+@record
+class BetsOnTable:
+    """The stacks the bets display shows instead of the module's, and the areas whose stacks the
+    dealer is re-stacking (marked on the display)."""
+
+    stacks: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    restacking: tuple[str, ...] = ()
+
+
+@record
+class Shown:
+    """The game as the players can see it now: a deal's strike, solve and cards count only once
+    the table shows them (:meth:`firmware.daemon.Daemon.shown`)."""
+
+    strikes: int
+    solved: bool
+    cards_left: int
+    stacks: dict[str, tuple[int, ...]]
+    #: The bomb exploded (its cause, ``timer`` or ``strikes``): a strike limit reached by a
+    #: deal's loss shows with the loss.
+    exploded: str | None = None
+
+    @classmethod
+    def of(cls, module: BaccaratModule) -> Shown:
+        """The module's own state, for a module with nothing still to show."""
+        return cls(
+            module.strikes,
+            module.solved,
+            module.cards_left,
+            {a: tuple(module.stacks[a]) for a in AREAS},
+            module.exploded,
+        )
 
 
 @record
@@ -92,66 +145,106 @@ def table_view(module: BaccaratModule, on_table: RoundOnTable | None) -> TableVi
     idle = "SOLVED" if module.solved else "PLACE YOUR BETS" if module.enabled else "TABLE CLOSED"
     if on_table is None:
         return TableView(color, module.cards_left, status=idle)
-    face_up = on_table.cards[: on_table.shown]
     hands: dict[str, list[str]] = {"player": [], "banker": []}
+    down = {"player": 0, "banker": 0}
     scores: dict[str, int | None] = {"player": None, "banker": None}
-    for card in face_up:
-        hands[card.hand].append(card.card)
-        scores[card.hand] = card.score
-    # The module has moved past the round already; the cards still face down are not dealt yet.
-    cards_left = module.cards_left + len(on_table.cards) - on_table.shown
+    for number, card in enumerate(on_table.cards[: on_table.placed]):
+        if number < on_table.shown:
+            hands[card.hand].append(card.card)
+            scores[card.hand] = card.score
+        else:
+            down[card.hand] += 1
     result = result_text(on_table.result) if on_table.result is not None else None
     return TableView(
         color,
-        cards_left,
+        cards_left(module, on_table),
         tuple(hands["player"]),
         tuple(hands["banker"]),
         scores["player"],
         scores["banker"],
         result,
         "DEALING" if result is None else result,
+        down["player"],
+        down["banker"],
     )
 
 
-def bets_view(module: BaccaratModule) -> BetsView:
-    """The bets display: the five stacks bottom to top and the active chip."""
+def cards_left(module: BaccaratModule, on_table: RoundOnTable | None) -> int:
+    """The cards left in the deck as the table shows it: the module has moved past the round
+    already, and the round's cards not yet on the table are still in the deck."""
+    if on_table is None:
+        return module.cards_left
+    return module.cards_left + len(on_table.cards) - on_table.placed
+
+
+def bets_view(module: BaccaratModule, on_table: BetsOnTable | None = None) -> BetsView:
+    """The bets display: the five stacks bottom to top (``on_table``'s while the daemon shows
+    stacks of its own) and the active chip."""
     index = module.denomination_index
+    stacks = on_table.stacks if on_table is not None else {area: tuple(module.stacks[area]) for area in AREAS}
     return BetsView(
-        {area: tuple(module.stacks[area]) for area in AREAS},
+        {area: tuple(stacks.get(area, ())) for area in AREAS},
         module.denomination,
         index > 0,
         index < len(DENOMINATIONS) - 1,
+        on_table.restacking if on_table is not None else (),
     )
 
 
-def casing_view(module: BaccaratModule) -> CasingView:
+def casing_view(module: BaccaratModule, shown: Shown | None = None) -> CasingView:
     """The casing display: the serial, the countdown's whole seconds shown (as of its last reading),
-    the strikes and how the game stands."""
+    the strikes and how the game stands (as the players see it, ``shown``: a deal's strike,
+    solve or explosion once its result is on the table)."""
+    seen = shown if shown is not None else Shown.of(module)
     timer = module.timer
-    state = "exploded" if module.exploded else "solved" if module.solved else "armed"
+    state = "exploded" if seen.exploded else "solved" if seen.solved else "armed"
     return CasingView(
         module.edgework.serial,
         timer.shown() if timer is not None else None,
-        module.strikes,
+        seen.strikes,
         module.rules.strike_limit,
         state,
     )
 
 
-def compose(module: BaccaratModule, on_table: RoundOnTable | None = None, *, inverted: bool = False) -> Scene:
-    """What every display shows now (``inverted`` while the game master identifies the prop)."""
-    exploded = ExplodedView(module.exploded, module.strikes) if module.exploded else None
+def compose(
+    module: BaccaratModule,
+    on_table: RoundOnTable | None = None,
+    *,
+    bets: BetsOnTable | None = None,
+    inverted: bool = False,
+    shown: Shown | None = None,
+) -> Scene:
+    """What every display shows now (``inverted`` while the game master identifies the prop;
+    ``shown``: the game as the players may see it, during a deal whose result is not yet on
+    the table; the module's own state without it)."""
+    seen = shown if shown is not None else Shown.of(module)
+    exploded = ExplodedView(seen.exploded, seen.strikes) if seen.exploded else None
     return Scene(
-        module.limits, table_view(module, on_table), bets_view(module), inverted, casing_view(module), exploded
+        module.limits,
+        table_view(module, on_table),
+        bets_view(module, bets),
+        inverted,
+        casing_view(module, seen),
+        exploded,
     )
 
 
-def render_view(role: str, view: View, size: tuple[int, int], mode: str, *, inverted: bool = False) -> Image.Image:
-    """Draw one role's view at a display's size and mode (pure: nothing is sent)."""
+def render_view(
+    role: str,
+    view: View,
+    size: tuple[int, int],
+    mode: str,
+    *,
+    inverted: bool = False,
+    colour: bool = False,
+) -> Image.Image:
+    """Draw one role's view at a display's size and mode (pure: nothing is sent); ``colour`` for a
+    display that shows colours, not only grey levels (the placard takes its minimum's colour)."""
     if isinstance(view, ExplodedView):
         image = render_exploded(view, size, mode)
     elif role == "placard" and isinstance(view, TableLimits):
-        image = render_placard(view, size, mode)
+        image = render_placard(view, size, mode, colour=colour)
     elif role == "table" and isinstance(view, TableView):
         image = render_table(view, size, mode)
     elif role == "bets" and isinstance(view, BetsView):

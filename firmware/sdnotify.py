@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from .daemon import Daemon
     from .devices.displays import Screen
+    from .scene import Shown
 
 log = logging.getLogger("baccarat")
 
@@ -64,12 +65,14 @@ def watchdog_seconds(env: Mapping[str, str], pid: int) -> float | None:
     return int(text) / 2_000_000
 
 
-def status_line(module: BaccaratModule, screens: Mapping[str, Screen]) -> str:
-    """What ``systemctl status`` shows: the game, and any display that does not answer."""
-    strikes = module.strikes
-    line = "solved" if module.solved else f"armed, {strikes} strike{'' if strikes == 1 else 's'}"
-    if module.exploded:
-        line = f"exploded ({'time ran out' if module.exploded == 'timer' else 'strike limit'})"
+def status_line(module: BaccaratModule, screens: Mapping[str, Screen], shown: Shown | None = None) -> str:
+    """What ``systemctl status`` shows: the game (as the players see it, ``shown``: a deal's strike,
+    solve or explosion once its result is on the table), and any display that does not answer."""
+    seen = shown if shown is not None else Shown.of(module)
+    strikes = seen.strikes
+    line = "solved" if seen.solved else f"armed, {strikes} strike{'' if strikes == 1 else 's'}"
+    if seen.exploded:
+        line = f"exploded ({'time ran out' if seen.exploded == 'timer' else 'strike limit'})"
     failing = [role for role, screen in screens.items() if screen.failing]
     missing = [role for role, screen in screens.items() if screen.device is None and not screen.failing]
     if failing:
@@ -137,7 +140,7 @@ class Notifier:
         fields = [] if self._ready else ["READY=1"]
         if self.watchdog is not None:
             fields.append("WATCHDOG=1")
-        status = status_line(daemon.module, daemon.screens)
+        status = status_line(daemon.module, daemon.screens, daemon.shown())
         if status != self._status:
             fields.append(f"STATUS={status}")
         if fields and self.send(*fields):
@@ -147,7 +150,7 @@ class Notifier:
     def _settled(self, daemon: Daemon, events: list[Event], module: BaccaratModule) -> None:
         if not self._ready:  # the first beat says READY=1 with the first status line
             return
-        status = status_line(module, daemon.screens)
+        status = status_line(module, daemon.screens, daemon.shown())
         if status != self._status and self.send(f"STATUS={status}"):
             self._status = status
 

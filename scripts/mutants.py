@@ -114,8 +114,8 @@ MUTANTS: list[Mutant] = [
     m(
         "deal-takes-inputs",
         "firmware/daemon.py",
-        '        elif self._round is not None:\n            log.debug("ignored %s: it came during the deal", '
-        "describe_input(item))\n",
+        '            if self._round is not None:\n                log.debug("ignored %s: it came during the deal", '
+        "describe_input(item))\n                return\n",
         "",
         "tests/test_daemon_rounds.py::test_cards_appear_one_by_one_and_inputs_during_the_deal_are_ignored",
         "inputs during a deal are taken",
@@ -284,6 +284,10 @@ MUTANTS: list[Mutant] = [
         "reply-before-events",
         "firmware/daemon.py",
         "        self._settled()  # and its events reach the services before the reply does\n"
+        "        started = self._round\n"
+        "        if started is not None and started is not before and not started.paid:\n"
+        "            started.replies.append((call.future, result))  # a deal: answered with its result\n"
+        "            return\n"
         "        call.future.set_result(result)\n",
         "        call.future.set_result(result)\n        self._settled()\n",
         "tests/test_mqtt.py::test_a_commands_events_reach_the_broker_before_its_reply_every_time",
@@ -303,8 +307,8 @@ MUTANTS: list[Mutant] = [
     m(
         "display-retried-every-3-s",
         "firmware/daemon.py",
-        "                self._retry_at = time.monotonic() + self.retry_seconds\n",
-        "                self._retry_at = time.monotonic() + self.retry_seconds * 3\n",
+        "                self._retry_at = self.clock() + self.retry_seconds\n",
+        "                self._retry_at = self.clock() + self.retry_seconds * 3\n",
         "tests/test_faults_displays.py",
         "a display that does not answer is tried every 3 s",
         issue="2: the display retry period (every second)",
@@ -598,8 +602,8 @@ MUTANTS: list[Mutant] = [
     m(
         "fw-scene-inverted",
         "firmware/daemon.py",
-        "        return compose(self.module, self._on_table, inverted=self.identifying)\n",
-        "        return compose(self.module, self._on_table, inverted=False)\n",
+        "bets=self._bets, inverted=self.identifying, shown=self.shown())\n",
+        "bets=self._bets, inverted=False, shown=self.shown())\n",
         ("tests/test_daemon_gm.py", "tests/test_control.py", "tests/test_mqtt.py", "tests/test_web_api.py"),
         "identify does not invert the displays",
     ),
@@ -919,6 +923,71 @@ MUTANTS: list[Mutant] = [
         "",
         "tests/test_bomb_config.py",
         "the explosion makes no sound",
+    ),
+    # -- issue 25, part 1: the original's pacing, and nothing of the result before the table shows it --
+    m(
+        "pacing-events-settled-at-the-gesture",
+        "firmware/daemon.py",
+        "        self._to_settle = True  # a batch, even an empty one\n",
+        "        self._to_settle = True\n        self._unsettled.extend(e for e in events if e.published)\n",
+        ("tests/test_pacing.py", "tests/test_one_home.py"),
+        "a deal's strike reaches MQTT, Room 2.0 and the console with its first card",
+    ),
+    m(
+        "pacing-strike-counted-at-the-gesture",
+        "firmware/daemon.py",
+        "            self.module.strikes - sum(isinstance(event, ev.Strike) for event in hidden),\n",
+        "            self.module.strikes,\n",
+        "tests/test_pacing.py",
+        "the strike count of the views and the state document runs ahead of the table",
+    ),
+    m(
+        "pacing-draw-pause",
+        "firmware/pacing.py",
+        "DRAW_PAUSE = 1.5",
+        "DRAW_PAUSE = 1.25",
+        ("tests/test_pacing.py", "tests/test_render.py"),
+        "the third cards come 0.25 s early",
+    ),
+    m(
+        "pacing-losing-bets-stay",
+        "firmware/daemon.py",
+        "{area: () if event.results.get(area, 0) < 0 else stack for area, stack in self._stacks.items()}",
+        "dict(self._stacks)",
+        "tests/test_pacing.py",
+        "losing bets stay on the bets display until the clearing",
+    ),
+    m(
+        "pacing-no-click-while-locked",
+        "firmware/daemon.py",
+        "            if isinstance(item, Arrow):  # the original clicks on every press: at either end, and locked\n",
+        "            if isinstance(item, Arrow) and self._round is None:\n",
+        "tests/test_pacing.py",
+        "an arrow pressed during a deal makes no click",
+    ),
+    m(
+        "pacing-deal-answered-at-the-gesture",
+        "firmware/daemon.py",
+        "        if started is not None and started is not before and not started.paid:\n",
+        "        if False:\n",
+        ("tests/test_pacing.py", "tests/test_remote_play.py"),
+        "a command that deals is answered with its result before the table shows it",
+    ),
+    m(
+        "pacing-restack-unmarked",
+        "firmware/daemon.py",
+        "            self._bets = BetsOnTable({**self._stacks, **placed}, tuple(reorder.stacks))\n",
+        "            self._bets = BetsOnTable(dict(self._stacks))\n",
+        "tests/test_pacing.py",
+        "a re-ordered stack is swapped in one frame",
+    ),
+    m(
+        "pacing-flip-sounds-a-deal-again",
+        "firmware/sound/cues.py",
+        "            if self.face_down:  # it landed face down already: it turns now\n",
+        "            if False:\n",
+        ("tests/test_pacing.py", "tests/test_sound.py"),
+        "a card that landed face down sounds its deal again as it turns",
     ),
     # -- outputs (issue 22 part 1): relays and locks --------------------------------------------------
     m(

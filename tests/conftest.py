@@ -33,6 +33,7 @@ def config_data(**sections) -> dict:
         "strike_flash_seconds": 0.3,
         "card_seconds": 0.0,
         "result_seconds": 0.0,
+        "pacing": "quick",  # today's tests run instant deals; the original's timeline has tests of its own
     }
     data["limits"] = {"mode": "fixed", "min": 25, "max": 1000}
     data["deck"] = {"first_color": "red"}
@@ -174,7 +175,10 @@ class Rig:
 def rig_factory(mock_factory):
     made: list[Rig] = []
 
-    def make(config: Config | None = None, *, seed: int = 1, device_factory=open_dummy_device) -> Rig:
+    def make(
+        config: Config | None = None, *, seed: int = 1, device_factory=open_dummy_device, schedule_clock=None
+    ) -> Rig:
+        """``schedule_clock``: what the daemon's schedule reads (a ManualClock the test moves), else real time."""
         clock = ManualClock()
         daemon = build_daemon(
             config or make_config(),
@@ -182,6 +186,7 @@ def rig_factory(mock_factory):
             device_factory=device_factory,
             rng=random.Random(seed),
             clock=clock,
+            schedule_clock=schedule_clock or time.monotonic,
         )
         rig = Rig(daemon, mock_factory, clock)
         daemon.start()

@@ -30,12 +30,15 @@ ROOT = Path(__file__).resolve().parent.parent
 HELPER = ROOT / "tests" / "daemon_process.py"
 
 
-def write_config(directory: Path) -> Path:
+def write_config(directory: Path, pacing: str = "quick") -> Path:
+    """The reference config, fixed limits, a red deck; ``quick`` deals 0.5 s a card, ``original``
+    on the original's timeline (the reference config's own)."""
     text = DEFAULT_CONFIG.read_text(encoding="utf-8")
     for old, new in (
         ('mode = "random"', 'mode = "fixed"\nmin = 25\nmax = 1000'),
         ('first_color = "random"', 'first_color = "red"'),
         ("card_seconds = 0.6", "card_seconds = 0.5"),
+        ('pacing = "original"', f'pacing = "{pacing}"'),
     ):
         assert old in text
         text = text.replace(old, new, 1)
@@ -139,14 +142,17 @@ def check_next_start(config: Path, dump: Path, before: dict) -> None:
     assert table.tobytes() == render_table(empty, table.size, table.mode).tobytes(), "not an empty table"
 
 
-def test_sigterm_mid_deal_turns_everything_off_and_the_next_start_shows_no_half_hand(tmp_path):
-    config = write_config(tmp_path)
+@pytest.mark.parametrize("pacing", ["quick", "original"])
+def test_sigterm_mid_deal_turns_everything_off_and_the_next_start_shows_no_half_hand(tmp_path, pacing):
+    config = write_config(tmp_path, pacing)
     process = DaemonProcess(config, tmp_path / "first", "--play")
     process.wait_for("dealt-frame")
-    time.sleep(0.1)  # one card is on the table, the next one is half a second away
+    time.sleep(0.1)  # one card is on the table (face down, with the original's pacing), the next is due
     code, took = process.terminate()
     before = check_stopped_cleanly(process, code, took)
-    assert "card " in process.log()  # it was dealing
+    log = process.log()
+    assert "deal requested" in log and "round:" not in log  # it was dealing, the result not shown yet
+    assert ("card " in log) == (pacing == "quick")  # a card face up at once, or still face down
     assert before["cards_left"] < 52
     check_next_start(config, tmp_path / "second", before)
 

@@ -139,12 +139,16 @@ def prop_factory(mock_factory, broker):
     """A running daemon on mock pins with its services attached before it starts."""
     made: list[tuple[Rig, list]] = []
 
-    def make(*, seed: int = 1, mqtt_extra: dict | None = None, **sections) -> Rig:
+    def make(*, seed: int = 1, mqtt_extra: dict | None = None, schedule_clock=time.monotonic, **sections) -> Rig:
         sections.setdefault("state", {"file": ""})
         sections.setdefault("control", {"socket": ""})
         config = make_config(mqtt=mqtt_section(broker, **(mqtt_extra or {})), **sections)
         daemon = build_daemon(
-            config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(seed)
+            config,
+            pin_factory=mock_factory,
+            device_factory=open_dummy_device,
+            rng=random.Random(seed),
+            schedule_clock=schedule_clock,
         )
         rig = Rig(daemon, mock_factory)
         closers = attach_services(daemon, config)

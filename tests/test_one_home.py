@@ -63,9 +63,9 @@ def test_the_state_document_is_built_once_a_batch(mock_factory, monkeypatch):
     built: list[int] = []
     build = commands.state_document
 
-    def counting(*args):
+    def counting(module, shown=None, outputs=None):
         built.append(1)
-        return build(*args)
+        return build(module, shown, outputs)
 
     monkeypatch.setattr(commands, "state_document", counting)
     daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
@@ -83,7 +83,7 @@ def test_the_state_document_is_built_once_a_batch(mock_factory, monkeypatch):
         for name in ("right", "player", "player"):
             rig.tap(name)
         assert len(built) - before == 3, "one state document a batch, shared"
-        now = build(daemon.module, daemon.board.outputs.states())
+        now = build(daemon.module, None, daemon.board.outputs.states())  # between deals: what is shown
         assert backend.controller_state() == now  # ... and it is the state now
     finally:
         daemon.stop()
@@ -93,7 +93,8 @@ def test_the_state_document_is_built_once_a_batch(mock_factory, monkeypatch):
 
 
 def test_the_hooks_fire_at_their_moments(rig_factory):
-    """A press: handled, shown, its frame, settled. A deal's later cards: shown, frame, settled with no events."""
+    """A press: handled, shown, its frame, settled. A deal: handled at once, then each event shown with
+    its frame, and settled with exactly the events shown since the last settled call."""
     rig = rig_factory(make_config(timing={"card_seconds": 0.2, "result_seconds": 0.05}))
     daemon = rig.daemon
     rig.chips("player", 25)
@@ -101,16 +102,22 @@ def test_the_hooks_fire_at_their_moments(rig_factory):
     daemon.on_handled.append(lambda events, module: moments.append("handled " + ",".join(e.kind for e in events)))
     daemon.on_shown.append(lambda event: moments.append(f"shown {event.kind}"))
     daemon.on_frame.append(lambda role, image: moments.append(f"frame {role}"))
-    daemon.on_settled.append(lambda events, module: moments.append(f"settled {len(events)}"))
+    daemon.on_settled.append(lambda events, module: moments.append("settled " + ",".join(e.kind for e in events)))
     rig.tap("player")
-    assert moments == ["handled chip", "shown chip", "frame bets", "settled 1"]
+    assert moments == ["handled chip", "shown chip", "frame bets", "settled chip"]
     moments.clear()
     rig.deal()  # waits for the round's end
-    assert moments[0].startswith("handled deal,card") and moments[1:3] == ["shown deal", "shown card"]
-    alone = [i for i, moment in enumerate(moments) if moment == "settled 0"]
-    assert alone, f"a later card's frame was never settled on its own: {moments}"
-    for at in alone:  # settled with nothing new handled: only after a frame (a card turned)
-        assert moments[at - 1] == "frame table", moments
+    assert moments[0].startswith("handled deal,card")
+    assert moments[1:5] == ["shown deal", "shown card", "frame table", "settled deal,card"]
+    assert "shown round" in moments and moments.index("shown round") > moments.index("settled deal,card")
+    shown: list[str] = []
+    for moment in moments[1:]:  # each settled call carries the events shown since the last one
+        kind, _, what = moment.partition(" ")
+        if kind == "shown":
+            shown.append(what)
+        elif kind == "settled":
+            assert (what.split(",") if what else []) == shown, moments
+            shown = []
 
 
 def test_side_bet_limits_read_as_everywhere_else():

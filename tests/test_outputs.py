@@ -96,6 +96,33 @@ def test_the_lock_opens_as_the_result_shows_before_any_hook_and_not_at_the_gestu
     assert switched(rig, "lock") == [(True, "solved"), (False, "reset")]
 
 
+def test_with_the_originals_pacing_the_lock_opens_at_the_payout(rig_factory):
+    """The deployed timeline (issue 25's original pacing, on the daemon's own clock): the red deck's
+    first round wins on Banker and is paid 6.75 s after the gesture. The lock stays shut through
+    every card landing and turning, and is open at the payout's first hook and frame."""
+    from tests.test_pacing import TICK, Table
+
+    table = Table(rig_factory)
+    rig = table.rig
+    seen: list[tuple[float, str, bool]] = []
+    table.daemon.on_shown.append(lambda e: seen.append((table.clock() - table.gesture, e.kind, lit(rig, "lock"))))
+    frames: list[tuple[float, bool]] = []
+    table.daemon.on_frame.append(lambda role, image: frames.append((table.clock() - table.gesture, lit(rig, "lock"))))
+    game = table.read(table.daemon.module.next_round)
+    table.bet(game.winner, 25)
+    frames.clear()
+    table.deal()
+    table.until(6.75 - TICK)
+    assert not lit(rig, "lock"), "the lock opened before the result was paid"
+    assert seen and not any(up for _, _, up in seen)
+    table.until(6.75)
+    assert lit(rig, "lock")
+    paid = [(kind, up) for at, kind, up in seen if at == 6.75]
+    assert paid[0] == ("round", True), f"the payout's first hook ran with the lock shut: {paid}"
+    assert [up for at, up in frames if at == 6.75] and all(up for at, up in frames if at == 6.75)
+    assert table.read(lambda: table.daemon.module.solved)
+
+
 def test_a_deal_output_switches_at_the_gesture_before_the_cards(rig_factory):
     rig = rig_factory(
         make_config(

@@ -821,3 +821,59 @@ def test_a_loose_table_wire_mid_deal_the_game_goes_on_and_sigterm_blanks_what_an
 
 def test_the_bit_reversal_table_reverses_every_byte():
     assert devices_oled._REVERSED_BITS == bytes(int(f"{i:08b}"[::-1], 2) for i in range(256))
+
+
+# -- the original's deal on the recorded bus ------------------------------------------------------------
+
+
+def test_a_deal_on_the_recorded_bus_shows_the_originals_frames_at_their_moments(monkeypatch, rig_factory):
+    """luma's real drivers over the fake kernel, the daemon's schedule on a clock the test moves a
+    sixteenth of a second at a time: each frame (stamped with the daemon's own clock) at the
+    spec's moment, the panel showing the picture after each, and the bytes of the whole deal.
+    The reference deck's first round: six cards, banker wins, a $25 bet on Player lost."""
+    from firmware.devices.displays import open_luma_device
+    from firmware.simulator.pins import ManualClock
+    from tests.conftest import make_config
+
+    with fakeos.installed(monkeypatch) as linux:
+        linux.i2c_display(1, 0x3C)  # the placard
+        ends = {"table": (linux.i2c_display(1, 0x3D), "ssd1306"), "bets": (linux.spi_device(0, 0, dc=24), "sh1106")}
+        clock = ManualClock(0.0)
+        rig = rig_factory(
+            make_config(timing={"pacing": "original"}), device_factory=open_luma_device, schedule_clock=clock
+        )
+        daemon = rig.daemon
+        rig.chips("player", 25)
+        marks = {role: end.mark() for role, (end, _) in ends.items()}
+        frames: list[tuple[float, str, int, bool]] = []  # moment, role, bytes sent, the panel shows the picture
+
+        def sent(role: str, image: Image.Image) -> None:
+            if role in ends:
+                end, driver = ends[role]
+                frames.append(
+                    (
+                        clock(),
+                        role,
+                        end.bytes_since(marks[role]),
+                        same_pixels(fakeos.panel(end, driver, 128, 64), image),
+                    )
+                )
+                marks[role] = end.mark()
+
+        daemon.on_frame.append(sent)
+        rig.driver.tap("deal")
+        daemon.catch_up()
+        while daemon.call(lambda: daemon.dealing, during_round=True).result(5):
+            clock.advance(1 / 16)
+            daemon.catch_up()
+        daemon.wait_idle()
+
+    lands = [0, 0.25, 0.5, 0.75, 2.5, 4.5]
+    table = [at for at, role, _, _ in frames if role == "table"]
+    assert table == sorted([*lands, *(t + 1 for t in lands), 6.75])  # 6 card backs, 6 flips, the result
+    assert [at for at, role, _, _ in frames if role == "bets"] == [6.75]  # the lost bet leaves at the payout
+    assert all(shows for *_, shows in frames), "a panel does not show its picture"
+    cards = [size for at, role, size, _ in frames if role == "table" and at < 6.75]
+    assert 0 < max(cards) and sum(cards) / len(cards) <= 500, cards  # each back and flip: a few pages
+    whole = sum(size for _, role, size, _ in frames if role == "table")
+    assert whole <= 13 * FULL_SSD1306_128x64_I2C / 8, whole  # the whole deal: an eighth of 13 full frames

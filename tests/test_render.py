@@ -9,7 +9,7 @@ from PIL import Image, ImageChops
 
 from baccarat_core import TableLimits
 from firmware.render import BetsView, TableView, render_bets, render_placard, render_table
-from scripts.render_pictures import SIZES, scene_frames
+from scripts.render_pictures import SIZES, scene_frames, table_moments
 from tests.conftest import make_config
 from tests.pixels import find_text, lit_pixels
 
@@ -35,11 +35,13 @@ def test_frames_match_the_reference_images(scene):
 
 
 def test_a_round_is_shown_card_by_card(scene):
-    _, strip = scene
-    assert len(strip) >= 5
-    # Each frame during the deal says DEALING; the last one shows the result.
-    assert all(find_text(f, "DEALING") for f in strip[:-1])
-    assert find_text(strip[-1], "WINS") or find_text(strip[-1], "TIE")
+    _, frames = scene
+    strip = table_moments(frames)
+    # The README's round (six cards): each lands face down and turns 1 s later, at the original's
+    # moments on the daemon's own clock; every frame during the deal says DEALING, the last the result.
+    assert [at for at, _ in strip] == [0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2.5, 3.5, 4.5, 5.5, 6.75]
+    assert all(find_text(f, "DEALING") for _, f in strip[:-1])
+    assert find_text(strip[-1][1], "WINS") or find_text(strip[-1][1], "TIE")
 
 
 @pytest.mark.parametrize("driver, width, height, mode", SIZES)

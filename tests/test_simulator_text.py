@@ -44,8 +44,8 @@ def test_the_text_view_fits_80x24_with_everything_at_its_longest():
     text = "\n".join(lines)
     assert "Status light: RED (strike!)" in text and "Deck light: silver" in text
     assert "TABLE  silver deck, 29 cards left" in text
-    assert "  Player 10\u2665 10\u2666 Q\u2660" in text and "= 0" in text
-    assert "  Banker K\u2663 9\u2665 8\u2666" in text
+    assert "  Player 10\u2665 10\u2666 [Q\u2660]" in text and "= 0" in text  # the third card: drawn
+    assert "  Banker K\u2663 9\u2665 [8\u2666]" in text
     assert "BANKER WINS +$12,345.95" in text
     # Bottom to top, equal chips counted; a stack too long keeps its top.
     assert "$25,000x2 $1000 $500" in text and "$5x4" in text
@@ -62,7 +62,7 @@ def test_the_text_view_in_plain_ascii_and_a_smaller_terminal():
     assert len(lines) <= 18 and all(len(line) < 60 for line in lines)
     text = "\n".join(lines)
     assert text.isascii()
-    assert "  Player 10H 10D QS" in text and "..." in text
+    assert "  Player 10H 10D [QS]" in text and "..." in text
     assert "" not in lines[:-1]  # blank lines go first when rows are short
 
 

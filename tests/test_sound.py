@@ -283,7 +283,8 @@ def test_player_inputs_and_the_end_of_the_game() -> None:
     assert planner.for_event(ev.ChipAdded("banker", 25, (25,), 25)) == [(0.0, "chip")]
     assert planner.for_event(ev.AreaCleared("banker", 25)) == [(0.0, "chip_clear")]
     assert planner.for_event(ev.AreaCleared("banker", 0)) == []  # nothing was there
-    assert planner.for_event(ev.DenominationChanged(5)) == [(0.0, "button")]
+    assert planner.for_event(ev.ArrowClicked("right")) == [(0.0, "button")]  # every press clicks,
+    assert planner.for_event(ev.DenominationChanged(5)) == []  # the change itself makes no second sound
     assert planner.for_event(ev.Strike("exclusive", "no bet", 1)) == [(0.0, "strike")]
     assert planner.for_event(ev.Solved()) == [(0.0, "solve")]
     assert planner.for_event(ev.ModuleReset()) == [(0.0, "shuffle")]
@@ -632,7 +633,7 @@ def test_the_listener_returns_while_the_player_hangs() -> None:
     try:
         listener.on_shown(ev.ChipAdded("banker", 1, (1,), 1))
         assert player.entered.wait(5)  # the scheduler is stuck inside play()
-        for event in (ev.ChipAdded("banker", 1, (1, 1), 2), ev.Strike("loss", "lost", 1), ev.DenominationChanged(5)):
+        for event in (ev.ChipAdded("banker", 1, (1, 1), 2), ev.Strike("loss", "lost", 1), ev.ArrowClicked("left")):
             listener.on_shown(event)
         # we are here: the game thread was not held up, though the player still hangs
         assert not player.release.is_set() and player.played == []
@@ -655,6 +656,17 @@ def test_the_listener_survives_a_player_that_raises(caplog) -> None:
     finally:
         listener.close()
     assert len(_warnings(caplog)) == 1
+
+
+def test_a_card_that_landed_face_down_only_flips_as_it_turns() -> None:
+    """The original's pacing: the deal sounds as the card lands, the flip as it turns 1 s later."""
+    planner = CuePlanner()
+    card = _cards(1)[0]
+    assert planner.for_event(ev.CardLanded("player")) == [(0.0, "card_deal")]
+    assert planner.for_event(ev.CardLanded("banker", sideways=True)) == [(0.0, "card_deal")]
+    assert planner.for_event(card) == [(0.0, "card_flip")]
+    assert planner.for_event(card) == [(0.0, "card_flip")]
+    assert planner.for_event(card) == [(0.0, "card_deal"), (0.25, "card_flip")]  # face up at once: quick
 
 
 def test_shown_mode_plays_a_cards_flip_after_its_deal() -> None:

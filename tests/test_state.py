@@ -399,9 +399,11 @@ class PropProcess:
 def prop_process(tmp_path):
     made: list[PropProcess] = []
 
-    def start(card_seconds: float) -> PropProcess:
+    def start(card_seconds: float, pacing: str = "quick") -> PropProcess:
         data = config_data(
-            state={"file": str(tmp_path / "state.json")}, control={"socket": ""}, timing={"card_seconds": card_seconds}
+            state={"file": str(tmp_path / "state.json")},
+            control={"socket": ""},
+            timing={"card_seconds": card_seconds, "pacing": pacing},
         )
         config_file = tmp_path / "config.json"
         config_file.write_text(json.dumps(data))
@@ -441,17 +443,18 @@ def test_kill_9_between_rounds_restores_the_state_after_the_last_round(prop_proc
     assert again.snapshot() == after
 
 
-def test_kill_9_mid_deal_keeps_the_round_that_was_being_dealt(prop_process):
-    prop = prop_process(card_seconds=1.0)
+@pytest.mark.parametrize("pacing", ["quick", "original"])
+def test_kill_9_mid_deal_keeps_the_round_that_was_being_dealt(prop_process, pacing):
+    prop = prop_process(card_seconds=1.0, pacing=pacing)
     hint = _bet_to_lose(prop)
     before = prop.snapshot()
     prop.send(deal=True)
     prop.expect("events", test=lambda kinds: "round" in kinds)
     dealt_at = time.monotonic()
-    prop.kill9()  # the cards take 1 s each to appear: we are mid-deal
+    prop.kill9()  # the cards take 1 s each to appear (the result 2.75 s or more): we are mid-deal
     assert time.monotonic() - dealt_at < 1.0
 
-    again = prop_process(card_seconds=1.0)
+    again = prop_process(card_seconds=1.0, pacing=pacing)
     restored = again.ready["snapshot"]
     assert again.ready["restored"] is True
     # The round was decided when the deal started: pulling the plug cannot undo its strike.

@@ -122,8 +122,8 @@ def _run(args: argparse.Namespace) -> int:
         config = replace(config, web_table={**(config.web_table or {}), "port": args.port})
     if args.simulate:
         check_displays(config)  # luma's dummy devices take any size: ask luma's real drivers
-    if args.card_seconds is not None:
-        config = replace(config, timing=replace(config.timing, card_seconds=args.card_seconds))
+    if args.card_seconds is not None:  # the quick pacing, at this pace
+        config = replace(config, timing=replace(config.timing, card_seconds=args.card_seconds, pacing="quick"))
     if args.sound and config.sound.output == "none":  # the simulator through the PC's speakers
         config = replace(config, sound=replace(config.sound, output="alsa"))
     if args.simulate and config.state_file is None:
@@ -253,7 +253,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
         type=arg_type(_card_seconds),
         default=None,
         metavar="SECONDS",
-        help="pause between cards during a deal, 0-60 (overrides the config)",
+        help="deal with the quick pacing, this many seconds between cards, 0-60 (overrides the config's [timing])",
     )
     run.add_argument("--sound", action="store_true", help="play the cues even when the config's [sound] output is none")
     run.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))

@@ -134,6 +134,11 @@ class Screen(oled.Screen):
         """The image mode to draw in."""
         return getattr(self.device, "mode", None) or self.spec.mode
 
+    @property
+    def colour(self) -> bool:
+        """True for a display that shows colours (SSD1351, SSD1331), not only grey levels."""
+        return self.spec.driver in COLOR_DRIVERS
+
     @classmethod
     def open(cls, spec: DisplaySpec, factory: DeviceFactory) -> Screen:
         """Open the device. A display that does not answer is logged and left out: tried again

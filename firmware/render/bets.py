@@ -35,7 +35,8 @@ def render_bets(view: BetsView, size: tuple[int, int], mode: str) -> Image.Image
 
     Sizes: 128x64 and taller mono or colour (a 10-pixel row per area, chip faces in the 3x5
     font), and 128x32 (a compact layout in the 3x5 font with the active chip boxed on the right:
-    5-pixel rows with a blank row between them, a dot between chips).
+    5-pixel rows with a blank row between them, a dot between chips). The label of an area whose
+    stack the dealer is re-stacking is in reverse video.
     """
     p = Painter(size, mode)
     compact = p.height < 48
@@ -45,12 +46,18 @@ def render_bets(view: BetsView, size: tuple[int, int], mode: str) -> Image.Image
     for row, area in enumerate(AREAS):
         y = row * pitch + (0 if compact else 1)
         stack = view.stacks.get(area, ())
+        marked = area in view.restacking
         if compact:
-            p.tiny((0, y), _tiny_label(area))
+            label = _tiny_label(area)
+            if marked:
+                p.draw.rectangle((0, y - 1, tiny_width(label) + 1, y + TINY_H), fill=p.ink())
+            p.tiny((1 if marked else 0, y), label, fill=p.dark() if marked else None)
             p.tiny((4 * TINY_W, y), _total(sum(stack)))
             _compact_chips(p, chip_x, y, stack, right)
         else:
-            p.text((0, y), LABELS[area])
+            if marked:
+                p.draw.rectangle((0, y - 1, 3 * CHAR_W + 1, y + 6), fill=p.ink())
+            p.text((1 if marked else 0, y), LABELS[area], fill=p.dark() if marked else None)
             p.text((3 * CHAR_W + 4, y), _total(sum(stack)))
             _chips(p, chip_x, y, stack, right)
     _denomination(p, view, compact)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
@@ -75,6 +76,39 @@ SUIT_ICONS: dict[str, tuple[str, ...]] = {
     "S": ("...#...", "..###..", ".#####.", "#######", "#######", "...#...", "..###.."),
 }
 SUIT_W = 7
+
+#: A card back at scale 1: upright (7x9, standing a pixel above the glyphs' top), and sideways
+#: (11x7: a third card, which the dealer lays across).
+BACK_SIZE = (7, 9)
+SIDEWAYS_SIZE = (11, 7)
+#: A drawn (third) card face up sits in a frame: this many pixels on each side of its glyphs.
+FRAME_PAD = 2
+
+
+def _red_back(x: int, y: int) -> bool:
+    return (x + y) % 3 == 0  # diagonal stripes
+
+
+def _blue_back(x: int, y: int) -> bool:
+    return (x + y) % 2 == 0  # checks
+
+
+def _green_back(x: int, y: int) -> bool:
+    return y % 2 == 1  # horizontal stripes
+
+
+def _silver_back(x: int, y: int) -> bool:
+    return x % 2 == 1 and y % 2 == 1  # dots
+
+
+#: Each deck's card back, as the lit cells inside its border: a pattern of its own, so that the
+#: decks differ on a monochrome display too (on a colour display, in the deck's colour).
+BACK_PATTERNS: dict[str, Callable[[int, int], bool]] = {
+    "red": _red_back,
+    "blue": _blue_back,
+    "green": _green_back,
+    "silver": _silver_back,
+}
 
 DECK_RGB: dict[str, tuple[int, int, int]] = {
     "red": (230, 40, 40),
@@ -172,13 +206,36 @@ class Painter:
                         fill=self.ink(rgb),
                     )
 
-    def card(self, xy: tuple[int, int], card: str, *, scale: int = 1) -> int:
-        """A card as rank and suit icon; returns its width."""
+    def card(self, xy: tuple[int, int], card: str, *, scale: int = 1, drawn: bool = False) -> int:
+        """A card as rank and suit icon (``drawn``: a third card, in a frame); returns its width."""
+        if drawn:
+            x, y = xy
+            pad = FRAME_PAD * scale
+            width = card_width(card, scale) + 2 * pad
+            self.draw.rectangle((x, y - pad, x + width - 1, y + 7 * scale + pad - 1), outline=self.ink(), width=scale)
+            self.card((x + pad, y), card, scale=scale)
+            return width
         rank, suit = card[:-1], card[-1]
         self.text(xy, rank, scale=scale)
         x = xy[0] + (len(rank) * CHAR_W + 1) * scale  # a column clear of the rank's ink (see FONT)
         self.suit((x, xy[1]), suit, scale=scale)
         return x + SUIT_W * scale - xy[0]
+
+    def card_back(self, xy: tuple[int, int], deck_color: str, *, sideways: bool = False, scale: int = 1) -> int:
+        """A face-down card of the ``deck_color`` deck (``sideways``: a third card, laid across);
+        returns its width."""
+        x, y = xy
+        w, h = SIDEWAYS_SIZE if sideways else BACK_SIZE
+        top = y if sideways else y - scale
+        self.draw.rectangle((x, top, x + w * scale - 1, top + h * scale - 1), outline=self.ink(), width=scale)
+        pattern = BACK_PATTERNS.get(deck_color, _blue_back)
+        fill = self.ink(DECK_RGB.get(deck_color))
+        for row in range(1, h - 1):
+            for col in range(1, w - 1):
+                if pattern(col, row):
+                    cx, cy = x + col * scale, top + row * scale
+                    self.draw.rectangle((cx, cy, cx + scale - 1, cy + scale - 1), fill=fill)
+        return w * scale
 
 
 @lru_cache(maxsize=256)
@@ -190,6 +247,11 @@ def text_mask(text: str) -> Image.Image:
     return image
 
 
-def card_width(card: str, scale: int = 1) -> int:
+def card_width(card: str, scale: int = 1, *, drawn: bool = False) -> int:
     """The width :meth:`Painter.card` draws ``card`` at."""
-    return ((len(card) - 1) * CHAR_W + 1 + SUIT_W) * scale
+    return ((len(card) - 1) * CHAR_W + 1 + SUIT_W + (2 * FRAME_PAD if drawn else 0)) * scale
+
+
+def back_width(scale: int = 1, *, sideways: bool = False) -> int:
+    """The width :meth:`Painter.card_back` draws a card back at."""
+    return (SIDEWAYS_SIZE if sideways else BACK_SIZE)[0] * scale

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PIL import Image
 
-from .canvas import CHAR_W, DECK_RGB, LINE_H, Painter, card_width
+from .canvas import CHAR_W, DECK_RGB, LINE_H, Painter, back_width, card_width
 from .views import TableView
 
 
@@ -14,6 +14,8 @@ def render_table(view: TableView, size: tuple[int, int], mode: str) -> Image.Ima
 
     Sizes: 128x64 (the deck in a reverse-video header, hands side by side), 128x32 (a hand per
     line, deck and footer below), 96 pixels and taller (stacked hands with double-size cards).
+    A card still face down is the deck's card back; a hand's third card is framed face up and
+    lies sideways face down (the dealer lays it across).
     """
     p = Painter(size, mode)
     if p.height < 48:
@@ -33,13 +35,31 @@ def _footer(view: TableView) -> str:
     return view.result or view.status
 
 
-def _cards(p: Painter, x: int, y: int, cards: tuple[str, ...], right: int, scale: int = 1) -> None:
+def _cards(
+    p: Painter, x: int, y: int, cards: tuple[str, ...], down: int, deck: str, right: int, scale: int = 1
+) -> None:
+    """A hand left to right: its face-up ``cards``, then ``down`` card backs; the third card drawn
+    (framed, or sideways face down). Smaller, then closer together, when it would not fit."""
+    slots: list[str | None] = [*cards, *([None] * down)]
+
+    def width(scale: int, gap: int) -> int:
+        return sum(
+            (card_width(c, scale, drawn=n == 2) if c else back_width(scale, sideways=n == 2)) + gap
+            for n, c in enumerate(slots)
+        )
+
     gap = 3 * scale
-    while scale > 1 and sum(card_width(c, scale) + gap for c in cards) > right - x:
+    while scale > 1 and width(scale, gap) - gap > right - x:
         scale -= 1
         gap = 3
-    for card in cards:
-        x += p.card((x, y), card, scale=scale) + gap
+    if slots and width(scale, gap) - gap > right - x:
+        gap = 1
+    for number, card in enumerate(slots):
+        third = number == 2
+        if card is None:
+            x += p.card_back((x, y), deck, sideways=third, scale=scale) + gap
+        else:
+            x += p.card((x, y), card, scale=scale, drawn=third) + gap
 
 
 def _score(score: int | None) -> str:
@@ -59,8 +79,8 @@ def _standard(p: Painter, view: TableView) -> None:
     p.text((half + 2, y), "BANKER")
     p.draw.line((half - 1, y, half - 1, y + 3 * LINE_H), fill=p.ink())
     y += LINE_H + 2 + spare // 4
-    _cards(p, 1, y, view.player, half - 2)
-    _cards(p, half + 2, y, view.banker, p.width - 1)
+    _cards(p, 1, y, view.player, view.player_down, view.deck_color, half - 2)
+    _cards(p, half + 2, y, view.banker, view.banker_down, view.deck_color, p.width - 1)
     y += LINE_H + 1
     p.text((1, y), _score(view.player_score))
     p.text((half + 2, y), _score(view.banker_score))
@@ -68,12 +88,15 @@ def _standard(p: Painter, view: TableView) -> None:
 
 
 def _compact(p: Painter, view: TableView) -> None:
-    for row, (label, cards, score) in enumerate(
-        (("P", view.player, view.player_score), ("B", view.banker, view.banker_score))
+    for row, (label, cards, down, score) in enumerate(
+        (
+            ("P", view.player, view.player_down, view.player_score),
+            ("B", view.banker, view.banker_down, view.banker_score),
+        )
     ):
         y = 1 + row * (LINE_H + 1)
         p.text((0, y), label)
-        _cards(p, 9, y, cards, p.width - 24)
+        _cards(p, 9, y, cards, down, view.deck_color, p.width - 24)
         if score is not None:
             p.text((p.width - 3 * CHAR_W, y), f"={score}")
     y = 2 * (LINE_H + 1) + 1
@@ -91,12 +114,15 @@ def _tall(p: Painter, view: TableView) -> None:
     rgb = DECK_RGB.get(view.deck_color)
     p.centred(1, _deck_line(view), rgb)
     block = (p.height - 2 * LINE_H - 6) // 2
-    for number, (name, cards, score) in enumerate(
-        (("PLAYER", view.player, view.player_score), ("BANKER", view.banker, view.banker_score))
+    for number, (name, cards, down, score) in enumerate(
+        (
+            ("PLAYER", view.player, view.player_down, view.player_score),
+            ("BANKER", view.banker, view.banker_down, view.banker_score),
+        )
     ):
         y = LINE_H + 4 + number * block
         p.text((2, y), name)
         text = _score(score)
         p.text((p.width - len(text) * CHAR_W - 2, y), text)
-        _cards(p, 2, y + LINE_H + 3, cards, p.width - 2, scale=2)
+        _cards(p, 2, y + LINE_H + 3, cards, down, view.deck_color, p.width - 2, scale=2)
     p.centred(p.height - LINE_H, _footer(view))

@@ -7,7 +7,12 @@ from baccarat_core.records import field, record
 
 @record
 class TableView:
-    """Both hands as far as they are dealt, the result, the deck."""
+    """Both hands as far as they are dealt, the result, the deck.
+
+    ``player`` and ``banker`` are the face-up cards; ``player_down`` and ``banker_down`` more
+    cards after them, still face down (drawn as the deck's card back). A hand's third card is
+    the one the dealer lays sideways.
+    """
 
     deck_color: str
     cards_left: int
@@ -17,16 +22,20 @@ class TableView:
     banker_score: int | None = None
     result: str | None = None  # "PLAYER WINS +$1.00", "DEALING", ...
     status: str = "PLACE YOUR BETS"
+    player_down: int = 0
+    banker_down: int = 0
 
 
 @record
 class BetsView:
-    """The five chip stacks (bottom to top) and the active denomination."""
+    """The five chip stacks (bottom to top), the active denomination, and the areas whose stacks
+    the dealer is re-stacking (marked)."""
 
     stacks: dict[str, tuple[int, ...]] = field(default_factory=dict)
     denomination: int = 1
     can_go_left: bool = False
     can_go_right: bool = True
+    restacking: tuple[str, ...] = ()
 
 
 @record

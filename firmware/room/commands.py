@@ -26,6 +26,7 @@ from baccarat_core.timer import check_seconds
 from ..daemon import Daemon
 from ..devices.wiring import OUTPUT_STATES
 from ..errors import PropError
+from ..scene import Shown
 from ..selftest import MAX_BUTTON_SECONDS, SelfTester
 from ..version import version
 
@@ -285,20 +286,29 @@ class GameMaster:
         self._hooked = False  # _forget_document is one of the daemon's on_handled hooks
 
     def document(self) -> dict[str, Any]:
-        """The state document now (:func:`state_document`), built at most once a batch: MQTT,
-        Room 2.0 and the console share it (call on the game thread: an ``on_settled`` hook, or
-        before the daemon starts)."""
+        """The state document now, as the players see the game (:func:`state_document` of the
+        daemon's :meth:`~firmware.daemon.Daemon.shown`), built at most once a batch: MQTT, Room
+        2.0 and the console share it (call on the game thread: an ``on_settled`` hook, or before
+        the daemon starts)."""
         if not self._hooked:
             self._hooked = True
             self.daemon.on_handled.append(self._forget_document)
+            self.daemon.on_shown.append(self._forget_shown)
+            self.daemon.on_frame.append(self._forget_frame)
         module = self.daemon.module
         if self._document is None or self._document.get("timer") != timer_document(module):
-            # the countdown counted on since: a new one
-            self._document = state_document(module, self.daemon.board.outputs.states())
+            # a batch, a shown event or a frame since; or the countdown counted on: a new one
+            self._document = state_document(module, self.daemon.shown(), self.daemon.board.outputs.states())
         return self._document
 
     def _forget_document(self, events: list[ev.Event], module: BaccaratModule) -> None:
         self._document = None  # a batch was handled: the module may have changed
+
+    def _forget_shown(self, event: ev.Event) -> None:
+        self._document = None  # a deal's event is shown: a strike, a solve, a card counts now
+
+    def _forget_frame(self, role: str, image: Any) -> None:
+        self._document = None  # a card landed: the cards left changed
 
     def submit(self, command: Command) -> Future[Any]:
         """Run ``command`` on the game thread; the future holds a JSON-ready result."""
@@ -443,28 +453,33 @@ def _then(future: Future[Any], fn: Callable[[Any], T]) -> Future[T]:
 # -- what the game master reads ----------------------------------------------------
 
 
-def state_document(module: BaccaratModule, outputs: list[dict[str, object]] | None = None) -> dict[str, Any]:
-    """The module's state as the retained MQTT document and ``baccarat status`` show it, with the
-    prop's ``outputs`` (``{"name", "on"}`` each: :meth:`~firmware.devices.outputs.Outputs.states`)."""
+def state_document(
+    module: BaccaratModule, shown: Shown | None = None, outputs: list[dict[str, object]] | None = None
+) -> dict[str, Any]:
+    """The module's state as the retained MQTT document and ``baccarat status`` show it: its
+    strikes, solve, cards left and stacks as ``shown`` (what the players see during a deal:
+    :meth:`~firmware.daemon.Daemon.shown`), or the module's own; and the prop's ``outputs``
+    (``{"name", "on"}`` each: :meth:`~firmware.devices.outputs.Outputs.states`)."""
     deck = module.deck
+    seen = shown if shown is not None else Shown.of(module)
     return {
-        "status": "solved" if module.solved else "exploded" if module.exploded else "armed",
-        "solved": module.solved,
+        "status": "solved" if seen.solved else "exploded" if seen.exploded else "armed",
+        "solved": seen.solved,
         "enabled": module.enabled,
-        "strikes": module.strikes,
+        "strikes": seen.strikes,
         "limits": {**module.limits.to_dict(), "placard": module.limits.placard()},
         "deck": deck.color if deck else None,
-        "cards_left": module.cards_left,
+        "cards_left": seen.cards_left,
         "denomination": module.denomination,
-        "bets": module.bets(),
-        "stacks": {area: list(module.stacks[area]) for area in AREAS},
+        "bets": {area: sum(seen.stacks[area]) for area in AREAS},
+        "stacks": {area: list(seen.stacks[area]) for area in AREAS},
         "edgework": module.edgework.to_dict(),
         "edgework_drawn": module.edgework_drawn,
         "game": module.game,
         "deck_solved": deck.solved if deck else None,
         "outputs": outputs or [],
         "version": version(),  # the software running (firmware/version.py)
-        "exploded": module.exploded,
+        "exploded": seen.exploded,
         "strike_limit": module.rules.strike_limit,
         "timer": timer_document(module),
     }

@@ -58,10 +58,10 @@ def hint_line(module: BaccaratModule) -> str:
 
 
 def take_snapshot(daemon: Daemon, *, gm: bool = False, timeout: float = 2.0) -> Snapshot:
-    """Read the scene and the strikes on the game thread (also during a deal), and the lights."""
+    """Read the scene and the strikes as shown on the game thread (also during a deal), and the lights."""
 
     def read() -> tuple[Scene, int, str | None]:
-        return daemon.scene(), daemon.module.strikes, hint_line(daemon.module) if gm else None
+        return daemon.scene(), daemon.shown().strikes, hint_line(daemon.module) if gm else None
 
     scene, strikes, hint = daemon.call(read, during_round=True).result(timeout)
     return Snapshot(scene, strikes, light_states(daemon), hint)
@@ -85,9 +85,13 @@ def card_text(card: str, unicode: bool) -> str:
     return rank + (SUIT_SYMBOLS.get(suit, suit) if unicode else suit)
 
 
-def _hand(name: str, cards: tuple[str, ...], score: int | None, unicode: bool) -> str:
-    shown = " ".join(card_text(c, unicode) for c in cards) or "-"
-    return f"  {name:<7}{shown:<14}" + ("" if score is None else f"= {score}")
+def _hand(name: str, cards: tuple[str, ...], down: int, score: int | None, unicode: bool) -> str:
+    """A hand: face-up cards, then card backs (``##``, or ``▒▒``); the third card in brackets,
+    as the dealer lays it sideways."""
+    back = "\u2592\u2592" if unicode else "##"
+    slots = [card_text(c, unicode) for c in cards] + [back] * down
+    shown = " ".join(f"[{slot}]" if number == 2 else slot for number, slot in enumerate(slots)) or "-"
+    return f"  {name:<7}{shown:<16}" + ("" if score is None else f"= {score}")
 
 
 def _stack(stack: tuple[int, ...], room: int, unicode: bool) -> str:
@@ -101,10 +105,12 @@ def _stack(stack: tuple[int, ...], room: int, unicode: bool) -> str:
     return text
 
 
-def _area(area: str, stack: tuple[int, ...], width: int, unicode: bool) -> str:
+def _area(area: str, stack: tuple[int, ...], width: int, unicode: bool, restacking: bool = False) -> str:
     number = AREAS.index(area)
     total = format_dollars(sum(stack)) if stack else "-"
     head = f"  {AREA_KEYS[number]}/{HOLD_KEYS[number]}  {AREA_NAMES[area]:<12}{total:>8}   "
+    if restacking:
+        head += "re-stacking: "
     return head + _stack(stack, width - len(head), unicode)
 
 
@@ -141,12 +147,12 @@ def text_lines(
         *([outputs] if outputs else []),
         *(pins or [None]),
         f"TABLE  {table.deck_color} deck, {table.cards_left} cards left",
-        _hand("Player", table.player, table.player_score, unicode),
-        _hand("Banker", table.banker, table.banker_score, unicode),
+        _hand("Player", table.player, table.player_down, table.player_score, unicode),
+        _hand("Banker", table.banker, table.banker_down, table.banker_score, unicode),
         f"  EXPLODED: {cause_text(scene.exploded)}" if scene.exploded else f"  {table.result or table.status}",
         None,
         f"{'BETS':<7}{'area':<12}{'total':>8}   chips, bottom to top",
-        *(_area(area, bets.stacks.get(area, ()), width, unicode) for area in AREAS),
+        *(_area(area, bets.stacks.get(area, ()), width, unicode, area in bets.restacking) for area in AREAS),
         f"  active chip  {left} {format_dollars(bets.denomination)} {right}"
         f"   ({DENOMINATIONS.index(bets.denomination) + 1} of {len(DENOMINATIONS)})",
         None,

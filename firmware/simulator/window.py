@@ -70,11 +70,11 @@ def run_window(
     def mark(*_: object) -> None:
         changed.set()
 
-    daemon.on_handled.append(mark)  # strikes are read again (on the game thread) after a change
+    daemon.on_shown.append(mark)  # strikes are read again (on the game thread) once an event is shown
     daemon.start()
     daemon.ready.wait(10)
     driver = PinDriver(daemon.board)
-    strikes = daemon.call(lambda: daemon.module.strikes, during_round=True).result(5)
+    strikes = daemon.call(lambda: daemon.shown().strikes, during_round=True).result(5)
     first = compose(daemon, log=recent.shown() if recent is not None else None, strikes=strikes)
     pygame.display.init()
     if scale is None:
@@ -111,7 +111,7 @@ def run_window(
                     driver.release(held.pop(event.key))
             if changed.is_set():
                 changed.clear()
-                strikes = daemon.call(lambda: daemon.module.strikes, during_round=True).result(5)
+                strikes = daemon.call(lambda: daemon.shown().strikes, during_round=True).result(5)
             picture = compose(daemon, log=recent.shown() if recent is not None else None, strikes=strikes)
             signature = picture.tobytes()
             if signature != last:
@@ -123,7 +123,7 @@ def run_window(
         return 0
     finally:
         daemon.stop()
-        if mark in daemon.on_handled:
-            daemon.on_handled.remove(mark)
+        if mark in daemon.on_shown:
+            daemon.on_shown.remove(mark)
         daemon.board.close()
         pygame.quit()

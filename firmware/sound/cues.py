@@ -1,9 +1,11 @@
 """Which cue each game event gets, when, and what a piezo buzzer plays for it.
 
-The cues follow the original module (module-facts.md): a chip placed, many
-chips, chips cleared, a card dealt, a card turned, a new deck shuffled, the
-arrows' button tick, plus the game's strike buzzer, a solve chime and, for a bomb
-with a timer or a strike limit, the explosion.
+The cues follow the original module's moments (module-facts.md): a chip placed,
+many chips, chips cleared, a card dealt, a card turned, a new deck shuffled, the
+arrows' click on every press, plus the game's strike buzzer, a solve chime
+(the project's own: the original has none of its own) and, for a bomb with a
+timer or a strike limit, the explosion (the project's own too). The sounds
+themselves are the project's synthesis (``synth.py``), not the original's recordings.
 """
 
 from __future__ import annotations
@@ -35,8 +37,9 @@ PRIORITY: dict[str, int] = {cue: 0 for cue in CUES} | {"shuffle": 1, "strike": 2
 BUZZER_MID_TONE = "A6"
 BUZZER_OCTAVES = 2
 
-#: Seconds from a card's deal sound to its flip sound (the original waits 1 s
-#: with the card face down; the prop shows each card face up at once).
+#: Seconds from a card's deal sound to its flip sound when the card is shown face up at once
+#: (the quick pacing). With the original's pacing the card lands face down first
+#: (:class:`~baccarat_core.events.CardLanded`, the deal sound) and its flip sounds as it turns.
 FLIP_AFTER = 0.25
 
 _NOTE = re.compile(r"^([A-G])(#|b)?(-?\d)$")
@@ -128,11 +131,13 @@ def payout_cue(results: dict[str, int]) -> str | None:
 
 class CuePlanner:
     """Turns events into cues. It remembers whether the last round left chips on the table,
-    which decides whether the clearing after it makes a sound."""
+    which decides whether the clearing after it makes a sound, and how many cards lie face
+    down (their flip is all that sounds when they turn)."""
 
     def __init__(self, flip_after: float = FLIP_AFTER) -> None:
         self.flip_after = flip_after
         self.chips_left = True  # unknown (e.g. after a restart): assume there are some
+        self.face_down = 0  # cards landed face down and not turned yet
 
     def for_event(self, event: ev.Event) -> list[tuple[float, str]]:
         """The cues of one event, as (seconds after the event is shown, cue)."""
@@ -140,9 +145,15 @@ class CuePlanner:
             return [(0.0, "chip")]
         if isinstance(event, ev.AreaCleared):
             return [(0.0, "chip_clear")] if event.total > 0 else []
-        if isinstance(event, ev.DenominationChanged):
+        if isinstance(event, ev.ArrowClicked):
             return [(0.0, "button")]
+        if isinstance(event, ev.CardLanded):
+            self.face_down += 1
+            return [(0.0, "card_deal")]
         if isinstance(event, ev.CardDealt):
+            if self.face_down:  # it landed face down already: it turns now
+                self.face_down -= 1
+                return [(0.0, "card_flip")]
             return [(0.0, "card_deal"), (self.flip_after, "card_flip")]
         if isinstance(event, ev.RoundPlayed):
             self.chips_left = any(c >= 0 for c in event.results.values())
@@ -161,6 +172,7 @@ class CuePlanner:
             return [(0.0, "shuffle")]
         if isinstance(event, ev.ModuleReset):
             self.chips_left = False
+            self.face_down = 0
             return [(0.0, "shuffle")]
         return []
 
@@ -169,7 +181,7 @@ class CuePlanner:
     ) -> list[tuple[float, str]]:
         """The cues of a whole batch, as (seconds after the batch arrives, cue), sorted.
 
-        Timed as the daemon shows a batch: the cards ``card_seconds`` apart from
+        Timed as the daemon shows a batch with the quick pacing: the cards ``card_seconds`` apart from
         the first, the result ``card_seconds`` after the last card, and the
         clearing and a new deck that follow a round in the same batch
         ``result_seconds`` after the result (the original's 1.5 s).

@@ -113,7 +113,7 @@ class ConsoleBackend(Protocol):
         """What the pages show now: the frames, the state and the answer panel of one moment."""
 
     def controller_state(self) -> dict[str, Any]:
-        """The newest state document (a deal counts from its start), for the room controllers."""
+        """The newest state document (a deal's result counts once it is shown), for the room controllers."""
 
     def lights(self) -> dict[str, Any]:
         """The status light (``red``, ``green``) and the deck light (``deck``, ``deck_rgb``) now."""
@@ -198,14 +198,16 @@ class DaemonBackend:
         self._sound_sinks.append(sink)
 
     def _on_shown(self, event: ev.Event) -> None:
-        """Daemon ``on_shown`` hook (game thread): the log line and the sounds, as the event is shown."""
-        if isinstance(event, ev.CardDealt):
+        """Daemon ``on_shown`` hook (game thread): the log line and the sounds, as the event is shown
+        (a card landing face down and an arrow's click only sound: no log line)."""
+        if isinstance(event, ev.CardLanded | ev.CardDealt):
             self._dealing = True
         elif isinstance(event, ev.RoundPlayed):
             self._dealing = False
-        with self._lock:
-            self._seq += 1
-            self._log.append({"seq": self._seq, "time": time.strftime("%H:%M:%S"), **log_entry(event)})
+        if event.published:
+            with self._lock:
+                self._seq += 1
+                self._log.append({"seq": self._seq, "time": time.strftime("%H:%M:%S"), **log_entry(event)})
         cues = self._cues.for_event(event)  # always, so the planner keeps track of the chips
         if not cues or not self._watching:
             return
