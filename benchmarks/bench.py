@@ -21,9 +21,10 @@ control byte; SPI 8 clocks a byte of payload. A display wired to the other bus
 would move the same payload, so both columns are given for every display.
 
 Result to output: the reference build's lock opens on a solve. A winning round is
-dealt, and the time runs from the moment its result is due (the daemon's
-schedule: ``Daemon.result_due``) to the lock's pin edge (gpiozero's mock pin
-stamps it), through whatever the game thread was doing then.
+dealt on the original's timeline, its schedule on the clock the benchmark moves;
+the time runs from the moment the payout is due (the clock moved to
+``Daemon.result_due`` and the game thread woken, as a due step wakes it) to the
+lock's pin edge (gpiozero's mock pin stamps it).
 
 The Pi Zero 2 W column multiplies this machine's software time by
 ``--zero2w-factor`` (default 12; the basis is in benchmarks/README.md). It is an
@@ -388,7 +389,8 @@ def measure_inputs(
                 daemon.catch_up()
             daemon.wait_idle()
             played.append({**disk.since(written), "new_deck": daemon.module.cards_left > left})
-        outputs = result_to_output(daemon, factory, config, solves, fresh, tap)
+        steps = {"schedule": schedule, "pins": pins, "settle": settle, "fresh": fresh, "tap": tap}
+        outputs = result_to_output(daemon, factory, config, solves, steps)
     finally:
         disk.close()
         daemon.stop()
@@ -411,40 +413,52 @@ def measure_inputs(
     }
 
 
-def result_to_output(daemon: Any, factory: Any, config: Any, solves: int, fresh: Any, tap: Any) -> list[float]:
-    """Winning rounds: from each result's due time to the lock's pin edge, in ms (see the module's doc)."""
+def result_to_output(daemon: Any, factory: Any, config: Any, solves: int, step: dict[str, Any]) -> list[float]:
+    """Winning rounds: from the moment each result is due to the lock's pin edge, in ms.
+
+    The deal's schedule reads the clock this loop moves (``step["schedule"]``): it is moved a
+    sixteenth of a second at a time up to just before the payout, then, at a real moment stamped
+    here, to the payout, and the game thread is woken as any due step wakes it. The time is what
+    the game thread takes from there to switch the lock (gpiozero's mock pin stamps its edge).
+    """
     lock = next((o for o in config.outputs if o.on == "solved"), None)
     if lock is None or solves <= 0:
         return []
     pin = factory.pin(lock.pin)
-    due: list[float] = []
-
-    def note_due(event: Any) -> None:  # on the game thread, once the round's schedule is made
-        if event.kind == "card" and not due and daemon.result_due is not None:
-            due.append(daemon.result_due)
-
-    daemon.on_shown.append(note_due)
+    schedule, pins, settle, fresh, tap = step["schedule"], step["pins"], step["settle"], step["fresh"], step["tap"]
+    tick = 1 / 16
     times: list[float] = []
-    try:
-        while len(times) < solves:
-            fresh()  # the reset shuts the lock
-            game = daemon.module.next_round()
-            if game.winner == "tie":
-                continue
-            while daemon.module.denomination < 25:
-                tap("arrow_right")
-            tap(game.winner)
-            due.clear()
-            pin.clear_states()
-            tap("deal")
-            while daemon.dealing:
-                time.sleep(0.01)
-            daemon.wait_idle()
-            if not daemon.module.solved or len(pin.states) != 2 or not due:
-                raise RuntimeError(f"the winning round did not open the lock once: {pin.states}")
-            times.append((pin._last_change - due[0]) * 1000)  # the mock pin's monotonic stamp of its edge
-    finally:
-        daemon.on_shown.remove(note_due)
+    while len(times) < solves:
+        fresh()  # the reset shuts the lock
+        game = daemon.call(daemon.module.next_round).result(5)
+        if game.winner == "tie":
+            continue
+        while daemon.module.denomination < 25:
+            tap("arrow_right")
+        tap(game.winner)
+        pin.clear_states()
+        pins.press("deal")
+        time.sleep(settle)
+        pins.release("deal")
+        time.sleep(settle)
+        daemon.catch_up()
+        due = daemon.call(lambda: daemon.result_due, during_round=True).result(5)
+        if due is None:
+            raise RuntimeError("the winning deal has no payout on its schedule")
+        while schedule() + tick < due:  # the cards land and turn
+            schedule.advance(tick)
+            daemon.catch_up()
+        if len(pin.states) != 1:
+            raise RuntimeError(f"the lock switched before the payout: {pin.states}")
+        start = time.monotonic()
+        schedule.advance(due - schedule())  # the payout is due now
+        daemon.catch_up()
+        if not daemon.module.solved or len(pin.states) != 2:
+            raise RuntimeError(f"the winning round did not open the lock once: {pin.states}")
+        times.append((pin._last_change - start) * 1000)  # the mock pin's monotonic stamp of its edge
+        while daemon.dealing:  # the pause, the clearing
+            schedule.advance(tick)
+            daemon.catch_up()
     return times
 
 
@@ -921,7 +935,7 @@ def print_markdown(report: dict[str, Any]) -> None:
         lock = report["result_to_output_ms"]
         print(
             f"Result to output: the lock's pin {lock['p50']:.3f} ms (p50), {lock['p99']:.3f} ms (p99), "
-            f"{lock['max']:.3f} ms (max) after the winning round's result was due; {lock['samples']} solves."
+            f"{lock['max']:.3f} ms (max) after the winning round's payout was due; {lock['samples']} solves."
         )
     disk = report["disk"]
     where = f"the state file on {disk['file_system']}"
