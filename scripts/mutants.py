@@ -924,6 +924,14 @@ MUTANTS: list[Mutant] = [
         "tests/test_bomb_config.py",
         "the explosion makes no sound",
     ),
+    m(
+        "pacing-explosion-shown-at-the-gesture",
+        "firmware/daemon.py",
+        "            None if any(isinstance(event, ev.Exploded) for event in hidden) else self.module.exploded,\n",
+        "            self.module.exploded,\n",
+        "tests/test_pacing.py",
+        "a strike limit reached by a losing deal shows EXPLODED before the cards",
+    ),
     # -- issue 25, part 1: the original's pacing, and nothing of the result before the table shows it --
     m(
         "pacing-events-settled-at-the-gesture",

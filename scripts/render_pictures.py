@@ -80,7 +80,8 @@ def scene_frames() -> tuple[dict[str, Image.Image], list[Frame]]:
     clock = ManualClock(0.0)
     daemon = _scene_daemon(clock)
     round_frames: list[Frame] = []
-    daemon.on_frame.append(lambda role, image: round_frames.append((clock(), role, image.copy())))
+    gesture = [0.0]  # the clock's reading at the deal: the frames' moments count from it
+    daemon.on_frame.append(lambda role, image: round_frames.append((clock() - gesture[0], role, image.copy())))
     daemon.start()
     daemon.ready.wait(10)
     game = daemon.module.next_round()
@@ -108,8 +109,9 @@ def scene_frames() -> tuple[dict[str, Image.Image], list[Frame]]:
                 role, view, (width, height), mode, colour=driver in COLOR_DRIVERS
             )
     round_frames.clear()
+    gesture[0] = clock()
     for role in ("table", "bets"):  # the table as the gesture finds it, a second before
-        round_frames.append((clock() - 1.0, role, daemon.screens[role].last_frame.copy()))
+        round_frames.append((-1.0, role, daemon.screens[role].last_frame.copy()))
     daemon.submit(Deal())
     daemon.catch_up()
     while daemon.call(lambda: daemon.dealing, during_round=True).result(5):
@@ -118,6 +120,7 @@ def scene_frames() -> tuple[dict[str, Image.Image], list[Frame]]:
     daemon.wait_idle()
     view = daemon.call(daemon.scene).result(5).table
     pictures["table-after-round-ssd1306-128x64"] = render_view("table", view, (128, 64), "1")
+    dealt = list(round_frames)
     clock.advance(300.0)  # the countdown runs out
     daemon.wait_idle()
     exploded = daemon.call(daemon.scene).result(5)
@@ -125,7 +128,7 @@ def scene_frames() -> tuple[dict[str, Image.Image], list[Frame]]:
     pictures["casing-exploded-ssd1306-128x32"] = render_view("casing", exploded.view("casing"), (128, 32), "1")
     daemon.stop()
     daemon.board.close()
-    return pictures, list(round_frames)
+    return pictures, dealt
 
 
 def oled_look(image: Image.Image, scale: int = 3) -> Image.Image:

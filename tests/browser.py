@@ -151,7 +151,9 @@ def web_factory(mock_factory) -> Iterator:
         sections.setdefault("state", {"file": ""})
         sections.setdefault("control", {"socket": ""})
         config = make_config(**sections)
-        timed = {"clock": clock} if clock is not None else {}  # the countdown on a manual clock
+        timed = (
+            {"clock": clock, "schedule_clock": clock} if clock is not None else {}
+        )  # the countdown on a manual clock
         daemon = build_daemon(
             config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(seed), **timed
         )

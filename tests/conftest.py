@@ -178,8 +178,12 @@ def rig_factory(mock_factory):
     def make(
         config: Config | None = None, *, seed: int = 1, device_factory=open_dummy_device, schedule_clock=None
     ) -> Rig:
-        """``schedule_clock``: what the daemon's schedule reads (a ManualClock the test moves), else real time."""
+        """``schedule_clock``: what the daemon's schedule and the bomb's countdown read (a
+        ManualClock the test moves; ``"rig"``: the rig's own clock, which the presses move too),
+        else real time."""
         clock = ManualClock()
+        if schedule_clock == "rig":
+            schedule_clock = clock
         daemon = build_daemon(
             config or make_config(),
             pin_factory=mock_factory,

@@ -140,7 +140,12 @@ def bomb_served(mock_factory, short_dir):
     )
     clock = ManualClock()
     daemon = build_daemon(
-        config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(5), clock=clock
+        config,
+        pin_factory=mock_factory,
+        device_factory=open_dummy_device,
+        rng=random.Random(5),
+        clock=clock,
+        schedule_clock=clock,
     )
     closers = attach_services(daemon, config)
     daemon.start()

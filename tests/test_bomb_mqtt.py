@@ -33,7 +33,12 @@ def bomb_prop(mock_factory, broker):  # noqa: F811 - the fixture imported above
             bomb={"timer_seconds": 300, **bomb},
         )
         daemon = build_daemon(
-            config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1), clock=clock
+            config,
+            pin_factory=mock_factory,
+            device_factory=open_dummy_device,
+            rng=random.Random(1),
+            clock=clock,
+            schedule_clock=clock,
         )
         rig = Rig(daemon, mock_factory, clock)
         made.append((rig, attach_services(daemon, config)))

@@ -56,7 +56,7 @@ def shows(rig, role: str, text: str, scale: int = 1) -> bool:
 
 
 def test_the_countdown_waits_for_the_first_input_then_counts_the_clock(rig_factory):
-    rig = rig_factory(bomb_config())
+    rig = rig_factory(bomb_config(), schedule_clock="rig")
     rig.clock.advance(500.0)
     assert timer_of(rig.daemon) == (300.0, "waiting")
     before = len(rig.events)
@@ -69,7 +69,7 @@ def test_the_countdown_waits_for_the_first_input_then_counts_the_clock(rig_facto
 
 
 def test_the_countdown_pauses_while_the_table_is_closed(rig_factory):
-    rig = rig_factory(bomb_config())
+    rig = rig_factory(bomb_config(), schedule_clock="rig")
     rig.tap("right")
     left, _ = timer_of(rig.daemon)
     command(rig.daemon, "disable")
@@ -81,7 +81,7 @@ def test_the_countdown_pauses_while_the_table_is_closed(rig_factory):
 
 
 def test_the_start_command_starts_the_countdown_without_an_input(rig_factory):
-    rig = rig_factory(bomb_config())
+    rig = rig_factory(bomb_config(), schedule_clock="rig")
     reply = command(rig.daemon, "start")
     assert reply["result"]["events"] == [{"event": "timer_started", "seconds_left": 300.0, "forced": True}]
     rig.clock.advance(30.0)
@@ -92,7 +92,7 @@ def test_the_start_command_starts_the_countdown_without_an_input(rig_factory):
 
 
 def test_at_zero_the_bomb_explodes_on_every_display_and_takes_no_input(rig_factory):
-    rig = rig_factory(bomb_config())
+    rig = rig_factory(bomb_config(), schedule_clock="rig")
     shown = []
     rig.daemon.on_shown.append(shown.append)
     rig.tap("right")
@@ -122,7 +122,7 @@ def test_at_zero_the_bomb_explodes_on_every_display_and_takes_no_input(rig_facto
 
 
 def test_the_strike_limit_explodes_the_bomb_and_the_red_light_stays_on(rig_factory):
-    rig = rig_factory(bomb_config(strike_limit=2))
+    rig = rig_factory(bomb_config(strike_limit=2), schedule_clock="rig")
     rig.deal()  # no bet: strike 1
     rig.deal()  # strike 2: the limit
     assert rig.wait_for("exploded") == ev.Exploded("strikes", 2)
@@ -133,7 +133,7 @@ def test_the_strike_limit_explodes_the_bomb_and_the_red_light_stays_on(rig_facto
 
 
 def test_solving_stops_the_countdown_and_shows_the_time_left(rig_factory):
-    rig = rig_factory(bomb_config(casing=True))
+    rig = rig_factory(bomb_config(casing=True), schedule_clock="rig")
     rig.tap("right")
     rig.clock.advance(47.0)
     command(rig.daemon, "force_solve")
@@ -149,7 +149,7 @@ def test_solving_stops_the_countdown_and_shows_the_time_left(rig_factory):
 
 
 def test_the_casing_display_shows_the_serial_the_countdown_and_the_strikes(rig_factory):
-    rig = rig_factory(bomb_config(casing=True, strike_limit=3))
+    rig = rig_factory(bomb_config(casing=True, strike_limit=3), schedule_clock="rig")
     assert shows(rig, "casing", "AB3DE4") and shows(rig, "casing", "05", 3) and shows(rig, "casing", "00", 3)
     inside = [(101 + 10 * k, 2, 105 + 10 * k, 6) for k in range(3)]  # the three strike boxes, top right
     assert [lit_pixels(rig.frame("casing"), box) for box in inside] == [0, 0, 0]
@@ -162,7 +162,7 @@ def test_the_casing_display_shows_the_serial_the_countdown_and_the_strikes(rig_f
 
 
 def test_a_casing_display_shows_the_explosion(rig_factory):
-    rig = rig_factory(bomb_config(casing=True, strike_limit=1))
+    rig = rig_factory(bomb_config(casing=True, strike_limit=1), schedule_clock="rig")
     rig.deal()
     rig.wait_for("exploded")
     rig.daemon.wait_idle()
@@ -205,7 +205,7 @@ def idle_wait(rig, waits: Waits) -> float | None:
 
 
 def test_a_countdown_nobody_shows_wakes_the_game_only_at_zero(rig_factory):
-    rig = rig_factory(bomb_config())
+    rig = rig_factory(bomb_config(), schedule_clock="rig")
     waits = Waits(rig.daemon)
     assert idle_wait(rig, waits) is None, "nothing runs: the loop sleeps until an input"
     rig.tap("right")
@@ -220,7 +220,7 @@ def test_a_countdown_nobody_shows_wakes_the_game_only_at_zero(rig_factory):
 
 
 def test_a_casing_display_is_redrawn_once_a_second_shown_and_no_more(rig_factory):
-    rig = rig_factory(bomb_config(casing=True))
+    rig = rig_factory(bomb_config(casing=True), schedule_clock="rig")
     waits = Waits(rig.daemon)
     rig.tap("right")
     timeout = idle_wait(rig, waits)
@@ -237,7 +237,7 @@ def test_a_casing_display_is_redrawn_once_a_second_shown_and_no_more(rig_factory
 
 
 def test_watchers_get_a_settled_moment_each_second_shown(rig_factory):
-    rig = rig_factory(bomb_config())
+    rig = rig_factory(bomb_config(), schedule_clock="rig")
     master = GameMaster(rig.daemon)
     seen: list[float] = []
     rig.daemon.on_settled.append(lambda events, module: seen.append(master.document()["timer"]["seconds_left"]))
@@ -263,6 +263,7 @@ def started_prop(config, clock: ManualClock, module=None):
         device_factory=open_dummy_device,
         rng=random.Random(1),
         clock=clock,
+        schedule_clock=clock,
         module=module,
     )
     daemon.start()
@@ -359,7 +360,7 @@ def test_each_second_on_a_real_ssd1306_sends_only_the_digits_that_changed(monkey
     with fakeos.installed(monkeypatch) as linux:
         linux.i2c_display(1, 0x3C), linux.i2c_display(1, 0x3D), linux.spi_device(0, 0, dc=24)
         casing = linux.i2c_display(3, 0x3C)
-        rig = rig_factory(bomb_config(casing=True), device_factory=open_luma_device)
+        rig = rig_factory(bomb_config(casing=True), device_factory=open_luma_device, schedule_clock="rig")
         daemon = rig.daemon
         rig.tap("right")
         full = 2 + 6 + 2 + 128 * 32 // 8

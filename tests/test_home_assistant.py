@@ -475,7 +475,7 @@ def test_every_template_renders_from_what_the_prop_publishes(rig):
 def test_the_timer_and_the_explosion_read_as_the_prop_publishes_them(rig_factory):
     """A bomb with a countdown and three strikes: the time left (and its state as attributes), the
     exploded sensor and the explosion event, rendered as Home Assistant renders them."""
-    rig = rig_factory(make_config(bomb={"timer_seconds": 300, "strike_limit": 2}))
+    rig = rig_factory(make_config(bomb={"timer_seconds": 300, "strike_limit": 2}), schedule_clock="rig")
     components = check_device_discovery(discovery_payload("baccarat", TOPICS))
 
     def state() -> str:

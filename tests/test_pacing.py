@@ -21,6 +21,7 @@ from firmware.render import BetsView, TableView, render_bets, render_placard, re
 from firmware.render.canvas import BACK_PATTERNS, DECK_RGB
 from firmware.render.placard import PLACARD_RGB
 from firmware.room.commands import GameMaster
+from firmware.sdnotify import status_line
 from firmware.simulator.pins import ManualClock
 from tests import test_mqtt
 from tests.conftest import make_config
@@ -590,3 +591,36 @@ def test_a_bet_commands_deal_is_shown_as_a_pressed_deal_and_answered_with_its_re
     assert [(e.kind, at) for at, e in remote.shown if at > 0 or e.kind in ("deal", "card_down")] == [
         (kind, at) for kind, at in after if at > 0 or kind in ("deal", "card_down")
     ]
+
+
+def test_an_explosion_at_the_strike_limit_comes_with_the_losing_result(rig_factory):
+    """A bomb with one strike allowed: the losing round's strike explodes it, and every view (the
+    displays, the status light, the state document, the status line, the events handed on) says
+    so at the payout, not at the gesture."""
+    table = Table(rig_factory, bomb={"strike_limit": 1})
+    side = _losing_side(table)
+    master = GameMaster(table.daemon)
+    settled: list[tuple[float, str]] = []
+    table.daemon.on_settled.append(
+        lambda events, module: settled.extend((table.clock() - table.gesture, e.kind) for e in events)
+    )
+    table.bet(side, 25)
+    table.deal()
+    assert table.read(lambda: table.daemon.module.exploded) == "strikes"  # decided (and saved) at the gesture
+    paid = SPEC["both draw"][2]
+    for moment in (0.0, 2.0, paid - TICK):
+        table.until(moment)
+        scene = _view(table)
+        assert scene.exploded is None and scene.view("table") == scene.table, f"EXPLODED shown at {moment} s"
+        document = table.read(master.document)
+        assert document["status"] == "armed" and document["exploded"] is None
+        assert not table.daemon.board.status.red.value
+        line = table.read(lambda: status_line(table.daemon.module, table.daemon.screens, table.daemon.shown()))
+        assert line.startswith("armed")
+    assert "exploded" not in [kind for _, kind in settled]
+    table.until(paid)
+    scene = _view(table)
+    assert scene.exploded is not None and scene.exploded.cause == "strikes"
+    assert table.read(master.document)["status"] == "exploded"
+    assert table.daemon.board.status.red.value
+    assert (paid, "exploded") in settled
