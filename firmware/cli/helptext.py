@@ -36,7 +36,7 @@ commands for the prop:
   doctor        check this Pi for the prop (sudo baccarat doctor)
   update        install a new version, back to the old one if it fails (sudo baccarat update SOURCE)
 commands to a running prop (over its control socket):
-  solved, reset, force-solve, hint, status, bet, start-timer, add-time
+  solved, reset, force-solve, hint, status, bet, start-timer, add-time, output
   self-test     the pre-game check: every display, light, sound and button
 
 `baccarat COMMAND --help` tells more about each. The players' manual:
