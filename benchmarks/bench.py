@@ -1,4 +1,5 @@
-"""The prop's speed on the deployed path: input to frame, bytes and time on the buses, idle, start-up.
+"""The prop's speed on the deployed path: input to frame, result to output, bytes and time on the buses,
+idle, start-up.
 
 The daemon runs as the service runs it: the reference config, the services
 attached (the state and history files written on their background threads, the control socket,
@@ -8,7 +9,7 @@ luma.core's real ``i2c`` and ``spi`` interfaces, smbus2 and spidev. Only the
 lowest layer is faked: gpiozero's mock pins, and ``tests/fakeos.py`` under
 smbus2, spidev and RPi.GPIO, which records every byte that leaves for a display::
 
-    python benchmarks/bench.py [--samples 300] [--deals 100] [--idle-seconds 20] [--starts 7] [--json]
+    python benchmarks/bench.py [--samples 300] [--deals 100] [--solves 100] [--idle-seconds 20] [--starts 7] [--json]
 
 Software time is from just before the pin edge that makes the input (a betting
 area's release after a press held past the debounce, an arrow's press, the
@@ -18,6 +19,12 @@ has been handed to the kernel (the daemon's ``on_frame`` hook runs after
 charges 9 clocks a byte (8 bits and the ACK), and each transfer its address and
 control byte; SPI 8 clocks a byte of payload. A display wired to the other bus
 would move the same payload, so both columns are given for every display.
+
+Result to output: the reference build's lock opens on a solve. A winning round is
+dealt on the original's timeline, its schedule on the clock the benchmark moves;
+the time runs from the moment the payout is due (the clock moved to
+``Daemon.result_due`` and the game thread woken, as a due step wakes it) to the
+lock's pin edge (gpiozero's mock pin stamps it).
 
 The Pi Zero 2 W column multiplies this machine's software time by
 ``--zero2w-factor`` (default 12; the basis is in benchmarks/README.md). It is an
@@ -246,7 +253,9 @@ def wire_bytes(writes: list[Any], bus: str) -> int:
     return sum(len(w.payload) + (2 if bus == "i2c" else 0) for w in writes)
 
 
-def measure_inputs(directory: Path, samples: int, deals: int, holds: int, broker_port: int | None) -> dict[str, Any]:
+def measure_inputs(
+    directory: Path, samples: int, deals: int, holds: int, broker_port: int | None, solves: int = 0
+) -> dict[str, Any]:
     """Drive the daemon through its pins and record time and bytes for each input kind."""
     import random
 
@@ -380,6 +389,8 @@ def measure_inputs(directory: Path, samples: int, deals: int, holds: int, broker
                 daemon.catch_up()
             daemon.wait_idle()
             played.append({**disk.since(written), "new_deck": daemon.module.cards_left > left})
+        steps = {"schedule": schedule, "pins": pins, "settle": settle, "fresh": fresh, "tap": tap}
+        outputs = result_to_output(daemon, factory, config, solves, steps)
     finally:
         disk.close()
         daemon.stop()
@@ -398,7 +409,57 @@ def measure_inputs(directory: Path, samples: int, deals: int, holds: int, broker
         "displays": config.displays,
         "disk_fs": mount.describe() if mount else "unknown",
         "disk_in_ram": bool(storage.volatile_reason(directory / "state.json", storage.read_mounts())),
+        "result_to_output_ms": outputs,
     }
+
+
+def result_to_output(daemon: Any, factory: Any, config: Any, solves: int, step: dict[str, Any]) -> list[float]:
+    """Winning rounds: from the moment each result is due to the lock's pin edge, in ms.
+
+    The deal's schedule reads the clock this loop moves (``step["schedule"]``): it is moved a
+    sixteenth of a second at a time up to just before the payout, then, at a real moment stamped
+    here, to the payout, and the game thread is woken as any due step wakes it. The time is what
+    the game thread takes from there to switch the lock (gpiozero's mock pin stamps its edge).
+    """
+    lock = next((o for o in config.outputs if o.on == "solved"), None)
+    if lock is None or solves <= 0:
+        return []
+    pin = factory.pin(lock.pin)
+    schedule, pins, settle, fresh, tap = step["schedule"], step["pins"], step["settle"], step["fresh"], step["tap"]
+    tick = 1 / 16
+    times: list[float] = []
+    while len(times) < solves:
+        fresh()  # the reset shuts the lock
+        game = daemon.call(daemon.module.next_round).result(5)
+        if game.winner == "tie":
+            continue
+        while daemon.module.denomination < 25:
+            tap("arrow_right")
+        tap(game.winner)
+        pin.clear_states()
+        pins.press("deal")
+        time.sleep(settle)
+        pins.release("deal")
+        time.sleep(settle)
+        daemon.catch_up()
+        due = daemon.call(lambda: daemon.result_due, during_round=True).result(5)
+        if due is None:
+            raise RuntimeError("the winning deal has no payout on its schedule")
+        while schedule() + tick < due:  # the cards land and turn
+            schedule.advance(tick)
+            daemon.catch_up()
+        if len(pin.states) != 1:
+            raise RuntimeError(f"the lock switched before the payout: {pin.states}")
+        start = time.monotonic()
+        schedule.advance(due - schedule())  # the payout is due now
+        daemon.catch_up()
+        if not daemon.module.solved or len(pin.states) != 2:
+            raise RuntimeError(f"the winning round did not open the lock once: {pin.states}")
+        times.append((pin._last_change - start) * 1000)  # the mock pin's monotonic stamp of its edge
+        while daemon.dealing:  # the pause, the clearing
+            schedule.advance(tick)
+            daemon.catch_up()
+    return times
 
 
 # -- in a child process: idle and start-up ---------------------------------------------------
@@ -700,7 +761,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def figures(measured: dict[str, Any], factor: float) -> dict[str, Any]:
-    """software_ms, bus_bytes and bus_ms per input (and per role), from the samples."""
+    """software_ms, bus_bytes and bus_ms per input (and per role), and result_to_output_ms, from the samples."""
     software: dict[str, Any] = {}
     bus_bytes: dict[str, Any] = {}
     bus_ms: dict[str, Any] = {}
@@ -743,7 +804,16 @@ def figures(measured: dict[str, Any], factor: float) -> dict[str, Any]:
     if measured["rounds"]:
         disk["round"]["rounds"] = len(measured["rounds"])
         disk["round"]["new_decks"] = sum(r["new_deck"] for r in measured["rounds"])
-    return {"software_ms": software, "bus_bytes": bus_bytes, "bus_ms": bus_ms, "disk": disk}
+    out: dict[str, Any] = {"software_ms": software, "bus_bytes": bus_bytes, "bus_ms": bus_ms, "disk": disk}
+    outputs = measured.get("result_to_output_ms") or []
+    if outputs:
+        out["result_to_output_ms"] = {
+            "p50": statistics.median(outputs),
+            "p99": percentile(outputs, 0.99),
+            "max": max(outputs),
+            "samples": len(outputs),
+        }
+    return out
 
 
 def machine() -> str:
@@ -783,6 +853,9 @@ def targets(report: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
             bus["mean"] <= 3.0,
         ),
     ]
+    if "result_to_output_ms" in report:
+        lock = report["result_to_output_ms"]
+        rows.append(("result to output (the lock), p99", f"{lock['p99']:.2f} ms", "< 5 ms", lock["p99"] < 5.0))
     if "startup" in report:
         s = report["startup"]
         rows.append(("start-up against the floor", f"{s['ratio']:.2f}x", "<= 1.3x", s["ratio"] <= 1.3))
@@ -858,6 +931,12 @@ def print_markdown(report: dict[str, Any]) -> None:
             times = " | ".join(f"{t[c]['mean']:.2f} ms" for c in CLOCKS)
             print(f"| {name} | {role} ({b['bus']}) | {b['mean']:,.0f} | {b['p99']:,.0f} | {times} |")
     print()
+    if "result_to_output_ms" in report:
+        lock = report["result_to_output_ms"]
+        print(
+            f"Result to output: the lock's pin {lock['p50']:.3f} ms (p50), {lock['p99']:.3f} ms (p99), "
+            f"{lock['max']:.3f} ms (max) after the winning round's payout was due; {lock['samples']} solves."
+        )
     disk = report["disk"]
     where = f"the state and history files on {disk['file_system']}"
     if disk["in_ram"]:
@@ -923,13 +1002,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=300, help="chip presses and arrows (default 300)")
     parser.add_argument("--deals", type=int, default=100, help="whole deals (default 100)")
     parser.add_argument("--holds", type=int, default=5, help="holds to clear a bet (0.5 s each; default 5)")
+    parser.add_argument("--solves", type=int, default=100, help="winning rounds, result to output (default 100)")
     parser.add_argument("--idle-seconds", type=float, default=20.0, help="idle measurement (default 20; 0: skip)")
     parser.add_argument("--starts", type=int, default=7, help="start-up runs, median taken (default 7; 0: skip)")
     parser.add_argument("--zero2w-factor", type=float, default=ZERO2W_FACTOR, help="Pi Zero 2 W / this PC")
     parser.add_argument("--no-mqtt", action="store_true", help="leave MQTT off even if mosquitto is installed")
     parser.add_argument("--json", action="store_true", help="print every figure as one JSON object")
     args = parser.parse_args(argv)
-    for name in ("samples", "deals", "holds", "starts"):
+    for name in ("samples", "deals", "holds", "solves", "starts"):
         if getattr(args, name) < (1 if name == "samples" else 0):
             parser.error(f"--{name} {getattr(args, name)} is too small")
 
@@ -941,7 +1021,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp, broker(Path(tmp), not args.no_mqtt) as port:
         inputs = Path(tmp) / "inputs"
         inputs.mkdir()
-        measured = measure_inputs(inputs, args.samples, args.deals, args.holds, port)
+        measured = measure_inputs(inputs, args.samples, args.deals, args.holds, port, args.solves)
         report: dict[str, Any] = {
             "machine": machine(),
             "command": "python benchmarks/bench.py " + " ".join(argv if argv is not None else sys.argv[1:]),

@@ -17,7 +17,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import FrameType
 from typing import TYPE_CHECKING
 
@@ -72,6 +72,7 @@ def build_board(config: Config, *, pin_factory: Factory | None = None, clock: Cl
         config.inputs,
         config.status_light,
         config.deck_light,
+        config.outputs,
         hold_seconds=timing.hold_seconds,
         debounce_seconds=timing.debounce_seconds,
         flash_seconds=timing.strike_flash_seconds,
@@ -87,7 +88,8 @@ def build_daemon(
     device_factory: DeviceFactory = open_luma_device,
     rng: random.Random | None = None,
     module: BaccaratModule | None = None,
-    restore: Callable[[], BaccaratModule | None] | None = None,
+    restore: Callable[[], BaccaratModule | saved_state.SavedGame | None] | None = None,
+    held_outputs: Mapping[str, float | None] | None = None,
     clock: Clock = time.monotonic,
     schedule_clock: Clock = time.monotonic,
 ) -> Daemon:
@@ -97,6 +99,8 @@ def build_daemon(
     lgpio, RPi.GPIO, ...); tests and the simulator pass a ``MockFactory``.
     ``module`` is a restored game, or ``restore`` returns one (or None) once the board and the
     displays are open, so that a start refused there says nothing about the game; without
+    either a fresh one starts. ``held_outputs`` (or a :class:`~.room.saved_state.SavedGame` from
+    ``restore``) are the outputs held on before a restart, switched on again at the start.
     either a fresh one starts. ``clock`` is what the debounce filters and the hold timer read
     (tests drive bounce and holds with their own); ``schedule_clock`` what the daemon's schedule
     and the bomb's countdown read (a deal's steps, the timer: tests and the benchmark step
@@ -109,7 +113,11 @@ def build_daemon(
         for spec in config.displays:
             screens[spec.role] = Screen.open(spec, device_factory)
         if module is None and restore is not None:
-            module = restore()
+            restored = restore()
+            if isinstance(restored, saved_state.SavedGame):
+                module, held_outputs = restored.module, restored.outputs
+            else:
+                module = restored
     except BaseException:  # DisplayRefused (settings luma refuses), or stopped during the start
         board.close()
         for screen in screens.values():
@@ -131,6 +139,7 @@ def build_daemon(
         pacing=config.timing.pacing,
         card_seconds=config.timing.card_seconds,
         result_seconds=config.timing.result_seconds,
+        held_outputs=held_outputs,
         clock=schedule_clock,
     )
 
@@ -138,6 +147,11 @@ def build_daemon(
 def restore_module(config: Config, rng: random.Random) -> BaccaratModule | None:
     """The module saved before a restart, or None for a fresh game (the log says why)."""
     return saved_state.restore(config, rng)
+
+
+def restore_game(config: Config, rng: random.Random) -> saved_state.SavedGame | None:
+    """The game saved before a restart (the module and the outputs held on), or None (the log says why)."""
+    return saved_state.restore_game(config, rng)
 
 
 def attach_services(
@@ -159,9 +173,11 @@ def attach_services(
     """
     closers: list[Callable[[], None]] = []
     commands = GameMaster(daemon, default_limits=config.limits)
+    if config.outputs:  # the self-test may switch them, when the command names them
+        commands.self_test.outputs = daemon.board.outputs
     path = saved_state.state_path(config)
     if path is not None:
-        keeper = saved_state.StateKeeper(path, config, background=True)
+        keeper = saved_state.StateKeeper(path, config, background=True, outputs=daemon.held_outputs)
         daemon.on_handled.append(keeper)
         closers.append(keeper.close)
         log.info("game state is saved to %s", path)
@@ -181,7 +197,10 @@ def attach_services(
 
             # Off, it only clears a discovery message an earlier config left (Home Assistant drops the device).
             home = HomeAssistantService(
-                service, prefix=config.mqtt.home_assistant_prefix, enabled=config.mqtt.home_assistant
+                service,
+                prefix=config.mqtt.home_assistant_prefix,
+                enabled=config.mqtt.home_assistant,
+                outputs=[(output.name, output.mode) for output in config.outputs],
             )
             home.start()
             closers.append(home.stop)

@@ -31,10 +31,12 @@ from .devices.wiring import (
     DRIVERS,
     INPUT_NAMES,
     OPTIONAL_ROLES,
+    OUTPUT_MODES,
     ROLES,
     DeckLightWiring,
     DisplaySpec,
     InputWiring,
+    OutputWiring,
     StatusLightWiring,
 )
 from .errors import ConfigError
@@ -70,6 +72,14 @@ ROOM_REQUEST = re.compile(r"REQU \S(?:.*\S)? -> \S(?:.*\S)?|PROG \S(?:.*\S)?")
 #: Longest Room 2.0 request, and most requests on one event.
 MAX_ROOM_REQUEST = 200
 MAX_ROOM_REQUESTS = 16
+
+#: An output's name: a word of lowercase letters, digits, ``_`` or ``-`` (it goes into MQTT topics,
+#: URLs, Home Assistant IDs and Room 2.0 commands as written).
+OUTPUT_NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+#: Longest ``pulse_seconds`` and ``max_on_seconds`` of an output.
+MAX_OUTPUT_SECONDS = 3600.0
+#: What switches an output on or off: a game event (:data:`TRIGGER_EVENTS`), or none (commands only).
+OUTPUT_EVENTS: tuple[str, ...] = (*TRIGGER_EVENTS, "none")
 
 #: Keys whose values never appear in a message.
 SECRET_KEYS = frozenset({"password", "controller_token"})
@@ -147,6 +157,8 @@ class Config:
     bombs: RandomBombs | None = None
     #: ``[bomb]``: the countdown and the strike limit (none of either by default).
     bomb: BombRules = BombRules()
+    #: The ``[[outputs]]``: relays and locks the game switches, in config order.
+    outputs: tuple[OutputWiring, ...] = ()
 
 
 # -- reading -------------------------------------------------------------------
@@ -375,6 +387,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         "web",
         "sound",
         "bomb",
+        "outputs",
     }
     for key in data:
         if key not in known:
@@ -449,6 +462,15 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         if spi_spots.count(spot) > 1:
             raise ConfigError(f"[displays] device = {spot[1]}: two displays on SPI{spot[0]} CE{spot[1]}")
 
+    raw_outputs = data.get("outputs", [])
+    if not isinstance(raw_outputs, list):
+        raise ConfigError(f"[[outputs]] must be a list of tables, not {show_setting(raw_outputs)}")
+    outputs = tuple(_output(Section(f"outputs.{i}", o)) for i, o in enumerate(raw_outputs))
+    names = [o.name for o in outputs]
+    for name in names:
+        if names.count(name) > 1:
+            raise ConfigError(f'[[outputs]] name = "{name}": used by more than one output')
+
     mqtt = _mqtt(Section("mqtt", data["mqtt"])) if "mqtt" in data else None
 
     state = Section("state", data.get("state", {}))
@@ -482,11 +504,58 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
         source,
         bombs=bombs,
         bomb=bomb,
+        outputs=outputs,
     )
     problems = pin_problems(config) if check_pins else []
     if problems:
         raise ConfigError(problems[0])
     return config
+
+
+def _output(section: Section) -> OutputWiring:
+    """One ``[[outputs]]`` table. Its messages name it by its ``name`` once that is read:
+    ``[outputs.lock] pin = 40: ...``."""
+    name = section.get(
+        "name",
+        str,
+        check=lambda v: (
+            None
+            if OUTPUT_NAME.fullmatch(v)
+            else "must be a word of 1-32 lowercase letters, digits, _ or -, starting with a letter"
+        ),
+    )
+    section.name = f"outputs.{name}"
+    pin = section.gpio("pin")
+    active_high = section.get("active_high", bool, True)
+
+    def event(value: str) -> str | None:
+        return None if value in OUTPUT_EVENTS else f"must be one of {', '.join(OUTPUT_EVENTS)}"
+
+    on = section.get("on", str, check=event)
+    mode = section.get(
+        "mode", str, "hold", check=lambda v: None if v in OUTPUT_MODES else f"must be {' or '.join(OUTPUT_MODES)}"
+    )
+    seconds = within(0, MAX_OUTPUT_SECONDS, above=True)
+    pulse = float(section.get("pulse_seconds", float, 1.0, check=seconds))
+    max_on = section.get("max_on_seconds", float, None, check=seconds)
+    off_on = section.get("off_on", str, "none" if on == "reset" else "reset", check=event)
+    section.finish()
+    if off_on == on and on != "none":
+        raise section.fail("off_on", f'is the event that switches it on (on = "{on}"); pick another, or "none"')
+    if max_on is not None and pulse > max_on:
+        if "pulse_seconds" in section.data:
+            raise section.fail("pulse_seconds", f"must not be longer than max_on_seconds ({max_on:g})")
+        pulse = float(max_on)  # the default pulse, cut to what the output may take
+    return OutputWiring(
+        name,
+        pin,
+        active_high,
+        None if on == "none" else on,
+        mode,
+        pulse,
+        None if max_on is None else float(max_on),
+        None if off_on == "none" else off_on,
+    )
 
 
 def parse_sound_section(data: Any) -> SoundSettings:
@@ -839,7 +908,7 @@ class PinUse:
 
     gpio: int
     owner: str  # "[inputs] tie", "I2C1 SDA", "SPI0 CE1", "HAT EEPROM ID_SD", ...
-    kind: str  # "input", "light", "sound", "display", "bus" or "reserved"
+    kind: str  # "input", "light", "output", "sound", "display", "bus" or "reserved"
 
 
 def pin_uses(config: Config) -> list[PinUse]:
@@ -861,6 +930,7 @@ def pin_uses(config: Config) -> list[PinUse]:
     uses += [PinUse(pin, f"[inputs] {name}", "input") for name, pin in config.inputs.pins.items()]
     uses += [PinUse(getattr(config.status_light, c), f"[status_light] {c}", "light") for c in ("red", "green")]
     uses += [PinUse(getattr(config.deck_light, c), f"[deck_light] {c}", "light") for c in ("red", "green", "blue")]
+    uses += [PinUse(o.pin, f"[outputs] {o.name}", "output") for o in config.outputs]
     uses += [PinUse(pin, f"[sound] {key}", "sound") for key, pin in config.sound.pins.items()]
     for d in config.displays:
         if d.interface == "spi":
@@ -937,6 +1007,9 @@ def describe_wiring(config: Config) -> str:
     missing = [r for r in ROLES if r not in {d.role for d in config.displays} and r not in OPTIONAL_ROLES]
     if missing:
         lines.append(f"  (no {', '.join(missing)} display)")
+    if config.outputs:
+        lines += ["", "Outputs (off at start and at stop; hardware/README.md shows the driver to wire):"]
+        lines += ["  " + output.describe() for output in config.outputs]
     sound = config.sound
     if sound.output == "alsa":
         i2s = ", an I2S card on GPIO18-21 (dtparam=i2s=on)" if sound.i2s else ""

@@ -24,6 +24,14 @@ is what every view and published state reads. A command that starts a deal is
 answered once the result is shown. The state file alone (an ``on_handled``
 hook) counts the round from its gesture, so that pulling the plug cannot undo it.
 
+**Outputs** (relays, locks: :mod:`.devices.outputs`) switch at the moment an
+event that names them is shown (the result of the solving round when it is
+paid, a strike, the reset, the deal gesture), before anything else is done with
+that moment: before the ``on_shown`` hooks (sound, the console's log), the
+frame, and any network work, so a broker or a console that is slow never delays
+a lock. What they did goes through the hooks as
+:class:`~.devices.switching.OutputSwitched` events.
+
 The daemon knows nothing of MQTT, the socket, the web or the state file: they
 attach to its four hooks, each named by the moment it fires (all on the game
 thread, in this order for a batch; see :class:`Daemon`), and send calls.
@@ -74,7 +82,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any, Protocol, TypeVar
 
@@ -88,6 +96,7 @@ from baccarat_core.rounds import AREAS
 
 from .devices.board import PropBoard
 from .devices.displays import Screen
+from .devices.switching import OutputSwitched
 from .errors import PropError
 from .pacing import PACINGS, Beat, deal_timeline, is_third_card
 from .scene import BetsOnTable, RoundOnTable, Scene, Shown, cards_left, compose, render_view
@@ -139,6 +148,7 @@ class _Round:
     #: Calls that started this round, with their results: answered once the result is shown.
     replies: list[tuple[Future[Any], Any]] = field(default_factory=list)
     paid: bool = False  # the result is shown
+    result_at: float = float("inf")  # when the result is paid (on the daemon's clock)
 
 
 class _Stop:
@@ -219,6 +229,7 @@ class Daemon:
         result_seconds: float = 1.5,
         retry_seconds: float = RETRY_SECONDS,
         clock: Clock = time.monotonic,
+        held_outputs: Mapping[str, float | None] | None = None,
     ) -> None:
         if pacing not in PACINGS:
             raise ValueError(f"unknown pacing {pacing!r} (known: {', '.join(PACINGS)})")
@@ -266,6 +277,8 @@ class Daemon:
         self._mode_waiting: list[_Call | _SolvedCount] = []  # commands that wait for the mode's end
         self._timer_watchers: set[str] = set()  # who shows the countdown besides a casing display
         self._timer_shown: int | None = None  # the whole seconds the watchers last got
+        # Outputs held on before a restart (see Outputs.restore): switched on again first thing.
+        self._restore_outputs = dict(held_outputs or {})
 
     # -- feeding the daemon (any thread) ---------------------------------------------
     def submit(self, action: Input) -> None:
@@ -346,6 +359,10 @@ class Daemon:
     def run(self) -> None:
         """Draw everything, arm the inputs, and run the game on this thread until :meth:`stop`."""
         self._stacks = {area: tuple(stack) for area, stack in self.module.stacks.items()}
+        if self._restore_outputs:  # a lock that was open stays open: before anything else
+            restored: list[ev.Event] = [*self.board.outputs.restore(self._restore_outputs)]
+            self._restore_outputs = {}
+            self._handle(restored)
         if self.module.deck is None:
             self._handle(self.module.start())
         else:
@@ -374,6 +391,7 @@ class Daemon:
                 except Exception:  # never let one bad input take the prop down
                     log.exception("error while handling %r; the game goes on", item)
             self._run_due_steps()
+            self._expire_outputs()
             self._run_mode()
             if self._queue.empty():  # inputs queued behind this one are handled before the next frame
                 self._draw()
@@ -383,7 +401,7 @@ class Daemon:
         self._shutdown()
 
     def stop(self) -> None:
-        """Stop the game thread: lights off, displays blank (SIGTERM)."""
+        """Stop the game thread: outputs and lights off, displays blank (SIGTERM)."""
         self._queue.put(_STOP)
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=10)
@@ -447,6 +465,24 @@ class Daemon:
         """True while :meth:`identify`'s lights blink and the displays are inverted."""
         return self.clock() < self._identify_until
 
+    def switch_output(self, name: str, state: str) -> Future[list[ev.Event]]:
+        """The game master's override of output ``name``: ``on`` (held), ``off`` or ``pulse``. Runs at
+        once, even during a deal; the future holds the events (none when nothing changed) or raises
+        KeyError for an unknown name."""
+
+        def run() -> list[ev.Event]:
+            events: list[ev.Event] = list(self.board.outputs.command(name, state))
+            self._handle(events)
+            return events
+
+        return self.call(run, during_round=True)
+
+    def held_outputs(self) -> dict[str, float | None]:
+        """What a restart must switch on again: the outputs held on (never a pulse), by name, each with
+        the wall-clock time its cut-off ends or None, including what a round being shown will switch at
+        its result (its gesture is saved; call on the game thread, as the ``on_handled`` hooks do)."""
+        return self.board.outputs.held()
+
     # -- modes (game thread) ----------------------------------------------------------------
     @property
     def mode(self) -> Mode | None:
@@ -480,6 +516,13 @@ class Daemon:
     def dealing(self) -> bool:
         """True from a deal's gesture until its round is finished."""
         return self._round is not None
+
+    @property
+    def result_due(self) -> float | None:
+        """When (on :attr:`clock`) the round being dealt pays its result (and switches the outputs it
+        names); None outside a deal. What the benchmark times an output against."""
+        waiting = self._round
+        return None if waiting is None else waiting.result_at
 
     # -- what is shown (game thread) --------------------------------------------------------
     def scene(self) -> Scene:
@@ -525,6 +568,9 @@ class Daemon:
         wait = None if due == float("inf") else max(0.0, due - self.clock())
         # The watchdog's beat and a mode (the self-test) run on real time, whatever the schedule reads.
         real = min(self._beat_due, self._mode.due if self._mode is not None else float("inf"))
+        output_due = self.board.outputs.next_due()  # a pulse's end, a cut-off: real time too
+        if output_due is not None:
+            real = min(real, output_due)
         if real != float("inf"):
             beat = max(0.0, real - time.monotonic())
             wait = beat if wait is None else min(wait, beat)
@@ -617,17 +663,18 @@ class Daemon:
         show it: at once, or, for a deal, step by step on the schedule of :mod:`firmware.pacing`."""
         self._to_settle = True  # a batch, even an empty one
         before, self._stacks = self._stacks, {area: tuple(stack) for area, stack in self.module.stacks.items()}
+        self.board.outputs.plan([event.kind for event in events])  # held_outputs() as the hooks save it
         notify(self.on_handled, events, self.module)
         cards = [event for event in events if isinstance(event, ev.CardDealt)]
         if not cards:
-            for event in events:
-                self._present(event)
+            self._show(events)
             return
         first = events.index(cards[0])
         start = max((i for i, event in enumerate(events[:first]) if isinstance(event, ev.DealStarted)), default=-1)
         last = events.index(cards[-1])
         head, checks, tail = events[: start + 1], events[start + 1 : first], events[last + 1 :]
         self._hidden = events[start + 1 :]
+        switched = self._switch(head + checks)  # the deal's output, a strike at the gesture: first
         for event in head:  # what came before the gesture, and the gesture
             self._present(event)
         self._on_table = RoundOnTable(tuple(cards))
@@ -649,7 +696,12 @@ class Daemon:
             result_seconds=self.result_seconds,
         )
         now = self.clock()
-        self._round = _Round([_Step(now + beat.at, self._step(beat, cards, reorder, tail)) for beat in beats])
+        pay = next((beat.at for beat in beats if beat.what == "pay"), None)
+        self._round = _Round(
+            [_Step(now + beat.at, self._step(beat, cards, reorder, tail)) for beat in beats],
+            result_at=float("inf") if pay is None else now + pay,
+        )
+        self._switched(switched)
         self._run_due_steps()
 
     def _step(
@@ -705,6 +757,7 @@ class Daemon:
     def _show_result(self, tail: list[ev.Event]) -> None:
         """The result and the payout: with the original's pacing the losing bets leave the bets
         display now, the winning ones and the pushes stay until the clearing."""
+        switched = self._switch(tail)  # the lock opens as the result shows, before anything else
         for event in tail:
             if isinstance(event, ev.RoundPlayed):
                 if self._on_table is not None:
@@ -714,9 +767,35 @@ class Daemon:
                         {area: () if event.results.get(area, 0) < 0 else stack for area, stack in self._stacks.items()}
                     )
             self._present(event)
+        self._switched(switched)
         if self._round is not None:
             self._round.paid = True
             self._answer(self._round)
+
+    def _show(self, events: list[ev.Event]) -> None:
+        """Show events of one moment: the outputs they name switch first, then each is presented."""
+        switched = self._switch(events)
+        for event in events:
+            self._present(event)
+        self._switched(switched)
+
+    def _switch(self, events: list[ev.Event]) -> list[ev.Event]:
+        """Switch the outputs ``events`` name (pins only: no hook has run yet)."""
+        switched: list[ev.Event] = []
+        for event in events:
+            if not isinstance(event, OutputSwitched):
+                switched += self.board.outputs.follow(event.kind)
+        return switched
+
+    def _switched(self, switched: list[ev.Event]) -> None:
+        """What the outputs did, as a batch of its own (saved, logged, published)."""
+        if switched:
+            self._handle(switched)
+
+    def _expire_outputs(self) -> None:
+        """Pulses and cut-offs that ran out (gpiozero's threads switched the pins): record them."""
+        if self.board.outputs.next_due() is not None:
+            self._switched([*self.board.outputs.expire()])
 
     def _answer(self, waiting: _Round) -> None:
         """Answer the calls that started ``waiting`` now that its result is shown."""
@@ -835,6 +914,10 @@ class Daemon:
     def _shutdown(self) -> None:
         self._settled()  # what the last inputs did reaches the services before they stop
         log.info("stopping: lights off, displays blank")
+        try:  # first: a lock or a relay matters more than a light
+            self.board.outputs.all_off()  # the held ones stay saved: the next start switches them on again
+        except Exception:
+            log.exception("outputs did not turn off")
         waiting = self._round
         self._round = None
         if waiting is not None:  # a deal's reply: its events were handled and saved

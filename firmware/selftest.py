@@ -352,6 +352,7 @@ class SelfTest:
 
     def _output(self, name: str) -> float:
         assert self.outputs is not None
+        self._output_off()  # the one before goes off first: never two at once, none left on
         try:
             self.outputs.set_output(name, True)
             self._on = name

@@ -46,6 +46,11 @@ INPUT_NAMES = {
     "deal": "deck (deal) button or sensor",
 }
 LIGHT_NAMES = {"status_light": "status light", "deck_light": "deck RGB LED"}
+#: What an output's pin drives (hardware/README.md, "Outputs"): never a lock or a coil itself.
+OUTPUT_WIRING = {
+    True: "GPIO → 220 Ω → gate of a logic-level N-MOSFET (10 kΩ gate → GND), or IN of an active-high relay module",
+    False: "GPIO → IN of an active-low relay module (its VCC from 3V3, JD-VCC from the module's own 5 V supply)",
+}
 
 
 # -- the config ---------------------------------------------------------------
@@ -138,7 +143,7 @@ class PinRow:
     role: str
     physical: int
     bcm: int | None  # None for power and ground pins
-    kind: str  # input, led, i2c, spi, power, ground, spare
+    kind: str  # input, led, output, i2c, spi, power, ground, spare
     part: str  # the part the pin belongs to
     direction: str
     wiring: str
@@ -182,6 +187,19 @@ def _part_rows(config: dict[str, Any]) -> list[PinRow]:
             else:
                 wiring = f"3V3 → LED anode; cathode → {r} Ω → GPIO (common anode)"
             rows.append(PinRow(f"{title} {colour}", BCM_TO_PHYSICAL[gpio], gpio, "led", section, "output", wiring))
+    for output in config.get("outputs", []):
+        gpio, name = output["pin"], output["name"]
+        rows.append(
+            PinRow(
+                f"{name} output",
+                BCM_TO_PHYSICAL[gpio],
+                gpio,
+                "output",
+                f"outputs.{name}",
+                "output",
+                OUTPUT_WIRING[bool(output.get("active_high", True))],
+            )
+        )
     for display in _displays(config, "spi"):
         for key, pin_name in (("dc", "DC"), ("reset", "RES")):
             if key in display:
@@ -353,7 +371,8 @@ def render_pinmap(config: dict[str, Any]) -> str:
     body = []
     for row in rows:
         gpio = f"GPIO{row.bcm}" if row.bcm is not None else "—"
-        ground = f"pin {grounds[row.part]}" if row.part in grounds and row.kind in ("input", "led", "spare") else ""
+        grounded = ("input", "led", "output", "spare")
+        ground = f"pin {grounds[row.part]}" if row.part in grounds and row.kind in grounded else ""
         body.append([row.role, gpio, str(row.physical), row.direction, row.wiring, ground])
     out += _table(["Role", "BCM", "Header pin", "Direction", "Wiring", "Ground to"], body)
 
@@ -432,6 +451,8 @@ def _part_title(config: dict[str, Any], part: str) -> str:
         return INPUT_NAMES.get(name, name)
     if section == "displays":
         return f"{name} display"
+    if section == "outputs":
+        return f"{name} output"
     return {"i2c": "I2C displays", "shutdown": "shutdown button"}.get(part, LIGHT_NAMES.get(part, part))
 
 
@@ -490,6 +511,7 @@ COLOURS = {
     "spare": "#888888",
     "reserved": "#c9b3dd",
     "free": "#cccccc",
+    "output": "#a61e4d",
 }
 LED_FILL = {"red": "#e63946", "green": "#2dc653", "blue": "#3a86ff"}
 
@@ -554,11 +576,11 @@ def _header(colours: dict[int, str]) -> list[str]:
 
 
 def _single(row: PinRow, config: dict[str, Any], ground: int) -> list[str]:
-    """A button or LED on its own row: pin → (resistor → LED | button) → ground."""
+    """A button, LED or output on its own row: pin → (resistor → LED | button | driver) → ground."""
     side = -1 if row.physical % 2 else 1
     y, start = _y(row.physical), _dot_x(row.physical)
     anchor = "end" if side < 0 else "start"
-    colour = COLOURS["led"] if row.kind == "led" else COLOURS[row.kind if row.kind == "spare" else "input"]
+    colour = COLOURS[row.kind] if row.kind in ("led", "output", "spare") else COLOURS["input"]
     dash = {"stroke_dasharray": "6 4"} if row.kind == "spare" else {}
     out = [
         _line(start, y, _out(side, 265), y, colour, 2.5, **dash),
@@ -579,6 +601,13 @@ def _single(row: PinRow, config: dict[str, Any], ground: int) -> list[str]:
             f'<polygon points="{base},{y - 8} {base},{y + 8} {tip},{y}" fill="{LED_FILL.get(colour_name, "#ddd")}" '
             f'stroke="#333" stroke-width="1.5"/>',
             _line(tip, y - 8, tip, y + 8, "#333", 2),
+        ]
+    elif row.kind == "output":  # the pin drives a driver's input, never the load
+        x0, x1 = sorted((_out(side, 165), _out(side, 245)))
+        out += [
+            f'<rect x="{x0}" y="{y - 9}" width="{x1 - x0}" height="18" rx="3" fill="#fbe9ef" stroke="#333" '
+            'stroke-width="1.5"/>',
+            _text((x0 + x1) / 2, y + 4, "relay / MOSFET", 10, "middle"),
         ]
     else:
         x0, x1 = sorted((_out(side, 185), _out(side, 225)))
@@ -708,8 +737,8 @@ def render_wiring_svg(config: dict[str, Any]) -> str:
     ]
     wires: list[str] = []
     for row in rows:
-        if row.kind in ("input", "led", "spare"):
-            colours[row.physical] = COLOURS["led" if row.kind == "led" else row.kind]
+        if row.kind in ("input", "led", "output", "spare"):
+            colours[row.physical] = COLOURS[row.kind]
             wires += _single(row, config, grounds[row.part])
         elif row.kind == "reserved":
             colours[row.physical] = COLOURS["reserved"]
@@ -770,8 +799,9 @@ def render_wiring_svg(config: dict[str, Any]) -> str:
     body += _header(colours) + wires
     legend_y = _y(39) + 75
     items = [
-        ("button input", "input"),
-        ("LED output", "led"),
+        ("button", "input"),
+        ("LED", "led"),
+        ("output", "output"),
         ("3V3", "3V3"),
         ("I2C SDA", "SDA"),
         ("I2C SCL", "SCL"),
@@ -795,6 +825,8 @@ def render_wiring_svg(config: dict[str, Any]) -> str:
         "The RGB LED's cathodes are its one long leg.",
         "Display pin order is that of common boards; go by the labels printed on yours. "
         "Power every display from 3V3, never 5 V.",
+        "Outputs: the pin drives a relay module's IN or a logic-level MOSFET's gate; the lock has its own "
+        "supply, never the Pi's 5 V or 3V3 (hardware/README.md, Outputs).",
     ]
     body += [_text(40, legend_y + 30 + 18 * i, note, 12) for i, note in enumerate(notes)]
     return _svg(WIDTH, HEIGHT, body)

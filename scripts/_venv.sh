@@ -63,7 +63,9 @@ venv_ok() {
 wanted=()
 if [ "$pi" = 1 ]; then
   mapfile -t os_packages < <(awk '!/^#/ && NF {print $1}' scripts/pi-os-packages.txt)
-  wanted+=("${os_packages[@]}" "$(rpi_gpio_package)")
+  # fonts-dejavu-core: the TrueType font `baccarat casing --out FILE.png` draws with (Bookworm's
+  # Pillow has no scalable font of its own); Raspberry Pi OS Lite may not have it.
+  wanted+=("${os_packages[@]}" "$(rpi_gpio_package)" fonts-dejavu-core)
 fi
 # Debian keeps ensurepip, which venv needs to put pip in, in python3-venv: without it venv prints
 # a page of advice and leaves a .venv without pip. Look first, and keep venv's own output quiet.

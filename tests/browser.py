@@ -130,7 +130,9 @@ class WebRig:
 
     def state(self) -> dict[str, Any]:
         """The module's state document, read on the game thread."""
-        return self.daemon.call(lambda: state_document(self.daemon.module)).result(5)
+        return self.daemon.call(
+            lambda: state_document(self.daemon.module, self.daemon.shown(), self.daemon.board.outputs.states())
+        ).result(5)
 
 
 @pytest.fixture

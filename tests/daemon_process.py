@@ -7,7 +7,7 @@ dummy devices. Lines on stdout tell the parent what happened:
 - ``frames-saved`` after ready, once the first frames are in ``--dump`` (with ``--snap``);
 - ``dealt-frame`` when the first frame of a deal has gone to the table display;
 - at exit, the displays' last frames are saved as PNGs in ``--dump`` and
-  ``summary.json`` holds the LED pin levels and the module's snapshot.
+  ``summary.json`` holds the LED and output pin levels and the module's snapshot.
 
 With ``--play`` a thread puts $25 on Player and deals, as a person would.
 With ``--hog SECONDS`` a thread takes every free file descriptor once ready (says
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from luma.core.device import dummy
 
-from firmware.app import attach_services, build_daemon, mock_pin_factory, restore_module, run_forever, setup_logging
+from firmware.app import attach_services, build_daemon, mock_pin_factory, restore_game, run_forever, setup_logging
 from firmware.config import load_config
 from firmware.daemon import Daemon
 from firmware.devices.displays import DisplaySpec
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     config = load_config(args.config)
     setup_logging("INFO")
     rng = random.Random(args.seed)
-    module = restore_module(config, rng)
+    game = restore_game(config, rng)
     holder: dict[str, Daemon] = {}
     devices: dict[str, dummy] = {}
 
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         return device
 
     pins = mock_pin_factory()
-    daemon = build_daemon(config, pin_factory=pins, device_factory=factory, rng=rng, module=module)
+    daemon = build_daemon(config, pin_factory=pins, device_factory=factory, rng=rng, restore=lambda: game)
     holder["daemon"] = daemon
     closers = attach_services(daemon, config)
 
@@ -117,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         hidden = {role: device.hidden for role, device in devices.items()}
         state = {
             "leds": leds,
+            "outputs": {o.name: pins.pin(o.pin).state for o in config.outputs},  # active-high: 0 = off
             "blank": blank,
             "hidden": hidden,
             "snapshot": daemon.module.snapshot(),

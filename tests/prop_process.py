@@ -1,11 +1,13 @@
 """A whole prop in a process of its own, for the kill -9 tests (``python tests/prop_process.py CONFIG.json SEED``).
 
-It builds the daemon as ``baccarat run`` does (restore_module, build_daemon,
+It builds the daemon as ``baccarat run`` does (restore_game, build_daemon,
 attach_services) on mock pins and dummy displays. Commands arrive on stdin as
 JSON lines: ``{"tap": "player"}``, ``{"deal": true}`` (no wait: the deal runs
-on), ``{"hint": true}``, ``{"snapshot": true}``. Stdout gets JSON lines: a
-``ready`` line, each batch of events as the daemon hands it to its on_handled hooks,
-and one answer per command.
+on), ``{"hint": true}``, ``{"snapshot": true}``, ``{"pins": true}`` (the outputs'
+pins), ``{"command": {...}}`` (a game-master command, as MQTT sends it). Stdout
+gets JSON lines: a ``ready`` line (with the outputs' pins and held outputs once
+ready), each batch of events as the daemon hands it to its on_handled hooks, and
+one answer per command.
 """
 
 from __future__ import annotations
@@ -19,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from firmware.app import attach_services, build_daemon, mock_pin_factory, restore_module  # noqa: E402
+from firmware.app import attach_services, build_daemon, mock_pin_factory, restore_game  # noqa: E402
 from firmware.config import parse_config  # noqa: E402
 from firmware.devices.displays import open_dummy_device  # noqa: E402
-from firmware.room.commands import hint  # noqa: E402
+from firmware.room.commands import GameMaster, hint  # noqa: E402
 from firmware.simulator.pins import PinDriver  # noqa: E402
 
 _out = threading.Lock()
@@ -37,15 +39,22 @@ def emit(data: dict) -> None:
 def main(config_file: str, seed: str) -> None:
     config = parse_config(json.loads(Path(config_file).read_text()))
     rng = random.Random(int(seed))
-    module = restore_module(config, rng)
+    game = restore_game(config, rng)
     daemon = build_daemon(
-        config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=rng, module=module
+        config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=rng, restore=lambda: game
     )
     attach_services(daemon, config)  # the state keeper listens first ...
     daemon.on_handled.append(lambda events, m: emit({"events": [e.kind for e in events]}))  # ... then we
     daemon.start()
     daemon.ready.wait(5)
-    emit({"ready": {"restored": module is not None, "snapshot": daemon.call(daemon.module.snapshot).result(5)}})
+    ready = {
+        "restored": game is not None,
+        "snapshot": daemon.call(daemon.module.snapshot).result(5),
+        "pins": daemon.board.outputs.pins(),
+        "held": daemon.call(daemon.held_outputs).result(5),
+    }
+    emit({"ready": ready})
+    master = GameMaster(daemon, default_limits=config.limits)
     driver = PinDriver(daemon.board)
     for line in sys.stdin:
         command = json.loads(line)
@@ -62,6 +71,10 @@ def main(config_file: str, seed: str) -> None:
             emit({"hint": daemon.call(lambda: hint(daemon.module)).result(30)})
         elif "snapshot" in command:
             emit({"snapshot": daemon.call(daemon.module.snapshot).result(30)})
+        elif "pins" in command:
+            emit({"pins": daemon.board.outputs.pins()})
+        elif "command" in command:
+            emit({"reply": master.handle(command["command"]).result(30)})
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from tests.conftest import ROOT
 
 def test_the_benchmark_reports_bytes_and_times_for_every_input_and_display():
     run = subprocess.run(
-        [sys.executable, "benchmarks/bench.py", "--samples", "8", "--deals", "2", "--holds", "1"]
+        [sys.executable, "benchmarks/bench.py", "--samples", "8", "--deals", "2", "--holds", "1", "--solves", "2"]
         + ["--idle-seconds", "1", "--starts", "1", "--no-mqtt", "--json"],
         cwd=ROOT,
         capture_output=True,
@@ -47,6 +47,9 @@ def test_the_benchmark_reports_bytes_and_times_for_every_input_and_display():
         start["required_floor_ms"] / start["floor_ms"]
     )
     assert {t["measure"] for t in report["targets"]} >= {"chip press to frame, p99", "start-up against the floor"}
+    lock = report["result_to_output_ms"]  # the reference build's lock, opened by two winning rounds
+    assert lock["samples"] == 2 and 0 < lock["p50"] <= lock["p99"] <= lock["max"]
+    assert "result to output (the lock), p99" in {t["measure"] for t in report["targets"]}
     # What reaches the disk and the journal (/proc/<pid>/io, the log lines): an idle prop writes
     # nothing, a chip press logs its one line, a round writes its state file at least once.
     disk, idle = report["disk"], report["idle"]

@@ -18,6 +18,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "firmware.daemon": ("Daemon",),
     "firmware.devices.board": ("PropBoard",),
     "firmware.devices.displays": ("Screen",),
+    "firmware.devices.outputs": ("Output", "Outputs"),
     "firmware.room.commands": ("GameMaster",),
     "baccarat_core.bets": (),  # remote play: the words and the presses they stand for
     "firmware.config": ("Section",),

@@ -128,6 +128,21 @@ CASES = [
     Broken("negative-seconds", (("card_seconds = 0.6", "card_seconds = -1"),), "card_seconds"),
     Broken("debounce-longer-than-hold", (("debounce_seconds = 0.02", "debounce_seconds = 0.6"),), "debounce_seconds"),
     Broken("deck-colour", (('first_color = "random"', 'first_color = "purple"'),), "first_color"),
+    # outputs ([[outputs]], the reference build's lock)
+    Broken("output-on-an-input-pin", (("pin = 15", "pin = 5"),), "lock"),
+    Broken("output-pin-missing", (("pin = 15 ", "# pin = 15 "),), "pin"),
+    Broken("output-name-not-a-word", (('name = "lock"', 'name = "front door"'),), "name"),
+    Broken("output-event", (('on = "solved"', 'on = "win"'),), "on"),
+    Broken("output-mode", (('mode = "hold"', 'mode = "latch"'),), "mode"),
+    Broken("output-off-on-its-on-event", (('off_on = "reset"', 'off_on = "solved"'),), "off_on"),
+    Broken("output-max-on-zero", (('off_on = "reset"', 'off_on = "reset"\nmax_on_seconds = 0'),), "max_on_seconds"),
+    Broken(
+        "output-pulse-longer-than-max-on",
+        (('off_on = "reset"', 'off_on = "reset"\nmax_on_seconds = 2\npulse_seconds = 5'),),
+        "pulse_seconds",
+    ),
+    Broken("output-unknown-key", (('off_on = "reset"', 'off_on = "reset"\nlocked = true'),), "locked"),
+    Broken("output-twice", (), "name", append='\n[[outputs]]\nname = "lock"\npin = 14\non = "none"\n'),
     # the network
     Broken("mqtt-port", (), "port", append='\n[mqtt]\nhost = "broker.local"\nport = 70000\n'),
     Broken("mqtt-host-empty", (), "host", append='\n[mqtt]\nhost = " "\n'),

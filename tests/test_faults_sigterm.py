@@ -116,6 +116,7 @@ def check_stopped_cleanly(process: DaemonProcess, code: int, took: float) -> dic
     assert "Traceback" not in log and " ERROR " not in log, log
     summary = process.summary()
     assert all(level == 0 for level in summary["leds"].values()), summary["leds"]
+    assert summary["outputs"] and all(level == 0 for level in summary["outputs"].values()), summary["outputs"]
     assert all(summary["blank"].values()), summary["blank"]
     assert all(summary["hidden"].values()), summary["hidden"]
     return summary

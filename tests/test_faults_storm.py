@@ -37,6 +37,7 @@ from firmware.app import build_daemon, close_daemon
 from firmware.config import Config
 from firmware.daemon import Daemon
 from firmware.devices.displays import open_dummy_device
+from firmware.devices.switching import OutputSwitched
 from firmware.simulator.pins import ManualClock
 from tests.conftest import make_config
 
@@ -84,8 +85,9 @@ class Recorder:
             return len(self.items)
 
     def _listen(self, events: list[ev.Event], module: BaccaratModule) -> None:
+        module_events = [e for e in events if not isinstance(e, OutputSwitched)]  # the prop's lock: not the game's
         with self._events_lock:
-            self.events.extend(events)
+            self.events.extend(module_events)
 
     def event_list(self, start: int = 0) -> list[ev.Event]:
         with self._events_lock:

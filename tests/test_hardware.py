@@ -26,6 +26,8 @@ def _config_gpios(config: dict) -> dict[str, int]:
         for key in ("dc", "reset"):
             if key in display:
                 out[f"{display['role']}.{key}"] = display[key]
+    for output in config.get("outputs", []):
+        out[f"outputs.{output['name']}"] = output["pin"]
     return out
 
 
@@ -106,6 +108,8 @@ def test_default_config_has_no_pin_conflicts() -> None:
         ("blue = 4", "blue = 9", "GPIO9 is used twice: SPI0 MISO"),  # SPI bus (MISO is owned too)
         ("reset = 25", "reset = 7", "GPIO7 is used twice: SPI0 CE1"),
         ("deal = 21", "deal = 12", "GPIO12 is used twice"),  # the shutdown button's pin
+        ("pin = 15 ", "pin = 6 ", "GPIO6 is used twice: [inputs] banker and [outputs] lock"),  # an output
+        ("pin = 15 ", "pin = 3 ", "GPIO3 is used twice: I2C1 SCL and [outputs] lock"),
     ],
 )
 def test_conflicts_are_reported(tmp_path: Path, old: str, new: str, words: str) -> None:
@@ -127,7 +131,7 @@ def test_wiring_svg_labels_all_40_pins_and_every_part() -> None:
     for pin in range(1, 41):
         assert any(re.fullmatch(rf"{pin}  .+|.+  {pin}", t) for t in texts), f"header pin {pin} unlabelled"
     for row in generate.pin_rows(generate.load_config(CONFIG)):
-        if row.kind in ("input", "led", "spare"):
+        if row.kind in ("input", "led", "output", "spare"):
             assert row.role in texts
 
 
@@ -220,3 +224,21 @@ def test_readme_embeds_the_generated_files_and_names_the_resistors() -> None:
     for r in generate.resistors(generate.load_config(CONFIG)).values():
         assert f"{r.ohms} Ω" in readme
     assert f"gpio_pin={generate.SHUTDOWN_GPIO}" in readme
+
+
+def test_the_outputs_are_in_the_pin_map_and_the_wiring_with_their_driver(tmp_path: Path) -> None:
+    """The reference build's lock, and an active-low relay output added to it: each in PINMAP.md at its
+    header pin with the driver it needs (never the lock on the pin), and on the wiring picture."""
+    pinmap = (HARDWARE / "PINMAP.md").read_text(encoding="utf-8")
+    row = next(line for line in pinmap.splitlines() if line.startswith("| lock output |"))
+    assert "| GPIO15 | 10 | output |" in row and "logic-level N-MOSFET" in row and "10 kΩ gate → GND" in row
+    assert "GPIO15 UART RX" not in pinmap.split("## Free GPIOs")[1], "the lock's pin is still listed free"
+    relay = '\n[[outputs]]\nname = "siren"\npin = 14\nactive_high = false\non = "strike"\nmode = "pulse"\n'
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG.read_text(encoding="utf-8") + relay, encoding="utf-8")
+    fresh = generate.outputs(path)
+    row = next(line for line in fresh["PINMAP.md"].splitlines() if line.startswith("| siren output |"))
+    assert "| GPIO14 | 8 | output |" in row and "active-low relay module" in row
+    assert (14, 8) in _pinmap_rows(fresh["PINMAP.md"])
+    texts = [t.text for t in ET.fromstring(fresh["wiring.svg"]).iter("{http://www.w3.org/2000/svg}text")]
+    assert "siren output" in texts and "lock output" in texts and texts.count("relay / MOSFET") == 2

@@ -192,6 +192,19 @@ DISPLAY_BAD = {
     "driver": ['"ssd9999"', "1"],
     "role": ['"scoreboard"', "1"],
 }
+#: Values each key of the reference build's ``[[outputs]]`` table refuses (the key's line is replaced).
+OUTPUT_BAD = {
+    "name": ['""', '"Lock"', '"front door"', '"l\u00f6ck"', '"' + "x" * 40 + '"', "1", '"9lives"'],
+    "pin": ["5", "0", "28", "2", "12", '"15"', "15.0", "true", "-1"],
+    "active_high": ['"true"', "1"],
+    "on": ['"win"', '"SOLVED"', "true", '""', '["solved"]'],
+    "mode": ['"latch"', '"Hold"', "0"],
+    "off_on": ['"solved"', '"never"', "false"],
+    "pulse_seconds": ["0", "-1", "nan", "inf", "3601", '"1"'],
+    "max_on_seconds": ["0", "-5", "nan", "1e9", '"10"', "false"],
+    "colour": ['"red"'],
+}
+
 TEXT_DAMAGE = [
     lambda t, r: t.replace("=", "", 1),
     lambda t, r: t + "\n[edgework]\n",
@@ -227,7 +240,7 @@ def hostile_configs(seed: int, count: int) -> list[tuple[str, tuple[str, ...]]]:
     out = []
     for _ in range(count):
         text = REFERENCE + "\n[state]\n\n[control]\n"
-        shape = rng.randrange(10)
+        shape = rng.randrange(11)
         if shape < 7:
             section, key = rng.choice(keys)
             if f"[{section}]" not in text:
@@ -243,9 +256,23 @@ def hostile_configs(seed: int, count: int) -> list[tuple[str, tuple[str, ...]]]:
             key = rng.choice(list(DISPLAY_BAD))
             text = _in_first_display(text, key, rng.choice(DISPLAY_BAD[key]))
             named = (f"[displays.0] {key}",)
-        else:
+        elif shape == 9:
             text = rng.choice(TEXT_DAMAGE)(text, rng)
             named = DAMAGE_NAMED
+        else:  # the lock's table: one key replaced (or added) with a value it refuses
+            key = rng.choice(list(OUTPUT_BAD))
+            lines = text.splitlines()
+            first = lines.index("[[outputs]]")
+            end = next(i for i in range(first + 1, len(lines)) if lines[i].startswith("["))
+            line = f"{key} = {rng.choice(OUTPUT_BAD[key])}"
+            mine = [i for i in range(first + 1, end) if re.match(rf"{key}\s*=", lines[i])]
+            if mine:
+                lines[mine[0]] = line
+            else:
+                lines.insert(first + 1, line)
+            text = "\n".join(lines) + "\n"
+            # the key in the lock's table, the lock in a pin check, or (its name broken) the first output's name
+            named = (f"[outputs.lock] {key}", "[outputs] lock", "[outputs.0] name")
         out.append((text, named))
     return out
 

@@ -63,9 +63,9 @@ def test_the_state_document_is_built_once_a_batch(mock_factory, monkeypatch):
     built: list[int] = []
     build = commands.state_document
 
-    def counting(module, shown=None):
+    def counting(module, shown=None, outputs=None):
         built.append(1)
-        return build(module, shown)
+        return build(module, shown, outputs)
 
     monkeypatch.setattr(commands, "state_document", counting)
     daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
@@ -83,7 +83,8 @@ def test_the_state_document_is_built_once_a_batch(mock_factory, monkeypatch):
         for name in ("right", "player", "player"):
             rig.tap(name)
         assert len(built) - before == 3, "one state document a batch, shared"
-        assert backend.controller_state() == build(daemon.module)  # ... and it is the state now
+        now = build(daemon.module, None, daemon.board.outputs.states())  # between deals: what is shown
+        assert backend.controller_state() == now  # ... and it is the state now
     finally:
         daemon.stop()
         for service in services:

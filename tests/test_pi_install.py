@@ -184,7 +184,8 @@ def pi(tmp_path_factory):
     return box, first, box.log("apt")
 
 
-PI_PACKAGES = {"python3-pil", "python3-lgpio", "python3-spidev"}
+#: What a Pi gets from apt-get besides the RPi.GPIO API: the compiled pieces, and the casing PNG's font.
+PI_PACKAGES = {"python3-pil", "python3-lgpio", "python3-spidev", "fonts-dejavu-core"}
 
 
 def _installed_by_apt(lines: list[str]) -> set[str]:

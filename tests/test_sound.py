@@ -759,8 +759,8 @@ def test_an_i2s_card_keeps_the_inputs_off_its_pins() -> None:
     with pytest.raises(ConfigError) as caught:
         make_config(sound=i2s)
     assert str(caught.value) == "GPIO19 is used twice: I2S LRCLK ([sound] i2s) and [inputs] player_pair"
-    # The inputs moved to free GPIOs (the bets display on I2C frees SPI0 and GPIO24/25):
-    moved = {"player_pair": 14, "arrow_right": 15, "deal": 24}
+    # The inputs moved to free GPIOs (the bets display on I2C frees SPI0 and GPIO24/25; GPIO15 is the lock's):
+    moved = {"player_pair": 14, "arrow_right": 25, "deal": 24}
     bets_on_i2c = {"role": "bets", "driver": "sh1106", "interface": "i2c", "port": 3, "address": 0x3C}  # a mux channel
     data_displays = [d for d in make_config().displays if d.role != "bets"]
     displays = [

@@ -183,21 +183,24 @@ def test_the_console_allows_no_other_origin(web_factory, method, path):
 
 
 def test_json_is_the_frameworks_state(web_factory):
-    """``GET /json`` as Escape Room Techs' framework answers it: numbers, and the outputs (none yet)."""
+    """``GET /json`` as Escape Room Techs' framework answers it: numbers, and the outputs (the
+    reference build's lock, which the solve opens)."""
     web = web_factory()
     status, headers, body = web.request("GET", f"/json?token={TOKEN}")
     assert status == 200 and headers["content-type"].startswith("application/json")
-    assert json.loads(body) == {"status": 0, "enabled": 1, "strikes": 0, "outputs": []}
+    locked = [{"name": "lock", "on": 0}]
+    assert json.loads(body) == {"status": 0, "enabled": 1, "strikes": 0, "outputs": locked}
     web.rig.deal()  # no bet: a strike
     assert get(web, "disable") == (200, "ok")
     assert json.loads(web.request("GET", f"/json?token={TOKEN}")[2]) == {
         "status": 0,
         "enabled": 0,
         "strikes": 1,
-        "outputs": [],
+        "outputs": locked,
     }
     assert get(web, "trigger") == (200, "ok")
-    assert json.loads(web.request("GET", f"/json?token={TOKEN}")[2])["status"] == 1
+    state = json.loads(web.request("GET", f"/json?token={TOKEN}")[2])
+    assert (state["status"], state["outputs"]) == (1, [{"name": "lock", "on": 1}])
 
 
 def test_json_lists_outputs_from_the_state_document():

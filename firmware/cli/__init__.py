@@ -84,6 +84,7 @@ COMMAND_MODULES = {
     "self-test": "gm",
     "start-timer": "gm",
     "add-time": "gm",
+    "output": "gm",
     "history": "history",
 }
 

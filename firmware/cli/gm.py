@@ -1,7 +1,8 @@
 """The game master's commands to a running daemon, over its control socket.
 
 ``baccarat solved N``, ``reset``, ``force-solve``, ``hint``, ``status``, ``bet``,
-``start-timer`` and ``add-time SECONDS`` send the same JSON commands as MQTT (see :mod:`firmware.room.commands`) to
+``start-timer``, ``add-time SECONDS`` and ``output NAME STATE`` send the same JSON commands as MQTT
+(see :mod:`firmware.room.commands`) to
 the socket the daemon serves (:mod:`firmware.room.control_socket`).
 """
 
@@ -21,7 +22,7 @@ from baccarat_core.numbers import format_dollars, parse_count, parse_dollars, sh
 from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 from baccarat_core.timer import check_seconds, clock_text
 
-from ..devices.wiring import INPUT_NAMES
+from ..devices.wiring import INPUT_NAMES, OUTPUT_STATES
 from ..errors import PropError
 from ..room.commands import COMMAND_TIMEOUT
 from ..room.control_socket import read_reply, socket_path
@@ -165,6 +166,17 @@ def cmd_hint(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_output(args: argparse.Namespace) -> int:
+    """Switch one of the prop's outputs on, off, or on for its pulse."""
+    result = _send(args, {"command": "output", "name": args.name, "state": args.state})
+    if not result["events"]:
+        print(f"output {args.name} was {args.state} already")
+    for event in result["events"]:
+        seconds = f" for {event['seconds']:g} s" if event["on"] and event.get("seconds") is not None else ""
+        print(f"output {event['name']} {'on' if event['on'] else 'off'}{seconds}")
+    return 0
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     """Print the running module's state."""
     doc = _send(args, {"command": "status"})
@@ -179,6 +191,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"{doc['cards_left']} cards left (appeared with {doc['deck_solved']} solved)"
     )
     print(f"bets: {bets}; active chip {format_dollars(doc['denomination'])}")
+    if doc.get("outputs"):
+        print("outputs: " + ", ".join(f"{o['name']} {'on' if o['on'] else 'off'}" for o in doc["outputs"]))
     timer, limit = doc.get("timer"), doc.get("strike_limit")
     if timer or limit:
         rate = f" at x{timer['rate']:g}" if timer and timer["rate"] != 1 else ""
@@ -253,7 +267,7 @@ def cmd_self_test(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
-    """``solved``, ``reset``, ``force-solve``, ``hint``, ``status``, ``bet``: talk to a running daemon."""
+    """``solved``, ``reset``, ``force-solve``, ``hint``, ``status``, ``bet``, ``output``: talk to a running daemon."""
     count = arg_type(lambda t: parse_count(t, "solved count", maximum=MAX_SOLVED))
     dollars = arg_type(lambda t: parse_dollars(t, "amount", maximum=MAX_TABLE_MAXIMUM))
 
@@ -292,3 +306,6 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     parser("start-timer", "start the bomb's countdown on a running daemon now", cmd_start_timer)
     p = parser("add-time", "add seconds to the running bomb's countdown (negative: take them away)", cmd_add_time)
     p.add_argument("seconds", type=arg_type(_seconds), metavar="SECONDS", help="seconds to add, e.g. 120 or -30")
+    p = parser("output", "switch one of a running prop's outputs ([[outputs]]): on, off or pulse", cmd_output)
+    p.add_argument("name", help="the output's name, as the config's [[outputs]] name it")
+    p.add_argument("state", choices=OUTPUT_STATES, help="on (held), off, or pulse (on for its pulse_seconds)")

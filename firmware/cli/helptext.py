@@ -37,7 +37,7 @@ commands for the prop:
   update        install a new version, back to the old one if it fails (sudo baccarat update SOURCE)
   history       how each game went (from the history file; no running prop needed)
 commands to a running prop (over its control socket):
-  solved, reset, force-solve, hint, status, bet, start-timer, add-time
+  solved, reset, force-solve, hint, status, bet, start-timer, add-time, output
   self-test     the pre-game check: every display, light, sound and button
 
 `baccarat COMMAND --help` tells more about each. The players' manual:

@@ -8,8 +8,9 @@ import logging
 import random
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from baccarat_core import BaccaratError, BaccaratModule
+from baccarat_core import BaccaratError
 from baccarat_core.numbers import parse_count, show_value
 from baccarat_core.records import replace
 
@@ -17,6 +18,9 @@ from ..config import DEFAULT_CONFIG, Config, describe_wiring, load_config
 from ..config_perms import warn_if_readable
 from ..errors import ConfigError, PropError
 from . import Parser, arg_type
+
+if TYPE_CHECKING:
+    from ..room.saved_state import SavedGame
 
 #: Where the service looks for its config when --config is not given.
 SYSTEM_CONFIG = Path("/etc/baccarat/config.toml")
@@ -34,7 +38,7 @@ the simulator (--simulate): the real daemon on gpiozero's mock pins, its display
   --view auto        a window if a display server is there, else the terminal (default)
   --view window      a pygame window, scaled to fit the screen with crisp pixels (--scale N)
   --view terminal    the displays in braille when the terminal is large enough (about
-                     135x35 with the reference displays) and UTF-8, else the text view
+                     135x36 with the reference build) and UTF-8, else the text view
   --view text        the prop in words: fits 80x24, plain ASCII works
   --view asciiblock  luma.emulator's coloured blocks (a large terminal)
   --gm               the game master's details on screen (the deck's derivation in the
@@ -102,7 +106,7 @@ def _run(args: argparse.Namespace) -> int:
         attach_services,
         build_daemon,
         mock_pin_factory,
-        restore_module,
+        restore_game,
         resume_collection,
         run_forever,
         setup_logging,
@@ -131,8 +135,8 @@ def _run(args: argparse.Namespace) -> int:
     warn_if_readable(config.source, has_secret=secret)
     rng = random.Random()
 
-    def restore() -> BaccaratModule | None:
-        return restore_module(config, rng)
+    def restore() -> SavedGame | None:
+        return restore_game(config, rng)
 
     if args.simulate:
         from ..simulator import run_simulator

@@ -3,7 +3,7 @@
 Like gpiozero's own boards, it is built from devices passed down the same
 ``pin_factory``; the daemon only sees inputs arriving and lights to set.
 The wiring comes in as plain values (:class:`InputWiring`,
-:class:`StatusLightWiring`, :class:`DeckLightWiring`), never as the config.
+:class:`StatusLightWiring`, :class:`DeckLightWiring`, :class:`OutputWiring`), never as the config.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from gpiozero import LED, RGBLED, Device, DigitalInputDevice
 from gpiozero.exc import BadPinFactory
@@ -22,9 +22,10 @@ from baccarat_core.rounds import AREAS
 
 from .buttons import BettingArea, Clock, DebouncedButton, HoldTimer
 from .lights import DeckLight, StatusLight
-from .wiring import INPUT_NAMES, DeckLightWiring, InputWiring, StatusLightWiring
+from .outputs import Outputs
+from .wiring import INPUT_NAMES, DeckLightWiring, InputWiring, OutputWiring, StatusLightWiring
 
-__all__ = ["INPUT_NAMES", "DeckLightWiring", "InputWiring", "PropBoard", "StatusLightWiring"]
+__all__ = ["INPUT_NAMES", "DeckLightWiring", "InputWiring", "OutputWiring", "PropBoard", "StatusLightWiring"]
 
 InputSink = Callable[[Input], None]
 
@@ -58,7 +59,7 @@ def named_pin_factory() -> Factory | None:
 
 
 class PropBoard:
-    """Five betting areas, two arrows, the deal input, the status and deck lights.
+    """Five betting areas, two arrows, the deal input, the status and deck lights, the outputs.
 
     On gpiozero's mock pins, with a clock the debounce filters read (a contact that
     chatters for 2 ms is no press; one closed for 50 ms is):
@@ -90,6 +91,7 @@ class PropBoard:
         inputs: InputWiring,
         status: StatusLightWiring,
         deck: DeckLightWiring,
+        outputs: Sequence[OutputWiring] = (),
         *,
         hold_seconds: float = 0.5,
         debounce_seconds: float = 0.02,
@@ -100,8 +102,11 @@ class PropBoard:
         self._sink: InputSink = lambda action: None
         self._devices: list[Device] = []
         self._holds: HoldTimer | None = None
+        self.outputs = Outputs()
         try:
             self._build(inputs, status, deck, hold_seconds, debounce_seconds, flash_seconds, pin_factory, clock)
+            #: The switched outputs (relays, locks), by name; none unless the wiring has them.
+            self.outputs = Outputs(outputs, pin_factory=pin_factory)
         except BaseException:
             self.close()
             raise
@@ -197,5 +202,6 @@ class PropBoard:
         """Stop the hold timer and release every pin."""
         if self._holds is not None:
             self._holds.close()
+        self.outputs.close()
         for device in self._devices:
             device.close()

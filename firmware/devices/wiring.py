@@ -1,4 +1,4 @@
-"""How the prop is wired, as plain values: the inputs, the lights, the displays.
+"""How the prop is wired, as plain values: the inputs, the lights, the outputs, the displays.
 
 The config builds these; the devices take them. Nothing here imports a
 hardware library, so ``check-config`` and ``hardware/generate.py`` run on
@@ -49,6 +49,48 @@ class DeckLightWiring:
     blue: int
     active_high: bool = True
     pwm: bool = True
+
+
+#: What an output does when its event comes: ``hold`` (on until reset or a command) or ``pulse``
+#: (on for ``pulse_seconds``).
+OUTPUT_MODES: tuple[str, ...] = ("hold", "pulse")
+#: What the game master's ``output`` command can ask of an output.
+OUTPUT_STATES: tuple[str, ...] = ("on", "off", "pulse")
+
+
+@record
+class OutputWiring:
+    """One switched output (a relay module, a MOSFET driving a lock, a buzzer): its pin, and the
+    game events (by their kinds: ``solved``, ``strike``, ``reset``, ``deal``) that switch it.
+
+    ``on`` and ``off_on`` are None for "only by command"; ``max_on_seconds`` None for no cut-off.
+    """
+
+    name: str
+    pin: int
+    active_high: bool = True
+    on: str | None = None
+    mode: str = "hold"
+    pulse_seconds: float = 1.0
+    max_on_seconds: float | None = None
+    off_on: str | None = "reset"
+
+    def behaviour(self) -> str:
+        """``on at solved (hold), off at reset``: what switches it."""
+        if self.on is None:
+            when = "only by command"
+        elif self.mode == "pulse":
+            when = f"a {self.pulse_seconds:g} s pulse at {self.on}"
+        else:
+            when = f"on at {self.on} (hold)"
+        off = f", off at {self.off_on}" if self.off_on is not None else ""
+        cut = f", never on longer than {self.max_on_seconds:g} s" if self.max_on_seconds is not None else ""
+        return when + off + cut
+
+    def describe(self) -> str:
+        """``lock     GPIO15, on at solved (hold), off at reset``: what ``check-config`` prints."""
+        level = " (active low)" if not self.active_high else ""
+        return f"{self.name:8} GPIO{self.pin}{level}, {self.behaviour()}"
 
 
 #: luma.oled drivers the renderer supports, with the image mode it draws for them.

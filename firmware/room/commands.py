@@ -1,7 +1,7 @@
 """Game-master commands: one parser and one executor for MQTT, Room 2.0 and the shell.
 
 A command arrives as a JSON object (``{"command": "set_solved", "solved": 3}``)
-or as words (``set-solved 3``, ``reset min=25 max=1000``); both become a
+or as words (``set-solved 3``, ``reset min=25 max=1000``, ``output lock on``); both become a
 :class:`Command`, validated before anything runs. :class:`GameMaster` runs it
 on the daemon's game thread and always answers with a reply document, so
 every front end answers the same way.
@@ -24,6 +24,7 @@ from baccarat_core.records import record
 from baccarat_core.timer import check_seconds
 
 from ..daemon import Daemon
+from ..devices.wiring import OUTPUT_STATES
 from ..errors import PropError
 from ..scene import Shown
 from ..selftest import MAX_BUTTON_SECONDS, SelfTester
@@ -56,7 +57,10 @@ COMMANDS: dict[str, frozenset[str]] = {
     "self_test_cancel": frozenset(),
     "start": frozenset(),
     "add_time": frozenset({"seconds"}),
+    "output": frozenset({"name", "state"}),
 }
+#: The arguments a command's words may give without ``key=``, in order (``set-solved 3``, ``output lock on``).
+POSITIONAL: dict[str, tuple[str, ...]] = {"output": ("name", "state")}
 
 #: The argument a lone value in words stands for: ``set-solved 3``, ``add-time 60``.
 LONE_ARGUMENT: dict[str, str] = {"set_solved": "solved", "add_time": "seconds"}
@@ -86,6 +90,9 @@ class Command:
     button_seconds: float | None = None  # self_test: the wait for each button
     outputs: tuple[str, ...] = ()  # self_test: the outputs it may switch
     seconds: float | None = None
+    #: ``output``: which output, and ``on``, ``off`` or ``pulse``.
+    output: str | None = None
+    state: str | None = None
 
 
 def known_command(text: object) -> str | None:
@@ -133,6 +140,8 @@ def parse_command(data: Any) -> Command:
             if "seconds" not in args:
                 raise CommandError('add_time: missing "seconds" (negative takes time away)')
             return Command(name, seconds=check_seconds(args["seconds"], "seconds"))
+        if name == "output":
+            return _output(args)
     except BaccaratError as error:
         raise CommandError(f"{name}: {error}") from None
     return Command(name)
@@ -140,7 +149,7 @@ def parse_command(data: Any) -> Command:
 
 def parse_words(text: str) -> Command:
     """A command from words: ``set-solved 3``, ``set-solved:3``, ``reset min=25 max=1000``,
-    ``bet 25 on banker, 5 on tie``, ``add-time 60``.
+    ``bet 25 on banker, 5 on tie``, ``add-time 60``, ``output lock on``.
 
     Each argument once: ``set-solved 3 4`` and ``reset min=25 min=50`` are errors.
     """
@@ -151,10 +160,13 @@ def parse_words(text: str) -> Command:
     if command_name(words[0]) == "bet":  # the rest is the bets in words, as the players wrote them
         return parse_command({"command": "bet", "bets": line[len(words[0]) :]})
     data: dict[str, Any] = {"command": words[0]}
+    name = command_name(words[0])
+    positional = POSITIONAL.get(name, (LONE_ARGUMENT.get(name, "solved"),))
     for word in words[1:]:
         key, sep, value = word.partition("=")
-        if not sep:  # a lone value: the one argument of set-solved or add-time
-            key, value = LONE_ARGUMENT.get(command_name(words[0]), "solved"), word
+        if not sep:  # a lone value: the one argument of set-solved or add-time, the name and state of output
+            key = next((name for name in positional if name not in data), positional[-1])
+            value = word
         if key in data:
             what = "more than one value" if not sep else f"{show_value(key)} more than once"
             raise CommandError(f"{command_name(words[0])}: {what} given")
@@ -195,6 +207,19 @@ def _word_value(key: str, value: str) -> Any:
         except BaccaratError:
             return value  # reported by parse_command, with the command's name
     return value
+
+
+def _output(args: dict[str, Any]) -> Command:
+    """``output``: a name (checked against the prop's outputs when it runs) and a state."""
+    for key in ("name", "state"):
+        if key not in args:
+            raise CommandError(f'output: missing "{key}" (output <name> on|off|pulse)')
+        if not isinstance(args[key], str):
+            raise CommandError(f'output: "{key}" must be a string, not {show_value(args[key])}')
+    state = args["state"].strip().lower()
+    if state not in OUTPUT_STATES:
+        raise CommandError(f"output: state {show_value(args['state'])} must be on, off or pulse")
+    return Command("output", output=args["name"].strip().lower(), state=state)
 
 
 def _limits(name: str, args: dict[str, Any]) -> TableLimits | None:
@@ -286,7 +311,12 @@ class GameMaster:
     def _state(self) -> dict[str, Any]:
         """:func:`state_document` as the players see the game, with the :attr:`document_extras`
         (game thread)."""
-        document = state_document(self.daemon.module, self.daemon.shown())
+        daemon = self.daemon
+        return self._extras(state_document(daemon.module, daemon.shown(), daemon.board.outputs.states()))
+
+    def _extras(self, document: dict[str, Any]) -> dict[str, Any]:
+        """``document`` with the :attr:`document_extras` of this moment (game thread): ``status``
+        takes them again, so its stuck indicator is the minutes now."""
         for extra in self.document_extras:
             try:
                 document.update(extra())
@@ -319,7 +349,7 @@ class GameMaster:
         if command.name == "hint":
             return daemon.call(lambda: self._noted(command, lambda: hint(daemon.module)), during_round=True)
         if command.name == "status":
-            return daemon.call(self._state, during_round=True)
+            return daemon.call(lambda: self._extras(dict(self.document())), during_round=True)
         if command.name == "identify":
             return daemon.identify()
         if command.name == "bet":
@@ -335,12 +365,24 @@ class GameMaster:
             return self.self_test.skip()
         if command.name == "self_test_cancel":
             return self.self_test.cancel()
+        if command.name == "output":
+            assert command.output is not None and command.state is not None  # parse_command gives both
+            self.check_output(command.output)
+            running = daemon.switch_output(command.output, command.state)
+            return _then(running, lambda events: {"events": [e.to_dict() for e in events]})
         if command.name == "set_solved":
             assert command.solved is not None  # parse_command gives set_solved its count
             running = daemon.set_solved(command.solved)
         else:
             running = daemon.apply(self._producer(command))
         return _then(running, lambda events: {"events": [e.to_dict() for e in events]})
+
+    def check_output(self, name: str) -> None:
+        """Refuse an output this prop does not have, naming the ones it has (nothing runs)."""
+        names = self.daemon.board.outputs.names
+        if name not in names:
+            known = f"known: {', '.join(names)}" if names else "this prop has none: [[outputs]] in the config"
+            raise CommandError(f"output: unknown output {show_value(name)} ({known})")
 
     def _producer(self, command: Command) -> Callable[[BaccaratModule], list[ev.Event]]:
         if command.name == "reset":
@@ -447,10 +489,13 @@ def _then(future: Future[Any], fn: Callable[[Any], T]) -> Future[T]:
 # -- what the game master reads ----------------------------------------------------
 
 
-def state_document(module: BaccaratModule, shown: Shown | None = None) -> dict[str, Any]:
+def state_document(
+    module: BaccaratModule, shown: Shown | None = None, outputs: list[dict[str, object]] | None = None
+) -> dict[str, Any]:
     """The module's state as the retained MQTT document and ``baccarat status`` show it: its
     strikes, solve, cards left and stacks as ``shown`` (what the players see during a deal:
-    :meth:`~firmware.daemon.Daemon.shown`), or the module's own."""
+    :meth:`~firmware.daemon.Daemon.shown`), or the module's own; and the prop's ``outputs``
+    (``{"name", "on"}`` each: :meth:`~firmware.devices.outputs.Outputs.states`)."""
     deck = module.deck
     seen = shown if shown is not None else Shown.of(module)
     return {
@@ -468,6 +513,7 @@ def state_document(module: BaccaratModule, shown: Shown | None = None) -> dict[s
         "edgework_drawn": module.edgework_drawn,
         "game": module.game,
         "deck_solved": deck.solved if deck else None,
+        "outputs": outputs or [],
         "version": version(),  # the software running (firmware/version.py)
         "exploded": seen.exploded,
         "strike_limit": module.rules.strike_limit,

@@ -10,6 +10,8 @@ while the game runs:
 - solved modules on the bomb (number: ``set_solved``),
 - reset, force solve, start the timer, identify (buttons), enabled (switch: ``enable``/``disable``),
 - strike, solve and explosion (``event`` entities, for automations: "when the prop strikes"),
+- each output (``[[outputs]]``): a switch (``on``/``off``), or for a ``pulse`` output a button
+  that pulses it,
 - the firmware (an ``update`` entity: the version running), started, last error, the last
   self-test's result (diagnostic sensors), and a button that runs the self-test,
 - available while the prop's status topic says ``online`` (its last will says ``offline``),
@@ -35,6 +37,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from baccarat_core.deck import COLORS
@@ -80,14 +83,57 @@ def discovery_topic(prop_id: str, prefix: str = DEFAULT_PREFIX) -> str:
     return f"{prefix}/device/{prop_id}/config"
 
 
-def _command(name: str, **args: Any) -> str:
-    return json.dumps({"command": name, **args})
+def _command(command: str, /, **args: Any) -> str:
+    return json.dumps({"command": command, **args})
+
+
+def output_components(prop_id: str, topics: dict[str, str], outputs: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """Each output's entity, by ``(name, mode)``: a switch for a ``hold`` output (its state from
+    the state document's ``outputs``), a button that pulses a ``pulse`` output. The key names the
+    platform, so an output whose mode changed is removed as the old platform and made anew."""
+    components: dict[str, Any] = {}
+    for name, mode in outputs:
+        if mode == "pulse":
+            key = f"{prop_id}_pulse_{name}"
+            components[key] = {
+                "p": "button",
+                "name": f"Pulse {name}",
+                "unique_id": key,
+                "command_topic": topics["command"],
+                "payload_press": _command("output", name=name, state="pulse"),
+                "icon": "mdi:flash",
+            }
+            continue
+        key = f"{prop_id}_output_{name}"
+        components[key] = {
+            "p": "switch",
+            "name": f"Output {name}",
+            "unique_id": key,
+            "state_topic": topics["state"],
+            "value_template": (
+                "{% for o in value_json.outputs | default([]) if o.name == '" + name + "' %}"
+                "{{ 'ON' if o.on else 'OFF' }}{% endfor %}"
+            ),
+            "state_on": "ON",
+            "state_off": "OFF",
+            "command_topic": topics["command"],
+            "payload_on": _command("output", name=name, state="on"),
+            "payload_off": _command("output", name=name, state="off"),
+            "icon": "mdi:electric-switch",
+        }
+    return components
 
 
 def discovery_payload(
-    prop_id: str, topics: dict[str, str], *, name: str = "Baccarat", sw_version: str | None = None
+    prop_id: str,
+    topics: dict[str, str],
+    *,
+    name: str = "Baccarat",
+    sw_version: str | None = None,
+    outputs: Sequence[tuple[str, str]] = (),
 ) -> dict[str, Any]:
-    """The device discovery document for a prop whose topics are ``topics``.
+    """The device discovery document for a prop whose topics are ``topics`` and whose outputs are
+    ``outputs`` (``(name, mode)`` pairs, :func:`output_components`).
 
     ``topics`` needs ``state`` (the retained state document), ``command`` (JSON
     commands, as in docs/mqtt.md), ``status`` (``online``/``offline``), ``events``
@@ -292,6 +338,7 @@ def discovery_payload(
             ),
         ]
     )
+    components.update(output_components(prop_id, topics, outputs))
     device: dict[str, Any] = {
         "ids": [prop_id],
         "name": name,
@@ -352,8 +399,10 @@ class HomeAssistantService:
         prop_id: str | None = None,
         sw_version: str | None = None,
         enabled: bool = True,
+        outputs: Sequence[tuple[str, str]] = (),
     ) -> None:
         self.mqtt = mqtt_service
+        self.outputs = tuple(outputs)
         self.link = mqtt_service.link
         self.enabled = enabled
         self.prop_id = prop_id or device_id(mqtt_service.cfg.client_id)
@@ -372,7 +421,9 @@ class HomeAssistantService:
         """The discovery document, made at its first use (the version is read then, on paho's thread)."""
         if self._document is None:
             version = self._sw_version or self.mqtt.diagnostics.version
-            self._document = discovery_payload(self.prop_id, self.mqtt.topics, name=self.name, sw_version=version)
+            self._document = discovery_payload(
+                self.prop_id, self.mqtt.topics, name=self.name, sw_version=version, outputs=self.outputs
+            )
         return self._document
 
     @property

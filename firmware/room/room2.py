@@ -4,7 +4,7 @@ Topics ``Room/<room>/Props/<prop>/inbox`` (commands as plain words) and
 ``.../outbox`` (human-readable messages):
 
 - ``CONNECTED`` (retained) on connect, ``DISCONNECTED`` as the retained will;
-- ``DATA key=value ...`` with the module's state whenever it changes, and the
+- ``DATA key=value ...`` with the module's state (and each output's, ``output_lock=on``) whenever it changes, and the
   same line again once 30 s passed without one (the convention's periodic
   resend, which a console may take for a heartbeat);
 - ``DONE <command>`` once a command ran, ``OMIT <command>`` for one that is
@@ -55,6 +55,7 @@ def data_line(doc: dict[str, Any]) -> str:
         **{f"bet_{area}": amount for area, amount in doc["bets"].items()},
         "serial": edgework["serial"],
         "bomb_solved": edgework["solved"],
+        **{f"output_{o['name']}": "on" if o["on"] else "off" for o in doc.get("outputs", ())},
     }
     timer = doc.get("timer")
     if timer:  # a bomb with a countdown: the whole seconds left as of this state, and what it does

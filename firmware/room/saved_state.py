@@ -15,6 +15,12 @@ writes, since it runs at a known rate from there. A restart counts the time sinc
 players' own time does (a power cut neither gives them time back nor takes more than
 passed). A wall clock that reads earlier than ``saved_at`` (a Pi without a real-time clock
 before it has the network time) counts nothing: the countdown resumes where it was saved.
+
+**The outputs** held on (a lock that opened) are saved with the game, as the daemon
+offers them (:meth:`~firmware.daemon.Daemon.held_outputs`): each with the wall-clock
+time its ``max_on_seconds`` cut-off ends, so a restart switches it on again for what
+is left of it, never a fresh cut-off (a prop that restarts over and over cannot keep a
+solenoid on). Pulses are never saved: a restart does not repeat one.
 """
 
 from __future__ import annotations
@@ -36,9 +42,11 @@ from baccarat_core import BaccaratError, BaccaratModule, strict
 from baccarat_core import events as ev
 from baccarat_core.bomb import RandomBombs
 from baccarat_core.numbers import show_value
+from baccarat_core.records import record
 from baccarat_core.timer import BombRules
 
 from ..config import Config
+from ..devices.switching import OutputSwitched
 
 log = logging.getLogger("baccarat.state")
 
@@ -200,13 +208,33 @@ def _on_disk(path: Path) -> str | None:
         return None
 
 
+@record
+class SavedGame:
+    """What a restart brings back: the module, and the outputs held on (name -> the wall-clock
+    time its cut-off ends, or None)."""
+
+    module: BaccaratModule
+    outputs: dict[str, float | None]
+
+
 def load_module(
     path: Path, config: Config, rng: random.Random, *, wall_clock: Callable[[], float] = time.time
 ) -> BaccaratModule:
     """The module saved in ``path``; raises OSError or BaccaratError with the reason. A running
     countdown has counted down the time since it was saved (``wall_clock`` reads now)."""
+    return load_game(path, config, rng, wall_clock=wall_clock).module
+
+
+def load_game(
+    path: Path, config: Config, rng: random.Random, *, wall_clock: Callable[[], float] = time.time
+) -> SavedGame:
+    """The game saved in ``path`` (:func:`load_module`), with the outputs held on. Held outputs
+    that cannot be brought back (a name no longer configured, a damaged entry) are left off,
+    each with a log line: the game itself is restored."""
     data = strict.loads(read_state(path), "the file")
-    strict.check_keys(data, "the file", required=frozenset({"version", "config", "module"}), optional=_SAVED_AT)
+    strict.check_keys(
+        data, "the file", required=frozenset({"version", "config", "module"}), optional=_SAVED_AT | _OUTPUTS
+    )
     data = _migrated(data)
     expected = fingerprint(config)
     if data["config"] != expected:
@@ -227,13 +255,40 @@ def load_module(
         elif module.timer.running:
             module.timer.elapse(off)
             log.info("the countdown ran on for the %.1f s since the game was saved", off)
-    return module
+    return SavedGame(module, held_outputs(data.get("outputs", {}), config, path))
 
 
 _SAVED_AT = frozenset({"saved_at"})
+_OUTPUTS = frozenset({"outputs"})
+
+
+def held_outputs(saved: object, config: Config, path: Path) -> dict[str, float | None]:
+    """The ``outputs`` of a state file, ``{"lock": null, "latch": 1767225600.5}``, each checked:
+    a configured output's name, with null or a wall-clock time (seconds since 1970)."""
+    if not isinstance(saved, dict):
+        log.warning("state file %s: outputs %s is not an object; no output switched on again", path, show_value(saved))
+        return {}
+    names = {output.name for output in config.outputs}
+    held: dict[str, float | None] = {}
+    for name, until in saved.items():
+        if name not in names:
+            log.warning("state file %s: output %s is not in the config; not switched on again", path, show_value(name))
+        elif until is not None and (type(until) not in (int, float) or not 0 <= until < 1e11):
+            log.warning(
+                "state file %s: output %s = %s is not a time; not switched on again", path, name, show_value(until)
+            )
+        else:
+            held[name] = None if until is None else float(until)
+    return held
 
 
 def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
+    """The saved module, or None (with a log line saying why) for a fresh game."""
+    game = restore_game(config, rng)
+    return None if game is None else game.module
+
+
+def restore_game(config: Config, rng: random.Random) -> SavedGame | None:
     """The saved game, or None (with a log line saying why) for a fresh one."""
     path = state_path(config)
     if path is None:
@@ -241,7 +296,7 @@ def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
         return None
     remove_leftover_temp_files(path)
     try:
-        module = load_module(path, config, rng)
+        game = load_game(path, config, rng)
     except FileNotFoundError:
         log.info("no saved state at %s; starting a fresh game", path)
         return None
@@ -252,8 +307,9 @@ def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         log.warning("state file %s is damaged or stale (%s); starting a fresh game", path, strict.one_line(reason, 200))
         return None
-    log.info("restored the game saved in %s", path)
-    return module
+    held = f" (outputs held on: {', '.join(game.outputs)})" if game.outputs else ""
+    log.info("restored the game saved in %s%s", path, held)
+    return game
 
 
 #: Events that change only the bets on the table, which a restart does not keep: a chip press
@@ -308,12 +364,25 @@ class StateKeeper:
     once, and the writer thread tries the newest snapshot again, after 0.25 s and
     then up to every 5 s, until it is on disk: a change is never dropped for want
     of a later one. The game never waits for those retries.
+
+    ``outputs`` returns the outputs held on (:meth:`~firmware.daemon.Daemon.held_outputs`),
+    saved with the module. An output an event switches is saved with that event's batch,
+    before it is shown (a deal's lock from its gesture); what an output did on its own (a
+    command, a pulse that ended, a cut-off) is handed to the writer without waiting: the
+    pin has switched already, and the frame need not wait for an fsync.
     """
 
     def __init__(
-        self, path: Path, config: Config, *, background: bool = False, wall_clock: Callable[[], float] = time.time
+        self,
+        path: Path,
+        config: Config,
+        *,
+        background: bool = False,
+        wall_clock: Callable[[], float] = time.time,
+        outputs: Callable[[], Mapping[str, float | None]] | None = None,
     ) -> None:
         self.path = path
+        self._outputs = outputs
         self.wall_clock = wall_clock
         self.fingerprint = fingerprint(config)
         # What the file holds now: a restored game that resumes unchanged is not written again
@@ -339,11 +408,18 @@ class StateKeeper:
         if self._background and events and all(isinstance(e, ev.DenominationChanged) for e in events):
             self._later = module  # with the next write
             return
+        if self._background and events and all(isinstance(e, OutputSwitched) for e in events):
+            self._later = None  # this snapshot has the arrow's change too
+            self._save(module, urgent=False)
+            return
         self._later = None  # this snapshot has the arrow's change too
         self._save(module, urgent=True)
 
     def _save(self, module: BaccaratModule, *, urgent: bool) -> None:
-        saved = {"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}
+        saved: dict[str, Any] = {"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}
+        held = dict(self._outputs()) if self._outputs is not None else {}
+        if held:  # a file without outputs reads as before
+            saved["outputs"] = held
         text = json.dumps(saved, sort_keys=True)
         if text == self._last:
             return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from PIL import Image, ImageDraw
 
@@ -26,20 +26,26 @@ class LightStates(TypedDict):
     status_rgb: tuple[int, int, int]
     deck: str
     deck_rgb: tuple[int, ...]
+    #: The outputs' pins in words, ``lock ON, horn off`` (absent when the prop has none).
+    outputs: NotRequired[str]
 
 
 def light_states(daemon: Daemon) -> LightStates:
-    """What the status and deck lights show, read back from their gpiozero devices."""
+    """What the status and deck lights (and the outputs) show, read back from their gpiozero devices."""
     status = daemon.board.status
     red, green = bool(status.red.value), bool(status.green.value)
     deck = daemon.board.deck_light
     red_means = "RED (exploded)" if daemon.module.exploded else "RED (strike!)"  # steady once exploded
-    return {
+    states: LightStates = {
         "status": "GREEN (solved)" if green else red_means if red else "off (armed)",
         "status_rgb": (40, 230, 60) if green else (240, 40, 40) if red else (50, 50, 50),
         "deck": deck.color or "off",
         "deck_rgb": tuple(int(c * 255) for c in deck.led.color),
     }
+    pins = daemon.board.outputs.pins()
+    if pins:
+        states["outputs"] = ", ".join(f"{name} {'ON' if on else 'off'}" for name, on in pins.items())
+    return states
 
 
 def _frame(daemon: Daemon, role: str) -> Image.Image | None:
@@ -64,6 +70,8 @@ def compose(
     top = GAP + top_h + GAP
     lower = max(sizes["table"][1], sizes["bets"][1])
     text_h = (len(KEY_MAP_LINES) + 2) * 11 if key_map else 14
+    if daemon.board.outputs.names:
+        text_h += 11
     if log is not None:
         text_h += LOG_LINES * 11 + 4
     text_w = max(len(line) for line in KEY_MAP_LINES) * 6 + 2 * GAP if key_map else 0
@@ -99,6 +107,9 @@ def compose(
         text = f"STRIKES {strikes}"
         draw_text(draw, (width - GAP - len(text) * 6, y), text, (240, 120, 100) if strikes else (230, 230, 230))
     y += 14
+    if "outputs" in lights:
+        draw_text(draw, (GAP, y), f"OUTPUTS {lights['outputs']}", (240, 200, 120))
+        y += 11
     if key_map:
         for number, line in enumerate(KEY_MAP_LINES):
             draw_text(draw, (GAP, y + number * 11), line, (255, 230, 150))

@@ -56,6 +56,7 @@ def braille_size(daemon: Daemon) -> tuple[int, int]:
     columns += 1
     rows = len(blocks["placard"]) + len(blocks["casing"]) + max(len(table), len(bets)) + 1 + len(KEY_MAP_LINES)
     rows += BRAILLE_LOG_LINES
+    rows += 1 if daemon.board.outputs.names else 0  # the outputs' line
     return columns, rows
 
 
@@ -77,6 +78,8 @@ def render_screen(
     lights = light_states(daemon)
     line = f"Status light: {lights['status']:<16}  Deck light: {lights['deck']:<8}"
     lines.append(line + ("" if strikes is None else f"  Strikes: {strikes}"))
+    if "outputs" in lights:
+        lines.append(f"Outputs: {lights['outputs']}")
     lines += list(KEY_MAP_LINES)
     room = len(recent) if rows is None else max(0, rows - len(lines))
     lines += ["Log: " + line for line in list(recent)[-room:]] if room else []

@@ -2,7 +2,7 @@
 
 It fits an 80x24 terminal: the placard, the table (deck, both hands, scores,
 result), the five stacks bottom to top with their totals, the active chip with
-the arrows that can still move it, both lights, the strikes, the key map and
+the arrows that can still move it, both lights, the outputs, the strikes, the key map and
 the last log lines. Plain ASCII works (suits as letters); in a UTF-8 terminal
 the suits are symbols.
 """
@@ -136,10 +136,15 @@ def text_lines(
         strikes += f"  Timer: {clock_text(scene.casing.seconds)}"
     left = "<" if bets.can_go_left else " "
     right = ">" if bets.can_go_right else " "
+    lights = f"Status light: {snap.lights['status']:<16} Deck light: {snap.lights['deck']}"
+    outputs = f"Outputs: {snap.lights['outputs']}" if "outputs" in snap.lights else None
+    if outputs is not None and len(lights) + 3 + len(outputs) <= width:  # beside the lights when it fits
+        lights, outputs = f"{lights}   {outputs}", None
     pins: list[str | None] = [row for line in pinned for row in textwrap.wrap(line, width, subsequent_indent="  ")]
     lines: list[str | None] = [  # None: a blank line, dropped first when rows are short
         placard + strikes.rjust(max(1, width - len(placard))),
-        f"Status light: {snap.lights['status']:<16} Deck light: {snap.lights['deck']}",
+        lights,
+        *([outputs] if outputs else []),
         *(pins or [None]),
         f"TABLE  {table.deck_color} deck, {table.cards_left} cards left",
         _hand("Player", table.player, table.player_down, table.player_score, unicode),

@@ -90,6 +90,8 @@ class ConsoleBackend(Protocol):
 
     name: str
     roles: tuple[str, ...]
+    #: The prop's outputs as the console lists them: ``{"name", "mode", "text"}`` each, in config order.
+    outputs: list[dict[str, str]]
 
     @property
     def has_front_panel(self) -> bool:
@@ -115,6 +117,9 @@ class ConsoleBackend(Protocol):
 
     def lights(self) -> dict[str, Any]:
         """The status light (``red``, ``green``) and the deck light (``deck``, ``deck_rgb``) now."""
+
+    def output_pins(self) -> dict[str, bool]:
+        """Each output's pin now, on or off, by name (the game master's console only)."""
 
     def log_between(self, after: int, upto: int) -> list[dict[str, Any]]:
         """Log entries with a sequence number above ``after`` and at most ``upto``, oldest first."""
@@ -153,6 +158,10 @@ class DaemonBackend:
         self.commands = commands
         self.name = name or socket.gethostname()
         self.roles: tuple[str, ...] = tuple(role for role in ROLES if role in daemon.screens)
+        self.outputs = [
+            {"name": w.name, "mode": w.mode, "text": f"GPIO{w.pin}: {w.behaviour()}"}
+            for w in daemon.board.outputs.wirings.values()
+        ]
         self._pins = pin_driver
         self._lock = threading.Lock()
         self._listeners: list[ChangeListener] = []
@@ -296,6 +305,10 @@ class DaemonBackend:
             "deck": board.deck_light.color,
             "deck_rgb": [round(float(c), 3) for c in rgb],
         }
+
+    def output_pins(self) -> dict[str, bool]:
+        """See :meth:`ConsoleBackend.output_pins` (gpiozero values are safe to read from any thread)."""
+        return self.daemon.board.outputs.pins()
 
     def log_between(self, after: int, upto: int) -> list[dict[str, Any]]:
         """See :meth:`ConsoleBackend.log_between`."""

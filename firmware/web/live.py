@@ -6,7 +6,8 @@ taken together); while no page is open that is one boolean test and nothing
 else. With pages open, the web thread's event loop reads the newest page view
 once, sends what differs from the last one sent as one update (each new frame
 encoded to PNG once for every page), so an update never mixes the frames of one
-moment with the text of another. The lights are polled a few times a second,
+moment with the text of another. The lights (and, for the console, the
+outputs' pins) are polled a few times a second,
 and only while a page is open (the red flash ends on a gpiozero thread that
 tells nobody).
 """
@@ -154,6 +155,7 @@ class LiveHub:
         self._sent: PageView | None = None  # the page view every open page has
         self._frames: dict[str, tuple[Image.Image, str]] = {}
         self._lights: dict[str, Any] | None = None
+        self._outputs: dict[str, bool] | None = None
         self._light_task: asyncio.Task[None] | None = None
         backend.subscribe(self.changed)
         backend.subscribe_sounds(self.sounds)
@@ -192,6 +194,7 @@ class LiveHub:
             self.active = True
             self.backend.set_watching(True)
             self._lights = self.backend.lights()
+            self._outputs = self.backend.output_pins()
             self._light_task = asyncio.get_running_loop().create_task(self._poll_lights())
         self.clients.add(client)
         page = self.backend.page()
@@ -199,6 +202,7 @@ class LiveHub:
             self._sent = page
         update = self._update(page, None)
         update["lights"] = self._lights
+        update["outputs"] = self._outputs
         client.merge(update)
 
     def remove(self, client: PageClient) -> None:
@@ -270,8 +274,12 @@ class LiveHub:
             await asyncio.sleep(self.light_seconds)
             try:
                 lights = self.backend.lights()
+                outputs = self.backend.output_pins()
             except Exception:  # noqa: BLE001 - a light closed while stopping
                 continue
             if lights != self._lights:
                 self._lights = lights
                 self.broadcast({"lights": lights})
+            if outputs != self._outputs:  # a pulse's end or a cut-off tells nobody: seen here
+                self._outputs = outputs
+                self.broadcast({"outputs": outputs})

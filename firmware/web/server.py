@@ -17,6 +17,7 @@ Routes:
 ``POST /api/panel``            a front-panel press or release (simulator; CSRF header)
 ``GET /status`` ... ``/reset``  Escape Room Master polling and requests (``?token=``)
 ``GET /json``                  the same state as JSON (``?token=``)
+``GET /output/<name>/<state>``  switch an output ``on``, ``off`` or ``pulse`` (``?token=``)
 ``GET /static/...``            the page's CSS and JavaScript
 ``GET /casing``, ``/play`` ...  the players' pages (:mod:`.players`)
 ``GET /history`` ...           how each game went, behind the console's login (:mod:`.history`)
@@ -106,6 +107,13 @@ CONTROLLER_ACTIONS: dict[str, tuple[str, ...]] = {
 #: The controllers' endpoints (token-gated): the only paths a page of another origin may read
 #: (``Access-Control-Allow-Origin: *``, see :mod:`.controllers`).
 CONTROLLER_PATHS = frozenset({"/status", "/enable_status", "/json", *(f"/{action}" for action in CONTROLLER_ACTIONS)})
+#: The controllers' output switches, ``/output/<name>/<state>`` (token-gated like the paths above).
+CONTROLLER_OUTPUT_PREFIX = "/output/"
+
+
+def is_controller_path(path: str) -> bool:
+    """A controllers' endpoint: one of :data:`CONTROLLER_PATHS`, or an output switch."""
+    return path in CONTROLLER_PATHS or path.startswith(CONTROLLER_OUTPUT_PREFIX)
 
 
 class WebError(PropError):
@@ -251,7 +259,7 @@ class WebService:
             self._runner = None
 
     def _app(self) -> web.Application:
-        cors = cors_middleware(CONTROLLER_PATHS.__contains__)
+        cors = cors_middleware(is_controller_path)
         app = web.Application(client_max_size=MAX_BODY, middlewares=[cors, self._guard])
         app.router.add_get("/", self._index)
         app.router.add_get("/login", self._login_page)
@@ -266,6 +274,7 @@ class WebService:
         app.router.add_get("/json", self._controller_json)
         for action in CONTROLLER_ACTIONS:  # an action answers GET only: HEAD would run it too
             app.router.add_get(f"/{action}", self._controller_request, allow_head=False)
+        app.router.add_get(CONTROLLER_OUTPUT_PREFIX + "{name}/{state}", self._controller_output, allow_head=False)
         app.router.add_static("/static/", self.static_dir, follow_symlinks=False)
         app.router.add_get("/sound/{cue}.wav", self._sound)
         self.players.register(app)
@@ -431,6 +440,7 @@ class WebService:
                 "password": bool(self.settings.password),
                 "inputs": list(INPUT_NAMES),
                 "areas": AREA_NAMES,
+                "outputs": self.backend.outputs,
             }
         )
         if new:
@@ -576,6 +586,19 @@ class WebService:
                 log.warning("web: controller request %s failed: %s", action, reply.get("error"))
                 return _text(f"error: {reply.get('error')}", 500)
         log.info("web: controller request %s done", action)
+        return _text("ok")
+
+    async def _controller_output(self, request: web.Request) -> web.StreamResponse:
+        """``GET /output/<name>/on|off|pulse?token=``: the ``output`` command; ``ok``, or one line why not."""
+        refused = await self._token_refused(request)
+        if refused is not None:
+            return refused
+        name, state = request.match_info["name"], request.match_info["state"]
+        reply = await self._run_command({"command": "output", "name": name, "state": state})
+        if not reply.get("ok"):
+            log.warning("web: controller output request failed: %s", reply.get("error"))
+            return _text(f"error: {reply.get('error')}", 400)
+        log.info("web: controller output request %s %s done", name[:40], state[:10])
         return _text("ok")
 
 

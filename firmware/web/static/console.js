@@ -286,6 +286,48 @@
     while (list.children.length > 300) list.lastElementChild.remove();
   }
 
+  // The outputs: a row each, from /api/session; their pins' states come with the lights.
+  function buildOutputs(outputs) {
+    const list = $("#output-list");
+    for (const output of outputs) {
+      const item = document.createElement("li");
+      item.dataset.output = output.name;
+      const name = document.createElement("span");
+      name.className = "output-name";
+      name.textContent = output.name;
+      const state = document.createElement("span");
+      state.className = "badge output-state";
+      state.textContent = "-";
+      const text = document.createElement("span");
+      text.className = "output-text";
+      text.textContent = output.text;
+      const buttons = document.createElement("span");
+      buttons.className = "output-buttons";
+      item.append(name, state, text, buttons);
+      for (const [action, label] of [["on", "On"], ["off", "Off"], ["pulse", "Pulse"]]) {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "small";
+        button.dataset.outputState = action;
+        button.textContent = label;
+        button.addEventListener("click", () =>
+          command({ command: "output", name: output.name, state: action }, `Output ${output.name} ${action}`));
+        buttons.append(button);
+      }
+      list.append(item);
+    }
+    $("#outputs").hidden = outputs.length === 0;
+  }
+
+  function showOutputs(pins) {
+    for (const [name, on] of Object.entries(pins || {})) {
+      const badge = document.querySelector(`#output-list li[data-output="${CSS.escape(name)}"] .output-state`);
+      if (!badge) continue;
+      badge.textContent = on ? "ON" : "off";
+      badge.classList.toggle("on", on);
+    }
+  }
+
   function showLights(lights) {
     const status = $("#light-status");
     const both = lights.red && lights.green;
@@ -336,6 +378,7 @@
     if ("answer" in update) showAnswer(update.answer);
     if (update.log) showLog(update.log);
     if (update.lights) showLights(update.lights);
+    if (update.outputs) showOutputs(update.outputs);
     document.dispatchEvent(new CustomEvent("baccarat:update", { detail: update })); // other blocks (stuck.js)
   }
 
@@ -403,6 +446,7 @@
       ? "The front panel as built: press a betting area for a chip, hold it half a second to clear it."
       : "The front panel as built, mirroring the prop's (pressing it needs the simulator).";
     buildDisplays(session.roles);
+    buildOutputs(session.outputs || []);
     window.addEventListener("resize", fitDisplays);
     wireControls();
     await loadPanel();

@@ -1,0 +1,554 @@
+"""Outputs (``[[outputs]]``, issue 22 part 1) on the daemon: gpiozero's mock pins switched by the
+game's events as they are shown, by the game master's commands, by their own timers (a pulse, the
+``max_on_seconds`` cut-off, which holds even while the game thread is stuck), off at a stop, and
+kept over a restart (held ones only, never a pulse)."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from firmware.app import attach_services, build_daemon, close_daemon, restore_game
+from firmware.devices.displays import open_dummy_device
+from firmware.devices.switching import OutputSwitched
+from firmware.room.commands import GameMaster
+from tests.conftest import Rig, config_data, make_config
+
+LOCK = {"name": "lock", "pin": 15, "on": "solved"}  # the reference build's
+HORN = {"name": "horn", "pin": 14, "on": "strike", "mode": "pulse", "pulse_seconds": 0.2}
+
+
+def pin(rig: Rig, name: str):
+    """The mock pin under output ``name``."""
+    return rig.factory.pin(rig.daemon.board.outputs.wirings[name].pin)
+
+
+def lit(rig: Rig, name: str) -> bool:
+    return bool(pin(rig, name).state)
+
+
+def levels(rig: Rig, name: str) -> list[bool]:
+    """Every level the pin went through, from its first (gpiozero's MockPin records each change)."""
+    return [bool(record.state) for record in pin(rig, name).states]
+
+
+def switched(rig: Rig, name: str) -> list[tuple[bool, str]]:
+    return [(e.on, e.cause) for e in rig.events if isinstance(e, OutputSwitched) and e.name == name]
+
+
+def until(condition, timeout: float = 5.0, step: float = 0.005) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(step)
+    return True
+
+
+def winning_side(rig: Rig) -> str:
+    game = rig.daemon.module.next_round()
+    assert game.winner != "tie", "pick a seed whose next round is not a tie"
+    return game.winner
+
+
+def losing_side(rig: Rig) -> str:
+    return "banker" if winning_side(rig) == "player" else "player"
+
+
+def start_deal(rig: Rig) -> None:
+    """The deal gesture, without waiting for the round (``rig.deal()`` waits until it is over)."""
+    rig.driver.tap("deal")
+    assert until(lambda: rig.daemon.dealing), "no deal started"
+
+
+# -- events, as they are shown ------------------------------------------------------------------------
+
+
+def test_the_lock_opens_as_the_result_shows_before_any_hook_and_not_at_the_gesture(rig_factory):
+    """The solving round's result: the pin is up before the first hook of that moment runs (sound, the
+    console's log) and before its frame; during the cards it is still down."""
+    rig = rig_factory(make_config(timing={"card_seconds": 0.05}))
+    seen: list[tuple[str, bool]] = []
+    rig.daemon.on_shown.append(lambda event: seen.append((event.kind, lit(rig, "lock"))))
+    frames: list[bool] = []
+    rig.daemon.on_frame.append(lambda role, image: frames.append(lit(rig, "lock")) if role == "table" else None)
+    rig.chips(winning_side(rig), 25)
+    frames.clear()
+    rig.deal()
+    rig.wait_for("solved")
+    assert until(lambda: switched(rig, "lock") == [(True, "solved")])
+    rig.daemon.wait_idle()
+    kinds = [kind for kind, _ in seen]
+    assert not any(up for kind, up in seen[: kinds.index("round")]), f"the lock opened before the result: {seen}"
+    assert dict(seen)["deal"] is False and dict(seen)["card"] is False
+    assert dict(seen)["round"] is True, "the result's first hook ran before the lock opened"
+    assert frames[0] is False and frames[-1] is True  # the first card's frame: shut; the result's: open
+    assert levels(rig, "lock") == [False, True]
+    assert rig.daemon.held_outputs() == {"lock": None}
+    # Reset (the default off_on) closes it again; a second solve opens it again.
+    GameMaster(rig.daemon).handle({"command": "reset"}).result(5)
+    assert not lit(rig, "lock") and rig.daemon.held_outputs() == {}
+    assert switched(rig, "lock") == [(True, "solved"), (False, "reset")]
+
+
+def test_with_the_originals_pacing_the_lock_opens_at_the_payout(rig_factory):
+    """The deployed timeline (issue 25's original pacing, on the daemon's own clock): the red deck's
+    first round wins on Banker and is paid 6.75 s after the gesture. The lock stays shut through
+    every card landing and turning, and is open at the payout's first hook and frame."""
+    from tests.test_pacing import TICK, Table
+
+    table = Table(rig_factory)
+    rig = table.rig
+    seen: list[tuple[float, str, bool]] = []
+    table.daemon.on_shown.append(lambda e: seen.append((table.clock() - table.gesture, e.kind, lit(rig, "lock"))))
+    frames: list[tuple[float, bool]] = []
+    table.daemon.on_frame.append(lambda role, image: frames.append((table.clock() - table.gesture, lit(rig, "lock"))))
+    game = table.read(table.daemon.module.next_round)
+    table.bet(game.winner, 25)
+    frames.clear()
+    table.deal()
+    table.until(6.75 - TICK)
+    assert not lit(rig, "lock"), "the lock opened before the result was paid"
+    assert seen and not any(up for _, _, up in seen)
+    table.until(6.75)
+    assert lit(rig, "lock")
+    paid = [(kind, up) for at, kind, up in seen if at == 6.75]
+    assert paid[0] == ("round", True), f"the payout's first hook ran with the lock shut: {paid}"
+    assert [up for at, up in frames if at == 6.75] and all(up for at, up in frames if at == 6.75)
+    assert table.read(lambda: table.daemon.module.solved)
+
+
+def test_a_deal_output_switches_at_the_gesture_before_the_cards(rig_factory):
+    rig = rig_factory(
+        make_config(
+            timing={"card_seconds": 0.1},
+            outputs=[LOCK, {"name": "light", "pin": 14, "on": "deal", "mode": "pulse", "pulse_seconds": 5}],
+        )
+    )
+    seen: list[tuple[str, bool]] = []
+    rig.daemon.on_shown.append(lambda event: seen.append((event.kind, lit(rig, "light"))))
+    rig.chips(losing_side(rig), 25)
+    rig.deal()
+    rig.wait_for("round")
+    rig.daemon.wait_idle()
+    assert seen[[kind for kind, _ in seen].index("deal")] == ("deal", True)
+    assert switched(rig, "light")[0] == (True, "deal")
+    assert rig.daemon.held_outputs() == {}, "a pulse is never kept for a restart"
+
+
+def test_a_strike_pulses_the_horn_and_gpiozero_ends_the_pulse(rig_factory):
+    rig = rig_factory(make_config(outputs=[LOCK, HORN]))
+    rig.deal()  # no bet: a strike
+    rig.wait_for("strike")
+    assert lit(rig, "horn")
+    assert until(lambda: not lit(rig, "horn"))
+    assert levels(rig, "horn") == [False, True, False]
+    on_for = pin(rig, "horn").states[2].timestamp
+    assert on_for >= 0.2 - 0.02, f"the pulse lasted {on_for:.3f} s, not its 0.2 s"
+    assert until(lambda: switched(rig, "horn") == [(True, "strike"), (False, "ended")])
+    assert not lit(rig, "lock"), "a strike does not open the lock"
+    assert [e.seconds for e in rig.events if isinstance(e, OutputSwitched) and e.on] == [pytest.approx(0.2)]
+
+
+def test_an_output_on_reset_has_no_off_event_by_default(rig_factory):
+    rig = rig_factory(make_config(outputs=[{"name": "lights", "pin": 15, "on": "reset"}]))
+    assert rig.daemon.board.outputs.wirings["lights"].off_on is None
+    assert not lit(rig, "lights"), "the start is no reset"
+    master = GameMaster(rig.daemon)
+    for _ in range(2):
+        assert master.handle({"command": "reset"}).result(5)["ok"]
+        assert lit(rig, "lights")
+    assert switched(rig, "lights") == [(True, "reset")], "held on already: nothing changes"
+
+
+def test_an_explosion_switches_its_output(rig_factory):
+    """With a [bomb] the explosion is an event like the others: a smoke machine on ``exploded``."""
+    smoke = {"name": "smoke", "pin": 14, "on": "exploded", "mode": "pulse", "pulse_seconds": 5}
+    rig = rig_factory(make_config(bomb={"strike_limit": 1}, outputs=[LOCK, smoke]))
+    rig.deal()  # no bet: a strike, the limit's
+    rig.wait_for("exploded")
+    assert until(lambda: lit(rig, "smoke")) and not lit(rig, "lock")
+    assert until(lambda: switched(rig, "smoke") == [(True, "exploded")])
+
+
+# -- the cut-off ------------------------------------------------------------------------------------
+
+
+def test_the_cut_off_holds_while_the_game_thread_is_stuck(rig_factory):
+    """``max_on_seconds`` is timed by gpiozero's own thread: the pin goes off on time although the game
+    thread is busy (here: held by a call); the game records it once it is free again."""
+    rig = rig_factory(make_config(outputs=[{**LOCK, "max_on_seconds": 0.2}]))
+    GameMaster(rig.daemon).handle({"command": "force_solve"}).result(5)
+    assert lit(rig, "lock") and rig.daemon.held_outputs()["lock"] is not None
+    stuck, free = threading.Event(), threading.Event()
+    blocked = rig.daemon.call(lambda: (stuck.set(), free.wait(10)), during_round=True)
+    assert stuck.wait(5)
+    try:
+        assert until(lambda: not lit(rig, "lock"), timeout=5), "the lock stayed on past its cut-off"
+        assert not blocked.done(), "the game thread was not stuck after all"
+        assert switched(rig, "lock") == [(True, "solved")]  # nothing recorded yet: the game thread is busy
+    finally:
+        free.set()
+    blocked.result(5)
+    assert until(lambda: switched(rig, "lock") == [(True, "solved"), (False, "cut-off")])
+    assert rig.daemon.held_outputs() == {}
+    assert levels(rig, "lock") == [False, True, False]
+
+
+def test_a_command_cannot_keep_an_output_on_past_its_cut_off(rig_factory):
+    rig = rig_factory(make_config(outputs=[{**LOCK, "max_on_seconds": 0.3, "pulse_seconds": 0.25}]))
+    master = GameMaster(rig.daemon)
+    assert master.handle({"command": "output", "name": "lock", "state": "on"}).result(5)["ok"]
+    time.sleep(0.2)
+    reply = master.handle({"command": "output", "name": "lock", "state": "pulse"}).result(5)  # asks for 0.25 s more
+    assert reply["result"]["events"][0]["seconds"] <= 0.1 + 0.01, reply
+    assert until(lambda: not lit(rig, "lock"))
+    assert levels(rig, "lock") == [False, True, False]
+    assert pin(rig, "lock").states[2].timestamp < 0.3 + 0.15, "on longer than max_on_seconds"
+
+
+# -- the game master's commands ----------------------------------------------------------------------
+
+
+def test_commands_switch_an_output_and_a_bad_one_changes_nothing(rig_factory):
+    rig = rig_factory(make_config(outputs=[LOCK, HORN]))
+    master = GameMaster(rig.daemon)
+
+    def reply(payload, **kwargs):
+        return master.handle(payload, **kwargs).result(5)
+
+    assert reply({"command": "output", "name": "lock", "state": "on"})["result"]["events"] == [
+        {"event": "output", "name": "lock", "on": True, "cause": "command", "seconds": None}
+    ]
+    assert lit(rig, "lock") and rig.daemon.held_outputs() == {"lock": None}
+    assert reply("output lock on", words=True)["result"]["events"] == [], "on already: nothing changes"
+    assert reply("OUTPUT Lock OFF", words=True)["ok"] and not lit(rig, "lock")
+    assert reply("output:horn pulse", words=True)["result"]["events"][0]["seconds"] == pytest.approx(0.2)
+    assert lit(rig, "horn") and rig.daemon.held_outputs() == {}
+    assert until(lambda: not lit(rig, "horn"))
+    rig.daemon.wait_idle()
+
+    before = (levels(rig, "lock"), levels(rig, "horn"), len(rig.events))
+    bad = {
+        '{"command": "output", "name": "door", "state": "on"}': 'unknown output "door" (known: lock, horn)',
+        '{"command": "output", "name": "lock", "state": "open"}': 'state "open" must be on, off or pulse',
+        '{"command": "output", "state": "on"}': 'missing "name"',
+        '{"command": "output", "name": "lock"}': 'missing "state"',
+        '{"command": "output", "name": 7, "state": "on"}': '"name" must be a string, not 7',
+        '{"command": "output", "name": "lock", "state": "on", "for": 9}': 'unknown argument "for"',
+    }
+    for payload, error in bad.items():
+        answer = reply(payload)
+        assert answer["ok"] is False and error in answer["error"], (payload, answer)
+    for words, error in {"output lock on off": "more than one value", "output": 'missing "name"'}.items():
+        answer = reply(words, words=True)
+        assert answer["ok"] is False and error in answer["error"], (words, answer)
+    rig.daemon.wait_idle()
+    assert (levels(rig, "lock"), levels(rig, "horn"), len(rig.events)) == before, "a refused command changed something"
+
+
+def test_a_prop_without_outputs_says_so(rig_factory):
+    rig = rig_factory(make_config(outputs=[]))
+    answer = GameMaster(rig.daemon).handle("output lock on", words=True).result(5)
+    assert answer["error"] == 'output: unknown output "lock" (this prop has none: [[outputs]] in the config)'
+    assert GameMaster(rig.daemon).document()["outputs"] == []
+
+
+def test_a_command_runs_at_once_during_a_deal(rig_factory):
+    rig = rig_factory(make_config(timing={"card_seconds": 0.4}))
+    rig.chips(losing_side(rig), 25)
+    start_deal(rig)
+    reply = GameMaster(rig.daemon).handle({"command": "output", "name": "lock", "state": "on"}).result(5)
+    assert reply["ok"] and lit(rig, "lock")
+    assert rig.daemon.dealing, "the command waited for the deal to end"
+
+
+def test_the_state_document_lists_each_output(rig_factory):
+    rig = rig_factory(make_config(outputs=[LOCK, HORN]))
+    master = GameMaster(rig.daemon)
+    assert rig.daemon.call(master.document).result(5)["outputs"] == [
+        {"name": "lock", "on": False},
+        {"name": "horn", "on": False},
+    ]
+    master.handle({"command": "force_solve"}).result(5)
+    status = master.handle({"command": "status"}).result(5)["result"]
+    assert status["outputs"] == [{"name": "lock", "on": True}, {"name": "horn", "on": False}]
+
+
+# -- stop and restart --------------------------------------------------------------------------------
+
+
+def test_a_stop_turns_the_outputs_off_and_keeps_the_held_ones_for_the_next_start(rig_factory):
+    rig = rig_factory(make_config(outputs=[LOCK, {**HORN, "pulse_seconds": 30}]))
+    master = GameMaster(rig.daemon)
+    master.handle({"command": "force_solve"}).result(5)
+    master.handle("output horn pulse", words=True).result(5)
+    assert lit(rig, "lock") and lit(rig, "horn")
+    rig.daemon.stop()
+    assert not lit(rig, "lock") and not lit(rig, "horn")
+    assert rig.daemon.held_outputs() == {"lock": None}
+
+
+def _prop(config, mock_factory):
+    """A daemon with its services (the state keeper), restored as ``baccarat run`` restores it."""
+    daemon = build_daemon(
+        config,
+        pin_factory=mock_factory,
+        device_factory=open_dummy_device,
+        rng=random.Random(1),
+        restore=lambda: restore_game(config, random.Random(1)),
+    )
+    rig = Rig(daemon, mock_factory)
+    closers = attach_services(daemon, config)
+    daemon.start()
+    assert daemon.ready.wait(5)
+
+    def stop() -> None:
+        daemon.stop()
+        for close in closers:
+            close()
+        close_daemon(daemon)
+
+    return rig, stop
+
+
+def saved_outputs(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text()).get("outputs")
+    except (OSError, ValueError):
+        return None
+
+
+def test_a_held_output_is_saved_with_the_game_and_a_pulse_never(mock_factory, tmp_path):
+    path = tmp_path / "state.json"
+    config = make_config(state={"file": str(path)}, control={"socket": ""}, outputs=[LOCK, HORN])
+    rig, stop = _prop(config, mock_factory)
+    try:
+        master = GameMaster(rig.daemon)
+        master.handle("output horn pulse", words=True).result(5)
+        rig.daemon.wait_idle()
+        assert until(lambda: path.exists()) and saved_outputs(path) is None, "a pulse was saved"
+        master.handle({"command": "force_solve"}).result(5)
+        assert until(lambda: saved_outputs(path) == {"lock": None}), saved_outputs(path)
+    finally:
+        stop()
+    assert saved_outputs(path) == {"lock": None}, "the stop forgot the lock"
+
+    rig, stop = _prop(config, mock_factory)
+    try:
+        assert lit(rig, "lock") and not lit(rig, "horn")
+        assert switched(rig, "lock") == [(True, "restart")]
+        assert rig.daemon.module.solved
+        GameMaster(rig.daemon).handle({"command": "reset"}).result(5)
+        assert not lit(rig, "lock")
+        assert until(lambda: path.exists() and saved_outputs(path) is None), "the reset's off was not saved"
+    finally:
+        stop()
+    rig, stop = _prop(config, mock_factory)
+    try:
+        assert not lit(rig, "lock") and switched(rig, "lock") == []
+    finally:
+        stop()
+
+
+def test_a_stop_mid_deal_still_opens_the_lock_at_the_next_start(mock_factory, tmp_path):
+    """The round was decided at the gesture and saved then; the lock it opens is saved with it, so a
+    stop (or a power cut) before the result shows opens it at the next start."""
+    path = tmp_path / "state.json"
+    config = make_config(state={"file": str(path)}, control={"socket": ""}, timing={"card_seconds": 1.0})
+    rig, stop = _prop(config, mock_factory)
+    try:
+        rig.chips(winning_side(rig), 25)
+        start_deal(rig)
+        assert not lit(rig, "lock")
+        assert saved_outputs(path) == {"lock": None}, "the gesture's save does not hold the lock it opens"
+    finally:
+        stop()
+    rig, stop = _prop(config, mock_factory)
+    try:
+        assert rig.daemon.module.solved and lit(rig, "lock")
+    finally:
+        stop()
+
+
+def _state_with(path: Path, outputs) -> None:
+    data = json.loads(path.read_text())
+    data["outputs"] = outputs
+    path.write_text(json.dumps(data))
+
+
+def test_a_restart_gives_a_cut_off_only_what_is_left_of_it(mock_factory, tmp_path):
+    """A held output with ``max_on_seconds`` is saved with the wall-clock end of its cut-off: a restart
+    switches it on for what is left (never a fresh cut-off: a prop restarting over and over cannot keep
+    a solenoid on), and not at all once that has passed."""
+    path = tmp_path / "state.json"
+    config = make_config(state={"file": str(path)}, control={"socket": ""}, outputs=[{**LOCK, "max_on_seconds": 60}])
+    rig, stop = _prop(config, mock_factory)
+    try:
+        GameMaster(rig.daemon).handle({"command": "force_solve"}).result(5)
+        assert until(lambda: saved_outputs(path) is not None)
+        assert saved_outputs(path)["lock"] == pytest.approx(time.time() + 60, abs=5)
+    finally:
+        stop()
+    _state_with(path, {"lock": time.time() - 1})
+    rig, stop = _prop(config, mock_factory)
+    try:
+        assert not lit(rig, "lock"), "a cut-off that passed while the prop was down came on again"
+    finally:
+        stop()
+    _state_with(path, {"lock": time.time() + 0.3})
+    rig, stop = _prop(config, mock_factory)
+    try:
+        assert lit(rig, "lock")
+        assert until(lambda: not lit(rig, "lock"), timeout=5), "on for a fresh minute, not the 0.3 s left"
+        assert until(lambda: switched(rig, "lock") == [(True, "restart"), (False, "cut-off")])
+    finally:
+        stop()
+
+
+@pytest.mark.parametrize(
+    "outputs, warning",
+    [
+        ("lock", "outputs 'lock' is not an object"),
+        ({"door": None}, "output 'door' is not in the config"),
+        ({"lock": "soon"}, "output lock = 'soon' is not a time"),
+        ({"lock": True}, "output lock = true is not a time"),
+        ({"lock": 1e300}, "is not a time"),
+    ],
+)
+def test_damaged_outputs_in_the_state_file_are_left_off_and_the_game_goes_on(
+    mock_factory, tmp_path, caplog, outputs, warning
+):
+    path = tmp_path / "state.json"
+    config = make_config(state={"file": str(path)}, control={"socket": ""})
+    rig, stop = _prop(config, mock_factory)
+    try:
+        GameMaster(rig.daemon).handle({"command": "force_solve"}).result(5)
+        assert until(lambda: saved_outputs(path) == {"lock": None})
+    finally:
+        stop()
+    _state_with(path, outputs)
+    rig, stop = _prop(config, mock_factory)
+    try:
+        assert rig.daemon.module.solved, "the game was lost with the outputs"
+        assert not lit(rig, "lock")
+        lines = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and "state file" in r.getMessage()]
+        assert len(lines) == 1 and warning.replace("'", '"') in lines[0].replace("'", '"'), lines
+    finally:
+        stop()
+
+
+# -- kill -9 and SIGTERM of a real process ------------------------------------------------------------
+
+
+@pytest.fixture
+def prop(tmp_path):
+    """tests/prop_process.py (built as ``baccarat run`` builds the prop) with outputs; kill -9 at will."""
+    from tests.test_state import PropProcess
+
+    made = []
+
+    def start(**sections):
+        data = config_data(state={"file": str(tmp_path / "state.json")}, control={"socket": ""}, **sections)
+        config_file = tmp_path / "config.json"
+        config_file.write_text(json.dumps(data))
+        made.append(PropProcess(config_file))
+        return made[-1]
+
+    yield start
+    for process in made:
+        process.stop()
+
+
+def test_kill_9_leaves_an_open_lock_open_and_never_repeats_a_pulse(prop, tmp_path):
+    outputs = [LOCK, {**HORN, "pulse_seconds": 30}]
+    first = prop(outputs=outputs)
+    assert first.ready["pins"] == {"lock": False, "horn": False}
+    for command in ({"command": "force_solve"}, {"command": "output", "name": "horn", "state": "pulse"}):
+        first.send(command=command)
+        assert first.expect("reply")["ok"]
+    first.send(pins=True)
+    assert first.expect("pins") == {"lock": True, "horn": True}
+    assert until(lambda: saved_outputs(tmp_path / "state.json") == {"lock": None})
+    first.kill9()
+
+    again = prop(outputs=outputs)
+    assert again.ready["restored"] and again.ready["snapshot"]["solved"]
+    assert again.ready["pins"] == {"lock": True, "horn": False}, "the lock shut, or the horn sounded again"
+    assert again.ready["held"] == {"lock": None}
+
+
+def test_kill_9_mid_deal_opens_the_lock_at_the_next_start(prop):
+    """Killed while the winning round's cards turn (1 s each): the round counts from its gesture, and so
+    does the lock it opens."""
+    first = prop(timing={"card_seconds": 1.0})
+    first.send(hint=True)
+    hint = first.expect("hint")
+    assert hint["winner"] != "tie"
+    first.tap("right")
+    first.tap("right")  # $1 -> $5 -> $25
+    first.tap(hint["winner"])
+    first.send(deal=True)
+    first.expect("events", test=lambda kinds: "round" in kinds)
+    dealt_at = time.monotonic()
+    first.send(pins=True)
+    assert first.expect("pins") == {"lock": False}, "the lock opened at the gesture"
+    first.kill9()
+    assert time.monotonic() - dealt_at < 1.0, "not mid-deal any more"
+
+    again = prop(timing={"card_seconds": 1.0})
+    assert again.ready["snapshot"]["solved"] and again.ready["pins"] == {"lock": True}
+
+
+def test_sigterm_turns_an_open_output_off(tmp_path):
+    """systemd's stop with an output on (here the lock opens at the deal gesture): exit 0, every
+    output and light off (tests/test_faults_sigterm.py checks the outputs with the lights)."""
+    from tests.test_faults_sigterm import DaemonProcess, check_stopped_cleanly, write_config
+
+    config = write_config(tmp_path)
+    config.write_text(config.read_text().replace('on = "solved"', 'on = "deal"', 1))
+    process = DaemonProcess(config, tmp_path / "first", "--play")
+    process.wait_for("dealt-frame")
+    code, took = process.terminate()
+    summary = check_stopped_cleanly(process, code, took)
+    assert "output lock on (deal)" in process.log()
+    assert summary["outputs"] == {"lock": 0}
+
+
+def test_the_self_test_switches_a_named_output_and_leaves_a_held_one(mock_factory, short_dir):
+    """The pre-game self-test gets the prop's real outputs from attach_services: one it names goes on
+    and off again, pin and all; one the game holds on (a lock the solve opened) stays on."""
+    from firmware.room.control_socket import ControlServer
+    from firmware.selftest import SelfTestSettings
+
+    light = {"name": "light", "pin": 18, "on": "none"}
+    config = make_config(state={"file": ""}, control={"socket": str(short_dir / "c.sock")}, outputs=[LOCK, HORN, light])
+    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device)
+    closers = attach_services(daemon, config)
+    rig = Rig(daemon, mock_factory)
+    daemon.start()
+    try:
+        assert daemon.ready.wait(5)
+        (server,) = [c.__self__ for c in closers if isinstance(getattr(c, "__self__", None), ControlServer)]
+        master = server.commands  # the one command path attach_services made
+        assert master.self_test.outputs is daemon.board.outputs
+        master.self_test.settings = SelfTestSettings(0.02, 0.02, 0.02, 0.1, button_seconds=0.02)
+        master.handle({"command": "force_solve"}).result(5)
+        assert lit(rig, "lock")
+        reply = master.handle({"command": "self_test", "outputs": ["horn", "lock", "light"]}).result(30)
+        parts = {(p["part"], p["name"]): p["result"] for p in reply["result"]["parts"]}
+        assert parts[("output", "horn")] == parts[("output", "lock")] == parts[("output", "light")] == "ok"
+        for name in ("horn", "light"):  # one after the other, each off again
+            assert levels(rig, name) == [False, True, False], f"{name} was not switched on and off"
+        assert levels(rig, "lock") == [False, True], "the test shut the open lock"
+        assert daemon.held_outputs() == {"lock": None}
+    finally:
+        daemon.stop()
+        for close in closers:
+            close()
+        close_daemon(daemon)
