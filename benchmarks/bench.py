@@ -2,7 +2,7 @@
 idle, start-up.
 
 The daemon runs as the service runs it: the reference config, the services
-attached (the state file written on its background thread, the control socket,
+attached (the state and history files written on their background threads, the control socket,
 MQTT against a real Mosquitto when one is installed), logging on at INFO, and
 luma.oled's real drivers (with the project's changed-pages subclasses) over
 luma.core's real ``i2c`` and ``spi`` interfaces, smbus2 and spidev. Only the
@@ -224,8 +224,8 @@ class LogMeter(logging.Handler):
 
 class DiskMeter:
     """What the daemon (this process) writes between :meth:`mark` and :meth:`since`: to disk
-    (``/proc/self/io``'s ``write_bytes``; the state file is the only file it writes) and to the
-    journal (its log lines)."""
+    (``/proc/self/io``'s ``write_bytes``; it writes the state file and the history file, nothing
+    else) and to the journal (its log lines)."""
 
     def __init__(self) -> None:
         self.log = LogMeter()
@@ -864,7 +864,7 @@ def targets(report: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
         round_bytes = disk["round"]["write_bytes"]
         rows.append(
             (
-                "disk writes per round (state file; mean, max)",
+                "disk writes per round (state and history files; mean, max)",
                 f"{round_bytes['mean'] / 1024:.1f} KiB, {round_bytes['max'] / 1024:.1f} KiB",
                 "<= 8 KiB (mean)",
                 round_bytes["mean"] <= 8192,
@@ -938,12 +938,12 @@ def print_markdown(report: dict[str, Any]) -> None:
             f"{lock['max']:.3f} ms (max) after the winning round's payout was due; {lock['samples']} solves."
         )
     disk = report["disk"]
-    where = f"the state file on {disk['file_system']}"
+    where = f"the state and history files on {disk['file_system']}"
     if disk["in_ram"]:
-        where += " (in RAM here: write_bytes stays 0; the state file's text handed to write() still counts)"
+        where += " (in RAM here: write_bytes stays 0; the files' text handed to write() still counts)"
     print(f"What the daemon writes ({where}), and its log as the journal receives it, in bytes:")
     print()
-    print("| input | to disk (write_bytes) mean | max | state file text mean | log lines | log bytes |")
+    print("| input | to disk (write_bytes) mean | max | text written mean | log lines | log bytes |")
     print("|---|---|---|---|---|---|")
     for name in (*INPUTS, "round"):
         if name in disk:
@@ -951,7 +951,7 @@ def print_markdown(report: dict[str, Any]) -> None:
             label = name
             if name == "round":
                 label = f"round: bet, deal, cards, result, clearing ({d['rounds']} lost, {d['new_decks']} new decks)"
-            text = d["wchar"]["mean"] - d["log_bytes"]["mean"]  # write() calls: the state file and the log
+            text = d["wchar"]["mean"] - d["log_bytes"]["mean"]  # write() calls: the state and history files, the log
             print(
                 f"| {label} | {d['write_bytes']['mean']:,.0f} | {d['write_bytes']['max']:,.0f} | "
                 f"{text:,.0f} | {d['log_lines']['mean']:.1f} | {d['log_bytes']['mean']:,.0f} |"

@@ -38,6 +38,7 @@ from .room.commands import GameMaster
 if TYPE_CHECKING:
     from baccarat_core.events import Event
 
+    from .history import HistoryKeeper
     from .web.backend import PinDriver
 
 log = logging.getLogger("baccarat")
@@ -181,6 +182,10 @@ def attach_services(
         closers.append(keeper.close)
         log.info("game state is saved to %s", path)
         storage.warn_if_volatile(path)  # tmpfs, or Raspberry Pi OS's overlay file system: lost at a power cut
+    from .history import attach_history
+
+    history = attach_history(daemon, commands, config, path)  # how each game went: beside the state file
+    closers.append(history.close)
     try:
         _start_sound(daemon, config, closers, simulate=simulate, pin_factory=pin_factory, commands=commands)
         _start_control(commands, config, closers)
@@ -207,7 +212,7 @@ def attach_services(
                 room = RoomService(daemon, commands, config.mqtt)
                 room.start()
                 closers.append(room.stop)
-        _start_web(daemon, commands, config, closers, simulate=simulate, pin_driver=pin_driver)
+        _start_web(daemon, commands, config, closers, simulate=simulate, pin_driver=pin_driver, history=history)
     except BaseException:
         for close in reversed(closers):
             close()
@@ -245,6 +250,7 @@ def _start_web(
     *,
     simulate: bool,
     pin_driver: PinDriver | None,
+    history: HistoryKeeper | None = None,
 ) -> None:
     if config.web_table is None and not simulate:
         return  # off on a Pi until [web] is set (web.settings.parse_web_section): nothing to load
@@ -255,7 +261,7 @@ def _start_web(
         return
     from .web.attach import CONSOLE_LINE, announce, attach_web
 
-    service = attach_web(daemon, commands, settings, pin_driver=pin_driver)
+    service = attach_web(daemon, commands, settings, pin_driver=pin_driver, history=history)
     if service is None:
         return
     closers.append(service.stop)

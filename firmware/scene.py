@@ -16,6 +16,8 @@ nothing gives the result away before the table shows it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from PIL import Image
 
 from baccarat_core import BaccaratModule, TableLimits
@@ -143,8 +145,15 @@ def table_view(module: BaccaratModule, on_table: RoundOnTable | None) -> TableVi
     """The table display: the deck, and the round on the table as far as it is shown."""
     color = module.deck.color if module.deck is not None else "red"
     idle = "SOLVED" if module.solved else "PLACE YOUR BETS" if module.enabled else "TABLE CLOSED"
+    return deck_view(color, module.cards_left, on_table, idle)
+
+
+def deck_view(color: str, left: int, on_table: RoundOnTable | None, idle: str = "PLACE YOUR BETS") -> TableView:
+    """The table display from plain values (:func:`table_view`'s, and a recorded game's replay):
+    ``left`` is what the deck holds with every card of ``on_table`` dealt, ``idle`` the footer
+    while no round is on the table."""
     if on_table is None:
-        return TableView(color, module.cards_left, status=idle)
+        return TableView(color, left, status=idle)
     hands: dict[str, list[str]] = {"player": [], "banker": []}
     down = {"player": 0, "banker": 0}
     scores: dict[str, int | None] = {"player": None, "banker": None}
@@ -157,7 +166,7 @@ def table_view(module: BaccaratModule, on_table: RoundOnTable | None) -> TableVi
     result = result_text(on_table.result) if on_table.result is not None else None
     return TableView(
         color,
-        cards_left(module, on_table),
+        deck_count(left, on_table),
         tuple(hands["player"]),
         tuple(hands["banker"]),
         scores["player"],
@@ -172,22 +181,34 @@ def table_view(module: BaccaratModule, on_table: RoundOnTable | None) -> TableVi
 def cards_left(module: BaccaratModule, on_table: RoundOnTable | None) -> int:
     """The cards left in the deck as the table shows it: the module has moved past the round
     already, and the round's cards not yet on the table are still in the deck."""
+    return deck_count(module.cards_left, on_table)
+
+
+def deck_count(left: int, on_table: RoundOnTable | None) -> int:
+    """:func:`cards_left` from plain values: ``left`` once every card of ``on_table`` is dealt."""
     if on_table is None:
-        return module.cards_left
-    return module.cards_left + len(on_table.cards) - on_table.placed
+        return left
+    return left + len(on_table.cards) - on_table.placed
 
 
 def bets_view(module: BaccaratModule, on_table: BetsOnTable | None = None) -> BetsView:
     """The bets display: the five stacks bottom to top (``on_table``'s while the daemon shows
     stacks of its own) and the active chip."""
-    index = module.denomination_index
     stacks = on_table.stacks if on_table is not None else {area: tuple(module.stacks[area]) for area in AREAS}
+    return stacks_view(stacks, module.denomination, on_table.restacking if on_table is not None else ())
+
+
+def stacks_view(stacks: Mapping[str, Sequence[int]], denomination: int, restacking: tuple[str, ...] = ()) -> BetsView:
+    """The bets display from plain values (:func:`bets_view`'s, and a recorded game's replay):
+    each area's stack bottom to top (a missing area is empty), the active chip's value and the
+    areas being re-stacked."""
+    index = DENOMINATIONS.index(denomination)
     return BetsView(
         {area: tuple(stacks.get(area, ())) for area in AREAS},
-        module.denomination,
+        denomination,
         index > 0,
         index < len(DENOMINATIONS) - 1,
-        on_table.restacking if on_table is not None else (),
+        restacking,
     )
 
 

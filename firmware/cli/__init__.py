@@ -1,8 +1,8 @@
 """The ``baccarat`` command: one parser, and one place that turns errors into messages.
 
 Subcommands live beside this file: ``deck`` and ``play`` (:mod:`.deck_play`),
-``run`` and ``check-config`` (:mod:`.run`), ``doctor`` (:mod:`.doctor`), and the
-game master's commands to a running daemon (:mod:`.gm`).
+``run`` and ``check-config`` (:mod:`.run`), ``doctor`` (:mod:`.doctor`), ``history``
+(:mod:`.history`), and the game master's commands to a running daemon (:mod:`.gm`).
 """
 
 from __future__ import annotations
@@ -85,6 +85,7 @@ COMMAND_MODULES = {
     "start-timer": "gm",
     "add-time": "gm",
     "output": "gm",
+    "history": "history",
 }
 
 

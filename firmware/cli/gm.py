@@ -198,6 +198,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         rate = f" at x{timer['rate']:g}" if timer and timer["rate"] != 1 else ""
         countdown = f"{clock_text(timer['seconds_left'])} left, {timer['state']}{rate}" if timer else "no timer"
         print(f"bomb: {countdown}; " + (f"explodes at {limit} strikes" if limit else "no strike limit"))
+    if doc.get("stuck_minutes") is not None:  # the stuck indicator (firmware/history): the status is made now
+        print(f"players' last progress: {doc['stuck_minutes']} minute(s) ago, at {doc['progress_at']}")
     batteries = f", battery holders {', '.join(e['batteries'])}" if e.get("batteries") else ""
     drawn = f" (drawn at random for game {doc.get('game')})" if doc.get("edgework_drawn") else ""
     print(

@@ -35,6 +35,7 @@ commands for the prop:
   check-config  validate a config file and print its wiring
   doctor        check this Pi for the prop (sudo baccarat doctor)
   update        install a new version, back to the old one if it fails (sudo baccarat update SOURCE)
+  history       how each game went (from the history file; no running prop needed)
 commands to a running prop (over its control socket):
   solved, reset, force-solve, hint, status, bet, start-timer, add-time, output
   self-test     the pre-game check: every display, light, sound and button
@@ -172,6 +173,17 @@ GM_EPILOGS: dict[str, str] = {
 }
 
 
+HISTORY_EPILOG = """\
+The history file is history.jsonl beside the prop's state file (/var/lib/baccarat for the
+service): one game from each reset to its solve, its explosion or the next reset. Time is
+counted from the players' first input. A damaged line is skipped with one line on stderr.
+
+examples:
+  baccarat history
+  baccarat history --last 10 --json
+  sudo baccarat history --config /etc/baccarat/config.toml
+"""
+
 DESCRIPTIONS: dict[str, str] = {
     "deck": "The game master's cheat sheet: the deck that appears with this edgework, these limits "
     "and this colour, card by card, and the rounds it deals.",
@@ -186,7 +198,13 @@ def apply(parser: argparse.ArgumentParser, sub: argparse._SubParsersAction[Parse
     """Give the top-level parser and each command's parser their epilogs (kept as written)."""
     parser.epilog = MAIN_EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    epilogs = {"deck": DECK_EPILOG, "play": PLAY_EPILOG, "casing": CASING_EPILOG, **GM_EPILOGS}
+    epilogs = {
+        "deck": DECK_EPILOG,
+        "play": PLAY_EPILOG,
+        "casing": CASING_EPILOG,
+        "history": HISTORY_EPILOG,
+        **GM_EPILOGS,
+    }
     for name, epilog in epilogs.items():
         command = sub.choices.get(name)
         if command is not None and not command.epilog:

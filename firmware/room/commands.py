@@ -284,6 +284,13 @@ class GameMaster:
         self.self_test = self_test or SelfTester(daemon)
         self._document: dict[str, Any] | None = None
         self._hooked = False  # _forget_document is one of the daemon's on_handled hooks
+        #: ``hook(command, module)``, on the game thread once a command whose events do not say it
+        #: was the game master's has run, before its events are handled: ``hint`` (it makes none)
+        #: and ``bet`` (its presses look like the players'). The history records them.
+        self.on_command: list[Callable[[Command, BaccaratModule], None]] = []
+        #: ``extra() -> dict``: more keys for the state document, called on the game thread as it
+        #: is built (the history's stuck indicator, :mod:`firmware.history`).
+        self.document_extras: list[Callable[[], dict[str, Any]]] = []
 
     def document(self) -> dict[str, Any]:
         """The state document now, as the players see the game (:func:`state_document` of the
@@ -298,8 +305,34 @@ class GameMaster:
         module = self.daemon.module
         if self._document is None or self._document.get("timer") != timer_document(module):
             # a batch, a shown event or a frame since; or the countdown counted on: a new one
-            self._document = state_document(module, self.daemon.shown(), self.daemon.board.outputs.states())
+            self._document = self._state()
         return self._document
+
+    def _state(self) -> dict[str, Any]:
+        """:func:`state_document` as the players see the game, with the :attr:`document_extras`
+        (game thread)."""
+        daemon = self.daemon
+        return self._extras(state_document(daemon.module, daemon.shown(), daemon.board.outputs.states()))
+
+    def _extras(self, document: dict[str, Any]) -> dict[str, Any]:
+        """``document`` with the :attr:`document_extras` of this moment (game thread): ``status``
+        takes them again, so its stuck indicator is the minutes now."""
+        for extra in self.document_extras:
+            try:
+                document.update(extra())
+            except Exception:
+                log.exception("state document extra %r failed", extra)
+        return document
+
+    def _noted(self, command: Command, run: Callable[[], T]) -> T:
+        """Run ``command`` (game thread), then tell the :attr:`on_command` hooks it ran."""
+        result = run()
+        for hook in self.on_command:
+            try:
+                hook(command, self.daemon.module)
+            except Exception:
+                log.exception("command hook %r failed", hook)
+        return result
 
     def _forget_document(self, events: list[ev.Event], module: BaccaratModule) -> None:
         self._document = None  # a batch was handled: the module may have changed
@@ -314,15 +347,18 @@ class GameMaster:
         """Run ``command`` on the game thread; the future holds a JSON-ready result."""
         daemon = self.daemon
         if command.name == "hint":
-            return daemon.call(lambda: hint(daemon.module), during_round=True)
+            return daemon.call(lambda: self._noted(command, lambda: hint(daemon.module)), during_round=True)
         if command.name == "status":
-            return daemon.call(self.document, during_round=True)
+            return daemon.call(lambda: self._extras(dict(self.document())), during_round=True)
         if command.name == "identify":
             return daemon.identify()
         if command.name == "bet":
             bets = command.bets
             assert bets is not None  # parse_command gives bet its bets
-            return _then(daemon.play(lambda m: _bet(m, bets)), lambda events: bet_result(bets, events))
+            return _then(
+                daemon.play(lambda m: self._noted(command, lambda: _bet(m, bets))),
+                lambda events: bet_result(bets, events),
+            )
         if command.name == "self_test":
             return self.self_test.start(button_seconds=command.button_seconds, switch=command.outputs)
         if command.name == "self_test_skip":

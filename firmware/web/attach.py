@@ -21,6 +21,8 @@ from .backend import PinDriver
 from .settings import WebSettings
 
 if TYPE_CHECKING:
+    from ..history.keeper import HistoryKeeper
+    from .history import HistoryPages
     from .server import WebService
 
 log = logging.getLogger("baccarat.web")
@@ -37,10 +39,12 @@ def attach_web(
     *,
     pin_driver: PinDriver | None = None,
     name: str | None = None,
+    history: HistoryKeeper | None = None,
 ) -> WebService | None:
     """Start the console for ``daemon``; returns the running service (``.stop()``, ``.url``) or None.
 
-    Call before ``daemon.start()`` so the page's log has the first events.
+    Call before ``daemon.start()`` so the page's log has the first events. With ``history``
+    (the game recorder) the console has its History view.
     ``settings.check_listen()`` failing (beyond localhost without a password)
     raises :class:`~firmware.web.settings.WebConfigError`: that is a config
     error, reported like any other.
@@ -52,7 +56,18 @@ def attach_web(
     from .server import WebError, WebService
 
     backend = DaemonBackend(daemon, commands, pin_driver if settings.front_panel else None, name=name)
-    service = WebService(backend, settings)
+    pages = None
+    if history is not None:  # the History view: replays drawn at the prop's own displays' sizes
+        from .history import HistoryPages
+
+        screens = daemon.screens
+        displays = {role: (screens[role].size, screens[role].mode, screens[role].colour) for role in backend.roles}
+        keeper = history
+
+        def pages(service: WebService) -> HistoryPages:
+            return HistoryPages(service, keeper, displays)
+
+    service = WebService(backend, settings, history=pages)
     try:
         service.start()
     except WebError as error:

@@ -20,6 +20,7 @@ Routes:
 ``GET /output/<name>/<state>``  switch an output ``on``, ``off`` or ``pulse`` (``?token=``)
 ``GET /static/...``            the page's CSS and JavaScript
 ``GET /casing``, ``/play`` ...  the players' pages (:mod:`.players`)
+``GET /history`` ...           how each game went, behind the console's login (:mod:`.history`)
 =============================  ==========================================================
 """
 
@@ -31,9 +32,10 @@ import json
 import logging
 import secrets
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -64,6 +66,12 @@ from .live import LiveHub, PageClient
 from .players import PlayerPages
 from .settings import WebSettings, is_loopback
 from .webhooks import WebhookSender
+
+if TYPE_CHECKING:
+    from .history import HistoryPages
+
+    #: ``factory(service) -> HistoryPages``: the History view for a service (:func:`.attach.attach_web`).
+    HistoryPagesFactory = Callable[["WebService"], HistoryPages]
 
 log = logging.getLogger("baccarat.web")
 
@@ -123,6 +131,7 @@ class WebService:
         static_dir: Path = STATIC,
         command_timeout: float = COMMAND_TIMEOUT,
         webhook_backoff: float = 0.5,
+        history: HistoryPagesFactory | None = None,
     ) -> None:
         self.backend = backend
         self.settings = settings
@@ -152,6 +161,8 @@ class WebService:
         self.port = settings.port
         self._pages = {name: (static_dir / name).read_text(encoding="utf-8") for name in ("index.html", "login.html")}
         self.players = PlayerPages(self)
+        #: The History view (:mod:`.history`), when the prop records its games.
+        self.history = history(self) if history is not None else None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
         self._thread: threading.Thread | None = None
@@ -267,6 +278,8 @@ class WebService:
         app.router.add_static("/static/", self.static_dir, follow_symlinks=False)
         app.router.add_get("/sound/{cue}.wav", self._sound)
         self.players.register(app)
+        if self.history is not None:
+            self.history.register(app)
         return app
 
     # -- every request ----------------------------------------------------------------------------

@@ -379,6 +379,7 @@
     if (update.log) showLog(update.log);
     if (update.lights) showLights(update.lights);
     if (update.outputs) showOutputs(update.outputs);
+    document.dispatchEvent(new CustomEvent("baccarat:update", { detail: update })); // other blocks (stuck.js)
   }
 
   function listen() {

@@ -1,0 +1,310 @@
+// The History view: the last games, their averages, downloads, and a replay of any game round by
+// round with the displays' frames as the prop drew them (firmware/web/history.py). No framework.
+"use strict";
+
+(() => {
+  const $ = (selector) => document.querySelector(selector);
+  let clockOffset = 0; // the prop's clock minus this browser's, in seconds
+  let stuck = null; // {progress_at, stuck_minutes} as the prop last said
+  let games = [];
+  const replay = { id: null, chapters: 0, chapter: 0, steps: [], images: [], roles: [], step: 0, timer: null };
+
+  function message(text, kind) {
+    const box = $("#message");
+    box.textContent = text;
+    box.className = kind || "";
+    box.hidden = !text;
+  }
+
+  async function getJSON(path) {
+    let response;
+    try {
+      response = await fetch(path, { credentials: "same-origin" });
+    } catch (error) {
+      return { ok: false, error: `the prop did not answer (${error.message})` };
+    }
+    if (response.status === 401) {
+      location.href = "/login";
+      return { ok: false, error: "not logged in" };
+    }
+    try {
+      return await response.json();
+    } catch (error) {
+      return { ok: false, error: `HTTP ${response.status}` };
+    }
+  }
+
+  function duration(seconds) {
+    if (seconds === null || seconds === undefined) return "-";
+    const whole = Math.floor(seconds);
+    const h = Math.floor(whole / 3600);
+    const m = Math.floor((whole % 3600) / 60);
+    const s = whole % 60;
+    const two = (n) => String(n).padStart(2, "0");
+    return h ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
+  }
+
+  function localTime(iso) {
+    return iso ? new Date(iso).toLocaleString() : "-";
+  }
+
+  function outcomeWords(game) {
+    if (game.outcome === "exploded" && game.cause) return `exploded (${game.cause})`;
+    if (game.outcome === "solved" && game.forced) return "solved (forced)";
+    return game.outcome;
+  }
+
+  // -- the stuck indicator: the prop says when; this page counts the minutes ---------------------
+  function showStuck() {
+    const badge = $("#stuck");
+    if (!stuck || !stuck.progress_at) {
+      badge.textContent = "no game being played";
+      badge.classList.remove("stuck");
+      return;
+    }
+    const since = Date.parse(stuck.progress_at) / 1000;
+    const minutes = Math.max(0, Math.floor((Date.now() / 1000 + clockOffset - since) / 60));
+    badge.textContent = `last progress ${minutes} min ago`;
+    badge.classList.toggle("stuck", minutes >= 5);
+  }
+
+  // -- the list and the averages ------------------------------------------------------------------
+  function showAverages(averages, listing) {
+    const list = $("#averages-list");
+    list.replaceChildren();
+    const rows = [
+      ["Games", averages.games],
+      ["Solved", averages.solved],
+      ["Exploded", averages.exploded],
+      ["Solve rate", averages.solve_rate === null ? "-" : `${Math.round(averages.solve_rate * 100)} %`],
+      ["Time to solve (mean)", duration(averages.mean_seconds_to_solve)],
+      ["Time to solve (median)", duration(averages.median_seconds_to_solve)],
+      ["Rounds per game", averages.mean_rounds ?? "-"],
+      ["Strikes per game", averages.mean_strikes ?? "-"],
+      ["Hints per game", averages.mean_hints ?? "-"],
+    ];
+    for (const [name, value] of rows) {
+      const dt = document.createElement("dt");
+      dt.textContent = name;
+      const dd = document.createElement("dd");
+      dd.textContent = String(value);
+      list.append(dt, dd);
+    }
+    let where = `Recorded in ${listing.where}.`;
+    if (listing.skipped) where += ` ${listing.skipped} damaged line(s) skipped (the prop's log names them).`;
+    $("#where").textContent = where;
+  }
+
+  function cell(row, text, className) {
+    const td = document.createElement("td");
+    td.textContent = text;
+    if (className) td.className = className;
+    row.append(td);
+    return td;
+  }
+
+  function showGames(listing) {
+    const body = $("#games-table tbody");
+    body.replaceChildren();
+    for (const game of listing.games) {
+      const row = document.createElement("tr");
+      row.dataset.id = game.id;
+      if (game.id === listing.current) row.classList.add("current");
+      if (game.id === replay.id) row.classList.add("chosen");
+      cell(row, `#${game.game}${game.restarts ? ` (${game.restarts} restart${game.restarts > 1 ? "s" : ""})` : ""}`);
+      cell(row, localTime(game.started));
+      cell(row, outcomeWords(game), `outcome-${game.outcome}`);
+      cell(row, duration(game.seconds), "num");
+      cell(row, String(game.rounds), "num");
+      cell(row, String(game.strikes), "num");
+      cell(row, String(game.hints), "num");
+      cell(row, String(game.commands), "num");
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "small";
+      button.textContent = "Replay";
+      button.addEventListener("click", () => openReplay(game));
+      cell(row, "").append(button);
+      body.append(row);
+    }
+    const shown = listing.games.length;
+    $("#games-count").textContent = shown < listing.total ? `${shown} of ${listing.total}, newest first`
+      : `${shown}, newest first`;
+  }
+
+  async function refresh() {
+    const listing = await getJSON("/history/api/games");
+    if (!listing.games) {
+      message(listing.error || "the history could not be read", "error");
+      return;
+    }
+    message(listing.ok ? "" : listing.error, listing.ok ? "" : "error");
+    clockOffset = listing.now - Date.now() / 1000;
+    stuck = listing.stuck;
+    games = listing.games;
+    showStuck();
+    showAverages(listing.averages, listing);
+    showGames(listing);
+  }
+
+  // -- the replay ------------------------------------------------------------------------------------
+  function buildDisplays(roles) {
+    const box = $("#replay-displays");
+    box.replaceChildren();
+    for (const role of roles) {
+      const figure = document.createElement("figure");
+      figure.className = "display";
+      const img = document.createElement("img");
+      img.id = `replay-${role}`;
+      img.alt = `${role} display, as the players saw it`;
+      img.addEventListener("load", fitDisplays);
+      const caption = document.createElement("figcaption");
+      caption.textContent = role.charAt(0).toUpperCase() + role.slice(1);
+      figure.append(img, caption);
+      box.append(figure);
+    }
+  }
+
+  // Whole-pixel scaling (crisp OLED pixels), as the console draws its displays: side by side when
+  // they fit at 2x or more, else each as large as the width allows.
+  const GAP = 16;
+  function fitDisplays() {
+    const images = [...document.querySelectorAll("#replay-displays img")].filter((img) => img.naturalWidth);
+    if (!images.length) return;
+    const room = $("#replay-displays").clientWidth;
+    const gaps = GAP * (images.length - 1);
+    const row = Math.floor((room - gaps) / images.reduce((sum, img) => sum + img.naturalWidth, 0));
+    for (const img of images) {
+      const scale = Math.min(4, row >= 2 ? row : Math.max(1, Math.floor(room / img.naturalWidth)));
+      img.style.width = `${img.naturalWidth * scale}px`;
+      img.style.height = `${img.naturalHeight * scale}px`;
+      img.dataset.scale = String(scale);
+    }
+  }
+
+  function chapterName(chapter) {
+    if (chapter === 0) return "the start";
+    if (chapter <= replay.rounds) return `round ${chapter}`;
+    return "the end";
+  }
+
+  function fillRounds() {
+    const select = $("#round-select");
+    select.replaceChildren();
+    for (let chapter = 0; chapter < replay.chapters; chapter += 1) {
+      const option = document.createElement("option");
+      option.value = String(chapter);
+      option.textContent = chapterName(chapter);
+      select.append(option);
+    }
+  }
+
+  function showStep() {
+    const step = replay.steps[replay.step];
+    if (!step) return;
+    for (const [role, index] of Object.entries(step.frames)) {
+      const img = document.getElementById(`replay-${role}`);
+      if (img) img.src = replay.images[index];
+    }
+    $("#replay-label").textContent = step.label;
+    $("#round-select").value = String(replay.chapter);
+    $("#replay").dataset.chapter = String(replay.chapter);
+    $("#replay").dataset.step = String(replay.step);
+  }
+
+  async function loadChapter(chapter, at) {
+    const answer = await getJSON(`/history/api/replay/${encodeURIComponent(replay.id)}/${chapter}`);
+    if (!answer.ok) {
+      message(`Replay: ${answer.error}`, "error");
+      stop();
+      return false;
+    }
+    if (!replay.roles.length || replay.roles.join() !== answer.roles.join()) {
+      replay.roles = answer.roles;
+      buildDisplays(answer.roles);
+    }
+    replay.chapters = answer.chapters;
+    replay.rounds = answer.rounds;
+    replay.chapter = chapter;
+    replay.steps = answer.steps;
+    replay.images = answer.images;
+    replay.step = at === "last" ? answer.steps.length - 1 : 0;
+    if ($("#round-select").options.length !== replay.chapters) fillRounds();
+    showStep();
+    return true;
+  }
+
+  async function openReplay(game) {
+    stop();
+    replay.id = game.id;
+    replay.roles = [];
+    replay.rounds = 0;
+    $("#replay").hidden = false;
+    $("#replay-title").textContent = `game #${game.game}, ${localTime(game.started)}, ${outcomeWords(game)}`;
+    for (const row of document.querySelectorAll("#games-table tbody tr")) {
+      row.classList.toggle("chosen", row.dataset.id === game.id);
+    }
+    $("#round-select").replaceChildren();
+    if (await loadChapter(0)) $("#replay").scrollIntoView({ block: "nearest" });
+  }
+
+  async function stepBy(delta) {
+    const next = replay.step + delta;
+    if (next >= 0 && next < replay.steps.length) {
+      replay.step = next;
+      showStep();
+      return true;
+    }
+    if (delta > 0 && replay.chapter + 1 < replay.chapters) return loadChapter(replay.chapter + 1);
+    if (delta < 0 && replay.chapter > 0) return loadChapter(replay.chapter - 1, "last");
+    return false;
+  }
+
+  function stop() {
+    if (replay.timer) clearTimeout(replay.timer);
+    replay.timer = null;
+    $("#play").textContent = "Play";
+  }
+
+  function play() {
+    if (replay.timer) {
+      stop();
+      return;
+    }
+    $("#play").textContent = "Pause";
+    const tick = async () => {
+      if (!(await stepBy(1))) {
+        stop();
+        return;
+      }
+      replay.timer = setTimeout(tick, 800);
+    };
+    replay.timer = setTimeout(tick, 400);
+  }
+
+  function wire() {
+    $("#refresh").addEventListener("click", refresh);
+    $("#step-next").addEventListener("click", () => { stop(); stepBy(1); });
+    $("#step-prev").addEventListener("click", () => { stop(); stepBy(-1); });
+    $("#round-next").addEventListener("click", () => {
+      stop();
+      if (replay.chapter + 1 < replay.chapters) loadChapter(replay.chapter + 1);
+    });
+    $("#round-prev").addEventListener("click", () => {
+      stop();
+      if (replay.chapter > 0) loadChapter(replay.chapter - 1);
+    });
+    $("#play").addEventListener("click", play);
+    $("#round-select").addEventListener("change", (event) => {
+      stop();
+      loadChapter(Number(event.target.value));
+    });
+    window.addEventListener("resize", fitDisplays);
+    setInterval(showStuck, 15000); // counted here: the prop is not woken for it
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    wire();
+    refresh();
+  });
+})();
