@@ -36,6 +36,9 @@ log = logging.getLogger("baccarat.web")
 #: Log entries a page keeps; older ones fall off.
 LOG_KEEP = 300
 
+#: What a page may see of an update (:class:`PageClient`).
+View = Callable[[dict[str, Any]], dict[str, Any]]
+
 
 def png_data_url(image: Image.Image) -> str:
     """``image`` as a ``data:image/png;base64,...`` URL, pixel for pixel."""
@@ -104,7 +107,7 @@ class PageClient:
     (the players' pages: :mod:`.players`); the console's pages see everything.
     """
 
-    def __init__(self, view: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
+    def __init__(self, view: View | None = None) -> None:
         self.wake = asyncio.Event()
         self.closed = False
         self.last_seq = 0

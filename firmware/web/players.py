@@ -25,7 +25,6 @@ Who may open them:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from typing import TYPE_CHECKING, Any
@@ -35,12 +34,10 @@ from aiohttp import web
 from ..casing import Casing
 from ..casing.layout import casing_svg
 from ..devices.panel import layout as panel_layout
-from ..devices.wiring import INPUT_NAMES
-from .auth import CSRF_HEADER, Sessions, same_secret
-from .guard import address_key
-from .live import PageClient
+from .auth import Sessions
 
 if TYPE_CHECKING:
+    from .live import View
     from .server import WebService
 
 log = logging.getLogger("baccarat.web")
@@ -205,43 +202,19 @@ class PlayerPages:
     async def _login_post(self, request: web.Request) -> web.StreamResponse:
         if not self.settings.password:
             raise web.HTTPSeeOther("/play")
-        if not self.service._origin_ok(request):
-            return self._login_response(request, "Refused: the form came from another site.", 403)
-        address = request.remote
-        service = self.service
-        throttle = service.throttle  # one count of wrong passwords with the console's login
-        if not throttle.allow(address):  # spare reading the body of a locked address
-            return self._too_many(request, address)
-        try:
-            form = await asyncio.wait_for(request.post(), service.body_seconds)
-        except TimeoutError:
-            return self._login_response(request, f"The form did not arrive within {service.body_seconds:g} s.", 408)
-        except ValueError:
-            return self._login_response(request, "The form could not be read.", 400)
-        # From here to the count, no await: concurrent guesses cannot all pass the check first.
-        if not throttle.allow(address):
-            return self._too_many(request, address)
-        given = form.get("password")
-        if not isinstance(given, str) or not same_secret(given, self.settings.password):
-            throttle.fail(address)
-            service.episodes.note("password", f"web: wrong password for the players' pages from {address_key(address)}")
-            await asyncio.sleep(service.wrong_secret_pause)
-            return self._login_response(request, "Wrong password.", 401)
+        form = await self.service.login_form(  # one count of wrong passwords with the console's login
+            request,
+            lambda message, status: self._login_response(request, message, status),
+            wrong="password for the players' pages",
+            pages="players' pages",
+        )
+        if isinstance(form, web.Response):
+            return form
         nxt = form.get("next")
         session = self.sessions.create()
-        log.info("web: players' pages login from %s", address)
         response = web.HTTPSeeOther(nxt if isinstance(nxt, str) and nxt in NEXT_PAGES else "/play")
         self._set_cookie(response, session)
         raise response
-
-    def _too_many(self, request: web.Request, address: str | None) -> web.Response:
-        wait = self.service.throttle.retry_after(address)
-        self.service.episodes.note("locked", f"web: login refused to {address_key(address)}: too many wrong passwords")
-        from .server import wait_words
-
-        response = self._login_response(request, f"Too many wrong passwords: wait {wait_words(wait)}.", 429)
-        response.headers["Retry-After"] = str(wait)
-        return response
 
     async def _play_session_info(self, request: web.Request) -> web.StreamResponse:
         session, _ = self._play_session(request)
@@ -263,71 +236,24 @@ class PlayerPages:
         return await self._stream(request, self.play_view)
 
     async def _play_panel(self, request: web.Request) -> web.StreamResponse:
-        session, _ = self._play_session(request)
-        if session is None:
-            return _json({"ok": False, "error": "not logged in (reload the page)"}, 401)
-        if not self.service._origin_ok(request) or not session.csrf_ok(request.headers.get(CSRF_HEADER)):
-            self.service.episodes.note("csrf", f"web: {request.path} refused: missing or wrong CSRF token")
-            return _json({"ok": False, "error": "refused: missing or wrong CSRF token (reload the page)"}, 403)
+        refused = self.service.post_refused(request, self._play_session(request)[0])
+        if refused is not None:
+            return refused
         if not self.service.front_panel:
             return _json({"ok": False, "error": "this prop's front panel cannot be pressed from a page"}, 404)
-        from .server import json_body
-
-        payload, problem = await json_body(request, self.service.body_seconds)  # the one strict reader
-        if problem:
-            return _json({"ok": False, "error": problem}, 400)
-        name, action = payload.get("input"), payload.get("action")
-        if not isinstance(name, str) or name not in INPUT_NAMES:
-            return _json({"ok": False, "error": f"unknown input {str(name)[:40]!r}"}, 400)
-        if action not in ("press", "release"):
-            return _json({"ok": False, "error": f"action {str(action)[:40]!r} must be press or release"}, 400)
-        backend = self.service.backend
-        try:
-            (backend.press if action == "press" else backend.release)(name)
-        except ValueError as error:
-            return _json({"ok": False, "error": str(error)}, 400)
-        return _json({"ok": True})
+        return await self.service.press_panel(request, name_inputs=False)
 
     # -- the streams ---------------------------------------------------------------------------------------
-    async def _stream(self, request: web.Request, view: Any) -> web.StreamResponse:
-        """Server-sent events of the hub's updates, through ``view``."""
-        from .server import HEARTBEAT_SECONDS, SECURITY_HEADERS
-
+    async def _stream(self, request: web.Request, view: View) -> web.StreamResponse:
+        """The console's event stream (:meth:`~.server.WebService.stream`) through ``view``, at most
+        :data:`MAX_STREAMS` at once."""
         if self.streams >= MAX_STREAMS:
             return _json({"ok": False, "error": f"{MAX_STREAMS} players' pages are open already"}, 503)
-        response = web.StreamResponse(
-            headers={
-                "Content-Type": "text/event-stream",
-                "Cache-Control": "no-store",
-                "X-Accel-Buffering": "no",
-                **SECURITY_HEADERS,
-            }
-        )
-        await response.prepare(request)
-        client = PageClient(view)
-        hub = self.service.hub
         self.streams += 1
-        hub.add(client)
         try:
-            await response.write(b"retry: 2000\n\n")
-            while not client.closed:
-                try:
-                    await asyncio.wait_for(client.wake.wait(), HEARTBEAT_SECONDS)
-                except TimeoutError:
-                    await response.write(b": still here\n\n")
-                    continue
-                if client.closed:
-                    break
-                update = client.take()
-                if update:
-                    data = json.dumps(update, separators=(",", ":"))
-                    await response.write(f"event: update\ndata: {data}\n\n".encode())
-        except (ConnectionResetError, ConnectionError):
-            pass
+            return await self.service.stream(request, view)
         finally:
-            hub.remove(client)
             self.streams -= 1
-        return response
 
 
 def _json(data: dict[str, Any], status: int = 200) -> web.Response:

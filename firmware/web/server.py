@@ -62,12 +62,14 @@ from .guard import (
     address_key,
     http_logger,
 )
-from .live import LiveHub, PageClient
+from .live import LiveHub, PageClient, View
 from .players import PlayerPages
 from .settings import WebSettings, is_loopback
 from .webhooks import WebhookSender
 
 if TYPE_CHECKING:
+    from multidict import MultiDictProxy
+
     from .history import HistoryPages
 
     #: ``factory(service) -> HistoryPages``: the History view for a service (:func:`.attach.attach_web`).
@@ -335,14 +337,20 @@ class WebService:
         return urlsplit(origin).netloc.lower() == request.host.lower()
 
     def _post_session(self, request: web.Request) -> tuple[Session | None, web.Response | None]:
-        """A state-changing request: a session, its CSRF token in the header, the same origin."""
+        """A state-changing request of the console: its session, or the refusal (:meth:`post_refused`)."""
         session, _ = self._session(request)
+        refused = self.post_refused(request, session)
+        return (None, refused) if refused is not None else (session, None)
+
+    def post_refused(self, request: web.Request, session: Session | None) -> web.Response | None:
+        """A state-changing request needs a session, its CSRF token in the header and the same
+        origin: None when it has them, else the refusal."""
         if session is None:
-            return None, _json({"ok": False, "error": "not logged in (reload the page)"}, 401)
+            return _json({"ok": False, "error": "not logged in (reload the page)"}, 401)
         if not self._origin_ok(request) or not session.csrf_ok(request.headers.get(CSRF_HEADER)):
             self.episodes.note("csrf", f"web: {request.path} refused: missing or wrong CSRF token")
-            return None, _json({"ok": False, "error": "refused: missing or wrong CSRF token (reload the page)"}, 403)
-        return session, None
+            return _json({"ok": False, "error": "refused: missing or wrong CSRF token (reload the page)"}, 403)
+        return None
 
     # -- the console ------------------------------------------------------------------------------
     async def _sound(self, request: web.Request) -> web.StreamResponse:
@@ -381,37 +389,48 @@ class WebService:
     async def _login(self, request: web.Request) -> web.StreamResponse:
         if not self.settings.password:
             raise web.HTTPSeeOther("/")
-        if not self._origin_ok(request):
-            return self._login_response("Refused: the form came from another site.", 403)
-        address = request.remote
-        if not self.throttle.allow(address):  # spare reading the body of a locked address
-            return self._too_many(address)
-        try:
-            form = await asyncio.wait_for(request.post(), self.body_seconds)
-        except TimeoutError:
-            return self._login_response(f"The form did not arrive within {self.body_seconds:g} s.", 408)
-        except ValueError:
-            return self._login_response("The form could not be read.", 400)
-        # From here to the count, no await: concurrent guesses from one address cannot all
-        # pass the check before the first is counted.
-        if not self.throttle.allow(address):
-            return self._too_many(address)
-        given = form.get("password")
-        if not isinstance(given, str) or not same_secret(given, self.settings.password):
-            self.throttle.fail(address)
-            self.episodes.note("password", f"web: wrong console password from {address_key(address)}")
-            await asyncio.sleep(self.wrong_secret_pause)
-            return self._login_response("Wrong password.", 401)
+        form = await self.login_form(request, self._login_response, wrong="console password", pages="console")
+        if isinstance(form, web.Response):
+            return form
         session = self.sessions.create()
-        log.info("web: console login from %s", address)
         response = web.HTTPSeeOther("/")
         self._set_cookie(response, session)
         raise response
 
-    def _too_many(self, address: str | None) -> web.Response:
+    async def login_form(
+        self, request: web.Request, page: Callable[[str, int], web.Response], *, wrong: str, pages: str
+    ) -> MultiDictProxy[Any] | web.Response:
+        """A login form's POST (the console's or the players' pages'): its fields when the password
+        is right, else ``page(message, status)`` saying why not. One count of wrong passwords for
+        every login form; a wrong one is answered after a pause and noted as ``wrong {wrong}``."""
+        if not self._origin_ok(request):
+            return page("Refused: the form came from another site.", 403)
+        address = request.remote
+        if not self.throttle.allow(address):  # spare reading the body of a locked address
+            return self._too_many(address, page)
+        try:
+            form = await asyncio.wait_for(request.post(), self.body_seconds)
+        except TimeoutError:
+            return page(f"The form did not arrive within {self.body_seconds:g} s.", 408)
+        except ValueError:
+            return page("The form could not be read.", 400)
+        # From here to the count, no await: concurrent guesses from one address cannot all
+        # pass the check before the first is counted.
+        if not self.throttle.allow(address):
+            return self._too_many(address, page)
+        given = form.get("password")
+        if not isinstance(given, str) or not same_secret(given, self.settings.password):
+            self.throttle.fail(address)
+            self.episodes.note("password", f"web: wrong {wrong} from {address_key(address)}")
+            await asyncio.sleep(self.wrong_secret_pause)
+            return page("Wrong password.", 401)
+        log.info("web: %s login from %s", pages, address)
+        return form
+
+    def _too_many(self, address: str | None, page: Callable[[str, int], web.Response]) -> web.Response:
         wait = self.throttle.retry_after(address)
         self.episodes.note("locked", f"web: login refused to {address_key(address)}: too many wrong passwords")
-        response = self._login_response(f"Too many wrong passwords: wait {wait_words(wait)}.", 429)
+        response = page(f"Too many wrong passwords: wait {wait_words(wait)}.", 429)
         response.headers["Retry-After"] = str(wait)
         return response
 
@@ -456,6 +475,12 @@ class WebService:
         session, _ = self._session(request)
         if session is None:
             return _json({"ok": False, "error": "not logged in"}, 401)
+        return await self.stream(request)
+
+    async def stream(self, request: web.Request, view: View | None = None) -> web.StreamResponse:
+        """Server-sent events of the hub's updates, through ``view`` when given (the players' pages:
+        :class:`~.live.PageClient`), until the page goes; a comment line every
+        :data:`HEARTBEAT_SECONDS` so a vanished page is noticed."""
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream",
@@ -465,7 +490,7 @@ class WebService:
             }
         )
         await response.prepare(request)
-        client = PageClient()
+        client = PageClient(view)
         self.hub.add(client)
         try:
             await response.write(b"retry: 2000\n\n")
@@ -516,14 +541,19 @@ class WebService:
             return refused
         if not self.front_panel:
             return _json({"ok": False, "error": "this prop has no front panel in the console"}, 404)
+        return await self.press_panel(request)
+
+    async def press_panel(self, request: web.Request, *, name_inputs: bool = True) -> web.Response:
+        """A front-panel press or release, ``{"input": ..., "action": "press"|"release"}`` read by the
+        one strict reader (:func:`json_body`): ``{"ok": true}``, or why not (an unknown input's reply
+        lists the known ones when ``name_inputs``)."""
         payload, problem = await json_body(request, self.body_seconds)
         if problem:
             return _json({"ok": False, "error": problem}, 400)
         name, action = payload.get("input"), payload.get("action")
         if name not in INPUT_NAMES:
-            return _json(
-                {"ok": False, "error": f"unknown input {str(name)[:40]!r} (known: {', '.join(INPUT_NAMES)})"}, 400
-            )
+            known = f" (known: {', '.join(INPUT_NAMES)})" if name_inputs else ""
+            return _json({"ok": False, "error": f"unknown input {str(name)[:40]!r}{known}"}, 400)
         if action not in ("press", "release"):
             return _json({"ok": False, "error": f"action {str(action)[:40]!r} must be press or release"}, 400)
         try:
