@@ -52,6 +52,39 @@ def chromium_path() -> str | None:
     return None
 
 
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium driven by Playwright, one for a test module (which takes the fixture as
+    ``chromium = browser.chromium``); the test is skipped where either is not installed."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (scripts/test.sh does)")
+    path = chromium_path()
+    if path is None:
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium; scripts/test.sh does)")
+    with sync_api.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def new_page(chromium: Any, *, width: int = 1280, height: int = 800, touch: bool = False) -> tuple[Any, Any]:
+    """A fresh browser context (no cookies) of ``width`` x ``height`` CSS pixels at scale 1, with
+    a touch screen if ``touch``, and its page (10 s timeouts); close the context when done."""
+    context = chromium.new_context(
+        viewport={"width": width, "height": height}, device_scale_factor=1, has_touch=touch, is_mobile=False
+    )
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    return context, page
+
+
+@pytest.fixture
+def page(chromium: Any) -> Iterator[Any]:
+    """A page of 1280 x 1000 in a fresh context of :func:`chromium` (``page = browser.page``)."""
+    context, made = new_page(chromium, height=1000)
+    yield made
+    context.close()
+
+
 class WebRig:
     """A running daemon with its web console, and a plain HTTP client for it."""
 

@@ -10,28 +10,15 @@ import pytest
 
 from firmware.simulator.pins import ManualClock
 from tests import browser
-from tests.browser import CHROMIUM_ARGS, chromium_path, png_image
+from tests.browser import new_page, png_image
 
-web_factory = browser.web_factory  # the fixture
+web_factory, chromium = browser.web_factory, browser.chromium  # the fixtures
 
-playwright = pytest.importorskip("playwright.sync_api", reason="pip install playwright (scripts/test.sh does)")
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    path = chromium_path()
-    if path is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium; scripts/test.sh does)")
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+pytest.importorskip("playwright.sync_api", reason="pip install playwright (scripts/test.sh does)")
 
 
 def open_page(chromium, url: str):
-    context = chromium.new_context(viewport={"width": 1280, "height": 800}, device_scale_factor=1)
-    page = context.new_page()
-    page.set_default_timeout(10_000)
+    context, page = new_page(chromium)
     page.goto(url)
     page.wait_for_selector("#connection.live")
     return context, page

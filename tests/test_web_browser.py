@@ -14,33 +14,13 @@ import pytest
 from firmware.room.commands import hint
 from firmware.web.live import png_data_url
 from tests import browser
-from tests.browser import CHROMIUM_ARGS, chromium_path, lit_mask, png_image, wait_count
+from tests.browser import lit_mask, png_image, wait_count
 
-web_factory = browser.web_factory  # the fixture
+web_factory, chromium, page = browser.web_factory, browser.chromium, browser.page  # the fixtures
 
-playwright = pytest.importorskip("playwright.sync_api", reason="pip install playwright (scripts/test.sh does)")
+pytest.importorskip("playwright.sync_api", reason="pip install playwright (scripts/test.sh does)")
 
 PASSWORD = "correct horse battery"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    path = chromium_path()
-    if path is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium; scripts/test.sh does)")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 1000}, device_scale_factor=1)
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    yield page
-    context.close()
 
 
 def wait_for_frame(page, web, role: str) -> None:

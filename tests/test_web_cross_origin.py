@@ -18,11 +18,11 @@ from collections.abc import Iterator
 import pytest
 
 from tests import browser as web_browser
-from tests.browser import CHROMIUM_ARGS, TOKEN, chromium_path
+from tests.browser import TOKEN
 
-web_factory = web_browser.web_factory  # the fixture
+web_factory, chromium = web_browser.web_factory, web_browser.chromium  # the fixtures
 
-playwright = pytest.importorskip("playwright.sync_api", reason="pip install playwright (scripts/test.sh does)")
+pytest.importorskip("playwright.sync_api", reason="pip install playwright (scripts/test.sh does)")
 
 ERM_PAGE = b"<!doctype html><html><head><title>room controller</title></head><body>room controller</body></html>"
 
@@ -104,17 +104,6 @@ class PageServer:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    path = chromium_path()
-    if path is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium; scripts/test.sh does)")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -26,7 +26,8 @@ from firmware.web.backend import DaemonBackend
 from firmware.web.history import HistoryPages
 from firmware.web.server import WebService
 from firmware.web.settings import WebSettings
-from tests.browser import CHROMIUM_ARGS, WebRig, chromium_path, lit_mask, png_image, wait_count
+from tests import browser
+from tests.browser import WebRig, lit_mask, png_image, wait_count
 from tests.conftest import Rig, make_config
 
 PASSWORD = "correct horse battery"
@@ -238,25 +239,7 @@ def test_with_saving_off_the_history_view_keeps_this_runs_games(mock_factory):
 # -- in a real browser ------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def browser():
-    playwright = pytest.importorskip("playwright.sync_api", reason="pip install playwright (scripts/test.sh does)")
-    path = chromium_path()
-    if path is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium; scripts/test.sh does)")
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 1000}, device_scale_factor=1)
-    made = context.new_page()
-    made.set_default_timeout(10_000)
-    yield made
-    context.close()
+chromium, page = browser.chromium, browser.page  # the fixtures
 
 
 def assert_image_shows(page, element_id: str, frame: Image.Image) -> None:

@@ -16,34 +16,14 @@ import pytest
 from firmware.casing.layout import qr_modules
 from firmware.web.live import png_data_url
 from tests import browser
-from tests.browser import CHROMIUM_ARGS, chromium_path, png_image, wait_count
+from tests.browser import new_page, png_image, wait_count
 
-web_factory = browser.web_factory  # the fixture
+web_factory, chromium = browser.web_factory, browser.chromium  # the fixtures
 
-playwright = pytest.importorskip("playwright.sync_api", reason="pip install playwright (scripts/test.sh does)")
+pytest.importorskip("playwright.sync_api", reason="pip install playwright (scripts/test.sh does)")
 pypdf = pytest.importorskip("pypdf", reason="pip install pypdf (scripts/test.sh does)")
 
 PASSWORD = "correct horse battery"
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    path = chromium_path()
-    if path is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium; scripts/test.sh does)")
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-def new_page(chromium, *, width: int = 1280, height: int = 800, touch: bool = False):
-    context = chromium.new_context(
-        viewport={"width": width, "height": height}, device_scale_factor=1, has_touch=touch, is_mobile=False
-    )
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    return context, page
 
 
 def box(page, selector: str) -> dict[str, float]:
