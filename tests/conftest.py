@@ -7,8 +7,10 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gpiozero import Device
@@ -217,19 +219,52 @@ def short_dir():
     shutil.rmtree(path, ignore_errors=True)
 
 
+def start_served(
+    config: Config, factory: MockFactory, *, seed: int = 1, clock: ManualClock | None = None, **build: Any
+) -> tuple[Rig, Callable[[], None]]:
+    """A daemon on ``factory``'s pins and dummy displays with the room services the config asks for,
+    attached as ``baccarat run`` attaches them (:func:`~firmware.app.attach_services`), started and
+    ready; and the function that stops the daemon, then the services, then the devices.
+
+    ``clock``: what the debounce filters, the hold timer and the rig's presses read (see
+    :class:`Rig`); ``build``: more of ``build_daemon``'s arguments (``schedule_clock``, ``restore``,
+    an ``rng`` of the test's own instead of one seeded with ``seed``).
+    """
+    if clock is not None:
+        build["clock"] = clock
+    build.setdefault("rng", random.Random(seed))
+    daemon = build_daemon(config, pin_factory=factory, device_factory=open_dummy_device, **build)
+    rig = Rig(daemon, factory, clock)
+    closers = attach_services(daemon, config)
+
+    def stop() -> None:
+        daemon.stop()
+        for close in closers:
+            close()
+        close_daemon(daemon)
+
+    daemon.start()
+    if not daemon.ready.wait(5):
+        stop()
+        raise AssertionError("the daemon did not get ready within 5 s")
+    return rig, stop
+
+
+@contextmanager
+def served_prop(config: Config, factory: MockFactory, **kwargs: Any) -> Iterator[Rig]:
+    """:func:`start_served` for a ``with`` block, stopped at its end whatever happens."""
+    rig, stop = start_served(config, factory, **kwargs)
+    try:
+        yield rig
+    finally:
+        stop()
+
+
 @pytest.fixture
 def served(mock_factory, short_dir):
     """A running daemon with its control socket; yields (rig, socket path)."""
     sock = short_dir / "control.sock"
     config = make_config(control={"socket": str(sock)}, state={"file": ""})
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(5))
-    rig = Rig(daemon, mock_factory)
-    closers = attach_services(daemon, config)
-    daemon.start()
-    assert daemon.ready.wait(5)
-    yield rig, sock
-    daemon.stop()
-    for close in closers:
-        close()
-    close_daemon(daemon)
+    with served_prop(config, mock_factory, seed=5) as rig:
+        yield rig, sock
     assert not sock.exists()

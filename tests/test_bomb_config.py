@@ -128,33 +128,16 @@ def test_the_explosion_has_its_cue_and_it_outranks_every_other():
 
 @pytest.fixture
 def bomb_served(mock_factory, short_dir):
-    import random
-
-    from firmware.app import attach_services, build_daemon, close_daemon
-    from firmware.devices.displays import open_dummy_device
     from firmware.simulator.pins import ManualClock
+    from tests.conftest import served_prop
 
     sock = short_dir / "control.sock"
     config = make_config(
         control={"socket": str(sock)}, state={"file": ""}, bomb={"timer_seconds": 300, "strike_limit": 3}
     )
     clock = ManualClock()
-    daemon = build_daemon(
-        config,
-        pin_factory=mock_factory,
-        device_factory=open_dummy_device,
-        rng=random.Random(5),
-        clock=clock,
-        schedule_clock=clock,
-    )
-    closers = attach_services(daemon, config)
-    daemon.start()
-    assert daemon.ready.wait(5)
-    yield daemon, clock, str(sock)
-    daemon.stop()
-    for close in closers:
-        close()
-    close_daemon(daemon)
+    with served_prop(config, mock_factory, seed=5, clock=clock, schedule_clock=clock) as rig:
+        yield rig.daemon, clock, str(sock)
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

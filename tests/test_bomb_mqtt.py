@@ -5,15 +5,12 @@
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 
-from firmware.app import attach_services, build_daemon, close_daemon
-from firmware.devices.displays import open_dummy_device
 from firmware.simulator.pins import ManualClock
 from tests import browser
-from tests.conftest import Rig, make_config
+from tests.conftest import Rig, make_config, start_served
 from tests.test_mqtt import P, broker, connected, mqtt_section, settle, watcher_factory  # noqa: F401 - fixtures
 from tests.test_web_webhooks import receiver, until  # noqa: F401 - a fixture
 
@@ -22,7 +19,7 @@ web_factory = browser.web_factory  # the fixture
 
 @pytest.fixture
 def bomb_prop(mock_factory, broker):  # noqa: F811 - the fixture imported above
-    made: list[tuple[Rig, list]] = []
+    stops: list = []
 
     def make(*, mqtt_extra: dict | None = None, **bomb) -> Rig:
         clock = ManualClock()
@@ -32,27 +29,14 @@ def bomb_prop(mock_factory, broker):  # noqa: F811 - the fixture imported above
             control={"socket": ""},
             bomb={"timer_seconds": 300, **bomb},
         )
-        daemon = build_daemon(
-            config,
-            pin_factory=mock_factory,
-            device_factory=open_dummy_device,
-            rng=random.Random(1),
-            clock=clock,
-            schedule_clock=clock,
-        )
-        rig = Rig(daemon, mock_factory, clock)
-        made.append((rig, attach_services(daemon, config)))
-        daemon.start()
-        assert daemon.ready.wait(5)
+        rig, stop = start_served(config, mock_factory, clock=clock, schedule_clock=clock)
+        stops.append(stop)
         connected(rig)
         return rig
 
     yield make
-    for rig, closers in made:
-        rig.daemon.stop()
-        for close in closers:
-            close()
-        close_daemon(rig.daemon)
+    for stop in stops:
+        stop()
 
 
 def state_of(watcher, start: int, test) -> dict:

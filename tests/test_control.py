@@ -8,12 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app import attach_services, build_daemon, close_daemon
 from firmware.cli import main
 from firmware.cli.gm import request
-from firmware.devices.displays import open_dummy_device
 from firmware.room import control_socket as control
-from tests.conftest import make_config
+from tests.conftest import make_config, served_prop
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -91,17 +89,8 @@ def test_a_new_daemon_takes_over_a_stale_socket(mock_factory, short_dir):
     s.bind(str(stale))
     s.close()
     config = make_config(control={"socket": str(stale)}, state={"file": ""})
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device)
-    closers = attach_services(daemon, config)
-    daemon.start()
-    try:
-        assert daemon.ready.wait(5)
+    with served_prop(config, mock_factory):
         assert request(stale, {"command": "status"})["ok"]
-    finally:
-        daemon.stop()
-        for close in closers:
-            close()
-        close_daemon(daemon)
 
 
 def test_bad_values_are_refused_by_the_daemon_and_change_nothing(served, capsys):

@@ -8,10 +8,10 @@ import time
 import pytest
 
 from baccarat_core import BaccaratModule
-from firmware.app import attach_services, build_daemon, close_daemon, restore_module
+from firmware.app import build_daemon, close_daemon, restore_module
 from firmware.devices.displays import open_dummy_device
 from firmware.room.commands import GameMaster, state_document
-from tests.conftest import Rig, make_config
+from tests.conftest import Rig, make_config, served_prop
 from tests.pixels import find_text
 
 
@@ -51,18 +51,9 @@ def test_a_reset_keeps_the_table_closed(rig):
 def test_a_closed_table_stays_closed_after_a_restart(tmp_path, mock_factory):
     path = tmp_path / "state.json"
     config = make_config(state={"file": str(path)}, control={"socket": ""})
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(2))
-    closers = attach_services(daemon, config)
-    daemon.start()
-    try:
-        assert daemon.ready.wait(5)
-        assert GameMaster(daemon).handle({"command": "disable"}).result(5)["ok"]
-        daemon.wait_idle()
-    finally:
-        daemon.stop()
-        for close in closers:
-            close()
-        close_daemon(daemon)
+    with served_prop(config, mock_factory, seed=2) as rig:
+        assert GameMaster(rig.daemon).handle({"command": "disable"}).result(5)["ok"]
+        rig.daemon.wait_idle()
     module = restore_module(config, random.Random(3))
     assert isinstance(module, BaccaratModule) and module.enabled is False
 

@@ -25,7 +25,7 @@ from baccarat_core import events as ev
 from baccarat_core.chips import DENOMINATIONS
 from baccarat_core.inputs import Arrow, Deal, Press
 from baccarat_core.records import record
-from firmware.app import attach_services, build_daemon, close_daemon
+from firmware.app import build_daemon, close_daemon
 from firmware.cli import main
 from firmware.cli.gm import request
 from firmware.devices.displays import open_dummy_device
@@ -35,7 +35,7 @@ from firmware.history.store import FileStore, MemoryStore, older_path, read_file
 from firmware.room.commands import GameMaster, parse_command
 from firmware.simulator.pins import ManualClock
 from tests import test_mqtt
-from tests.conftest import ROOT, Rig, config_data, make_config
+from tests.conftest import ROOT, Rig, config_data, make_config, served_prop
 from tests.test_mqtt import mqtt_section
 from tests.test_state import PropProcess, _bet_to_lose
 
@@ -340,15 +340,7 @@ def test_the_state_document_carries_the_stuck_indicator(
         state={"file": str(tmp_path / "state.json")}, control={"socket": str(sock)}, mqtt=mqtt_section(broker)
     )
     watcher = watcher_factory()
-    clock = ManualClock()
-    daemon = build_daemon(
-        config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1), clock=clock
-    )
-    rig = Rig(daemon, mock_factory, clock)
-    closers = attach_services(daemon, config)
-    daemon.start()
-    try:
-        assert daemon.ready.wait(5)
+    with served_prop(config, mock_factory, clock=ManualClock()) as rig:
         first = json.loads(watcher.wait_for("bomb/baccarat/state", lambda p: "progress_at" in p))
         assert first["stuck_minutes"] == 0 and first["progress_at"].endswith("Z")
         status = request(sock, {"command": "status"})["result"]
@@ -360,11 +352,6 @@ def test_the_state_document_carries_the_stuck_indicator(
         rig.tap("player")
         moved = json.loads(watcher.wait_after("bomb/baccarat/state", seen, lambda p: "progress_at" in p))
         assert moved["progress_at"] > first["progress_at"] and moved["bets"]["player"] == 1
-    finally:
-        daemon.stop()
-        for close in closers:
-            close()
-        close_daemon(daemon)
 
 
 # -- when it is written: at most once per round, nothing while idle ---------------------------------------
@@ -651,27 +638,16 @@ def test_averages_count_only_games_the_players_played(store):
 def test_the_daemon_records_a_game_through_its_hooks_and_commands(tmp_path, mock_factory):
     """attach_services wires the keeper: presses on the pins, a deal, commands from the console's path."""
     config = make_config(state={"file": str(tmp_path / "state.json")}, control={"socket": ""})
-    clock = ManualClock()
-    daemon = build_daemon(
-        config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1), clock=clock
-    )
-    rig = Rig(daemon, mock_factory, clock)
-    closers = attach_services(daemon, config)
     umask = os.umask(0o077)  # the service's UMask=: its files are its own, but this one the group may read
-    daemon.start()
     try:
-        assert daemon.ready.wait(5)
-        rig.tap("right")
-        rig.tap("right")
-        rig.tap("player")
-        rig.deal()
-        rig.wait_for("chips_cleared")
-        daemon.wait_idle()
+        with served_prop(config, mock_factory, clock=ManualClock()) as rig:
+            rig.tap("right")
+            rig.tap("right")
+            rig.tap("player")
+            rig.deal()
+            rig.wait_for("chips_cleared")
+            rig.daemon.wait_idle()
     finally:
-        daemon.stop()
-        for close in closers:
-            close()
-        close_daemon(daemon)
         os.umask(umask)
     lines = lines_of(tmp_path / "history.jsonl")
     assert [line["t"] for line in lines] == ["start", "round", "stop"]

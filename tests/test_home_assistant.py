@@ -23,7 +23,7 @@ import firmware
 from baccarat_core.deck import COLORS
 from baccarat_core.limits import TableLimits
 from baccarat_core.strict import MAX_SOLVED
-from firmware.app import attach_services, build_daemon, close_daemon
+from firmware.app import build_daemon, close_daemon
 from firmware.devices.displays import open_dummy_device
 from firmware.room import commands as gm_commands
 from firmware.room.commands import GameMaster
@@ -31,7 +31,7 @@ from firmware.room.diagnostics import Diagnostics
 from firmware.room.home_assistant import HomeAssistantService, device_id, discovery_payload, discovery_topic
 from firmware.room.mqtt import MqttService
 from tests import test_mqtt
-from tests.conftest import Rig, make_config
+from tests.conftest import Rig, make_config, start_served
 
 broker = test_mqtt.broker  # the fixtures
 watcher_factory = test_mqtt.watcher_factory
@@ -570,19 +570,7 @@ def start_prop(mock_factory, broker, *, client_id: str = "casino-baccarat", **mq
     config = make_config(
         mqtt=test_mqtt.mqtt_section(broker, client_id=client_id, **mqtt), state={"file": ""}, control={"socket": ""}
     )
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
-    rig = Rig(daemon, mock_factory)
-    closers = attach_services(daemon, config)
-    daemon.start()
-    assert daemon.ready.wait(5)
-
-    def stop() -> None:
-        daemon.stop()
-        for close in closers:
-            close()
-        close_daemon(daemon)
-
-    return rig, stop
+    return start_served(config, mock_factory)
 
 
 def home_of(rig) -> HomeAssistantService:

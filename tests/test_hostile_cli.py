@@ -4,7 +4,6 @@ ends the command quietly, whatever it was printing."""
 from __future__ import annotations
 
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -13,9 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app import attach_services, build_daemon, close_daemon
-from firmware.devices.displays import open_dummy_device
-from tests.conftest import ROOT, make_config
+from tests.conftest import ROOT, make_config, served_prop
 
 DECK = ["deck", "--serial", "AB3DE4", "--min", "25", "--max", "1000", "--color", "red"]
 PLAY = ["play", "--serial", "AB3DE4", "--min", "25", "--max", "1000", "--color", "red"]
@@ -72,15 +69,8 @@ def daemon_socket(mock_factory):
     directory = Path(tempfile.mkdtemp(prefix="bac-", dir="/tmp"))
     sock = directory / "control.sock"
     config = make_config(control={"socket": str(sock)}, state={"file": ""})
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(5))
-    closers = attach_services(daemon, config)
-    daemon.start()
-    assert daemon.ready.wait(5)
-    yield sock
-    daemon.stop()
-    for close in closers:
-        close()
-    close_daemon(daemon)
+    with served_prop(config, mock_factory, seed=5):
+        yield sock
     shutil.rmtree(directory, ignore_errors=True)
 
 

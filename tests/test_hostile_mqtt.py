@@ -24,7 +24,7 @@ from firmware.config import ConfigError, load_config
 from firmware.devices.displays import open_dummy_device
 from firmware.room.commands import GameMaster
 from tests import test_mqtt
-from tests.conftest import Rig, make_config
+from tests.conftest import Rig, make_config, served_prop
 from tests.hostile import DEEP, Hostile
 from tests.mosquitto import Broker, free_port
 from tests.test_mqtt import P, Watcher, connected, mqtt_section, settle
@@ -311,30 +311,22 @@ def test_a_burst_of_10000_commands_gets_every_reply_with_the_broker_setting(tmp_
     broker.start()
     w = None
     config = make_config(mqtt=mqtt_section(broker), state={"file": ""}, control={"socket": ""})
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
-    closers = attach_services(daemon, config)
-    daemon.start()
     try:
-        assert daemon.ready.wait(5)
-        rig = Rig(daemon, mock_factory)
-        connected(rig)
-        w = Watcher(broker, topics=(f"{P}/reply",))
-        with caplog.at_level(logging.WARNING, logger="baccarat.mqtt"):
-            for i in range(BURST):
-                w.client.publish(f"{P}/command", json.dumps({"id": i, "command": "status"}), qos=1)
-            deadline = time.monotonic() + 60
-            while len(w.on(f"{P}/reply")) < BURST and time.monotonic() < deadline:
-                time.sleep(0.1)
-        ids = {json.loads(p)["id"] for p in w.on(f"{P}/reply")}
-        assert ids == set(range(BURST))
-        assert not [r for r in caplog.records if "dropping" in r.getMessage()]
+        with served_prop(config, mock_factory) as rig:
+            connected(rig)
+            w = Watcher(broker, topics=(f"{P}/reply",))
+            with caplog.at_level(logging.WARNING, logger="baccarat.mqtt"):
+                for i in range(BURST):
+                    w.client.publish(f"{P}/command", json.dumps({"id": i, "command": "status"}), qos=1)
+                deadline = time.monotonic() + 60
+                while len(w.on(f"{P}/reply")) < BURST and time.monotonic() < deadline:
+                    time.sleep(0.1)
+            ids = {json.loads(p)["id"] for p in w.on(f"{P}/reply")}
+            assert ids == set(range(BURST))
+            assert not [r for r in caplog.records if "dropping" in r.getMessage()]
     finally:
         if w is not None:
             w.close()
-        daemon.stop()
-        for close in closers:
-            close()
-        close_daemon(daemon)
         broker.stop()
 
 

@@ -16,7 +16,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from baccarat_core import Edgework, TableLimits, build_deck
 from firmware.app import attach_services, build_daemon, close_daemon
 from firmware.devices.displays import open_dummy_device
-from tests.conftest import Rig, make_config
+from tests.conftest import Rig, make_config, served_prop, start_served
 from tests.mosquitto import Broker
 
 P = "bomb/baccarat"
@@ -137,32 +137,19 @@ def watcher_factory(broker):
 @pytest.fixture
 def prop_factory(mock_factory, broker):
     """A running daemon on mock pins with its services attached before it starts."""
-    made: list[tuple[Rig, list]] = []
+    stops: list = []
 
     def make(*, seed: int = 1, mqtt_extra: dict | None = None, schedule_clock=time.monotonic, **sections) -> Rig:
         sections.setdefault("state", {"file": ""})
         sections.setdefault("control", {"socket": ""})
         config = make_config(mqtt=mqtt_section(broker, **(mqtt_extra or {})), **sections)
-        daemon = build_daemon(
-            config,
-            pin_factory=mock_factory,
-            device_factory=open_dummy_device,
-            rng=random.Random(seed),
-            schedule_clock=schedule_clock,
-        )
-        rig = Rig(daemon, mock_factory)
-        closers = attach_services(daemon, config)
-        made.append((rig, closers))
-        daemon.start()
-        assert daemon.ready.wait(5)
+        rig, stop = start_served(config, mock_factory, seed=seed, schedule_clock=schedule_clock)
+        stops.append(stop)
         return rig
 
     yield make
-    for rig, closers in made:
-        rig.daemon.stop()
-        for close in closers:
-            close()
-        close_daemon(rig.daemon)
+    for stop in stops:
+        stop()
 
 
 def connected(rig: Rig, timeout: float = 5.0) -> None:
@@ -295,16 +282,9 @@ def test_last_will_says_offline_when_the_connection_dies(prop_factory, watcher_f
 
 def test_clean_stop_publishes_offline(broker, mock_factory, watcher_factory):
     config = make_config(mqtt=mqtt_section(broker), state={"file": ""}, control={"socket": ""})
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
-    closers = attach_services(daemon, config)
-    daemon.start()
-    assert daemon.ready.wait(5)
-    w = watcher_factory(topics=(f"{P}/status",))
-    w.wait_for(f"{P}/status", lambda p: p == "online")
-    daemon.stop()
-    for close in closers:
-        close()
-    close_daemon(daemon)
+    with served_prop(config, mock_factory):
+        w = watcher_factory(topics=(f"{P}/status",))
+        w.wait_for(f"{P}/status", lambda p: p == "online")
     w.wait_for(f"{P}/status", lambda p: p == "offline")
 
 

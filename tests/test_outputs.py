@@ -17,7 +17,7 @@ from firmware.app import attach_services, build_daemon, close_daemon, restore_ga
 from firmware.devices.displays import open_dummy_device
 from firmware.devices.switching import OutputSwitched
 from firmware.room.commands import GameMaster
-from tests.conftest import Rig, config_data, make_config
+from tests.conftest import Rig, config_data, make_config, start_served
 
 LOCK = {"name": "lock", "pin": 15, "on": "solved"}  # the reference build's
 HORN = {"name": "horn", "pin": 14, "on": "strike", "mode": "pulse", "pulse_seconds": 0.2}
@@ -296,25 +296,7 @@ def test_a_stop_turns_the_outputs_off_and_keeps_the_held_ones_for_the_next_start
 
 def _prop(config, mock_factory):
     """A daemon with its services (the state keeper), restored as ``baccarat run`` restores it."""
-    daemon = build_daemon(
-        config,
-        pin_factory=mock_factory,
-        device_factory=open_dummy_device,
-        rng=random.Random(1),
-        restore=lambda: restore_game(config, random.Random(1)),
-    )
-    rig = Rig(daemon, mock_factory)
-    closers = attach_services(daemon, config)
-    daemon.start()
-    assert daemon.ready.wait(5)
-
-    def stop() -> None:
-        daemon.stop()
-        for close in closers:
-            close()
-        close_daemon(daemon)
-
-    return rig, stop
+    return start_served(config, mock_factory, restore=lambda: restore_game(config, random.Random(1)))
 
 
 def saved_outputs(path: Path) -> dict | None:

@@ -5,26 +5,23 @@ commands and events against a real Mosquitto, Room 2.0's words, Home Assistant's
 from __future__ import annotations
 
 import json
-import random
 import urllib.error
 import urllib.request
 
-from firmware.app import attach_services, build_daemon, close_daemon
-from firmware.devices.displays import open_dummy_device
 from firmware.room.commands import parse_command
 from firmware.room.home_assistant import HomeAssistantService
 from firmware.room.mqtt import MqttService
 from tests import browser as web_helpers
-from tests import test_home_assistant, test_mqtt, test_web_browser
+from tests import test_home_assistant, test_mqtt
 from tests.browser import TOKEN
-from tests.conftest import Rig, make_config
+from tests.conftest import make_config, start_served
 from tests.test_outputs import HORN, LOCK, lit, until
 
 broker = test_mqtt.broker  # the fixtures
 watcher_factory = test_mqtt.watcher_factory
 prop_factory = test_mqtt.prop_factory
 web_factory = web_helpers.web_factory
-browser, page = test_web_browser.browser, test_web_browser.page  # a real Chromium
+chromium, page = web_helpers.chromium, web_helpers.page  # a real Chromium
 
 P = "bomb/baccarat"
 
@@ -87,19 +84,7 @@ def _home_prop(mock_factory, broker, outputs):
         control={"socket": ""},
         outputs=outputs,
     )
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
-    rig = Rig(daemon, mock_factory)
-    closers = attach_services(daemon, config)
-    daemon.start()
-    assert daemon.ready.wait(5)
-
-    def stop() -> None:
-        daemon.stop()
-        for close in closers:
-            close()
-        close_daemon(daemon)
-
-    return rig, stop
+    return start_served(config, mock_factory)
 
 
 def test_home_assistant_gets_a_switch_or_a_pulse_button_per_output(mock_factory, broker, watcher_factory):

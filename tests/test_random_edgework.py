@@ -13,13 +13,12 @@ import pytest
 from baccarat_core import Edgework, build_deck
 from baccarat_core.bomb import RandomBombs
 from firmware import cli
-from firmware.app import attach_services, build_daemon, close_daemon, restore_module
+from firmware.app import restore_module
 from firmware.config import ConfigError, load_config, parse_config
-from firmware.devices.displays import open_dummy_device
 from firmware.room import saved_state
 from firmware.room.commands import GameMaster, state_document
 from tests import test_mqtt
-from tests.conftest import Rig, config_data
+from tests.conftest import config_data, start_served
 
 broker = test_mqtt.broker  # the fixtures
 watcher_factory = test_mqtt.watcher_factory
@@ -104,25 +103,8 @@ def test_check_config_says_how_the_bombs_are_drawn(tmp_path, capsys):
 
 
 def _daemon(config, mock_factory, seed: int = 1):
-    daemon = build_daemon(
-        config,
-        pin_factory=mock_factory,
-        device_factory=open_dummy_device,
-        rng=random.Random(seed),
-        restore=lambda: restore_module(config, random.Random(seed)),
-    )
-    rig = Rig(daemon, mock_factory)
-    closers = attach_services(daemon, config)
-    daemon.start()
-    assert daemon.ready.wait(5)
-    return rig, closers
-
-
-def _stop(rig, closers) -> None:
-    rig.daemon.stop()
-    for close in closers:
-        close()
-    close_daemon(rig.daemon)
+    """The prop restored as ``baccarat run`` restores it, and its stop function."""
+    return start_served(config, mock_factory, seed=seed, restore=lambda: restore_module(config, random.Random(seed)))
 
 
 def test_each_game_gets_its_bomb_and_a_restart_keeps_it(tmp_path, mock_factory):
@@ -130,7 +112,7 @@ def test_each_game_gets_its_bomb_and_a_restart_keeps_it(tmp_path, mock_factory):
     keeps game 2's bomb, and the next reset draws game 3's. The deck is always the one the rules deal."""
     bombs = RandomBombs(7)
     config = random_config(state={"file": str(tmp_path / "state.json")}, control={"socket": ""})
-    rig, closers = _daemon(config, mock_factory)
+    rig, stop = _daemon(config, mock_factory)
     try:
         module = rig.daemon.module
         assert module.edgework == bombs.bomb(1)
@@ -142,8 +124,8 @@ def test_each_game_gets_its_bomb_and_a_restart_keeps_it(tmp_path, mock_factory):
         deck = module.deck
         assert deck.cards == build_deck(bombs.bomb(2), module.limits, deck.color, 0).cards
     finally:
-        _stop(rig, closers)
-    rig, closers = _daemon(config, mock_factory, seed=2)
+        stop()
+    rig, stop = _daemon(config, mock_factory, seed=2)
     try:
         module = rig.daemon.module
         assert module.edgework == bombs.bomb(2) and module.game == 2, "the restart kept the bomb in play"
@@ -151,15 +133,15 @@ def test_each_game_gets_its_bomb_and_a_restart_keeps_it(tmp_path, mock_factory):
         GameMaster(rig.daemon).handle({"command": "reset"}).result(5)
         assert module.edgework == bombs.bomb(3) and module.game == 3
     finally:
-        _stop(rig, closers)
+        stop()
 
 
 def test_a_new_seed_or_mode_starts_afresh_but_the_same_config_restores(tmp_path, mock_factory):
     path = tmp_path / "state.json"
     config = random_config(state={"file": str(path)}, control={"socket": ""})
-    rig, closers = _daemon(config, mock_factory)
+    rig, stop = _daemon(config, mock_factory)
     GameMaster(rig.daemon).handle({"command": "reset"}).result(5)
-    _stop(rig, closers)
+    stop()
     assert restore_module(config, random.Random(1)).edgework == RandomBombs(7).bomb(2)
     other_seed = random_config({"mode": "random", "seed": 8}, state={"file": str(path)})
     assert saved_state.fingerprint(other_seed) != saved_state.fingerprint(config)
@@ -173,14 +155,14 @@ def test_a_new_seed_or_mode_starts_afresh_but_the_same_config_restores(tmp_path,
 def test_without_a_seed_the_saved_bomb_is_the_truth(tmp_path, mock_factory):
     """No seed: a restart cannot draw the bomb again, so the saved one is the bomb."""
     config = random_config({"mode": "random"}, state={"file": str(tmp_path / "state.json")}, control={"socket": ""})
-    rig, closers = _daemon(config, mock_factory)
+    rig, stop = _daemon(config, mock_factory)
     bomb = rig.daemon.module.edgework
-    _stop(rig, closers)
-    rig, closers = _daemon(config, mock_factory, seed=99)
+    stop()
+    rig, stop = _daemon(config, mock_factory, seed=99)
     try:
         assert rig.daemon.module.edgework == bomb
     finally:
-        _stop(rig, closers)
+        stop()
 
 
 # -- MQTT -----------------------------------------------------------------------------------------
@@ -189,7 +171,7 @@ def test_without_a_seed_the_saved_bomb_is_the_truth(tmp_path, mock_factory):
 def test_a_drawn_bomb_is_published_and_fed_edgework_still_overrides_it(mock_factory, broker, watcher_factory):
     w = watcher_factory()
     config = random_config(mqtt=test_mqtt.mqtt_section(broker), state={"file": ""}, control={"socket": ""})
-    rig, closers = _daemon(config, mock_factory)
+    rig, stop = _daemon(config, mock_factory)
     try:
         test_mqtt.connected(rig)
         first = json.loads(w.wait_for(f"{P}/events", lambda p: json.loads(p)["event"] == "edgework"))
@@ -222,7 +204,7 @@ def test_a_drawn_bomb_is_published_and_fed_edgework_still_overrides_it(mock_fact
             (),
         )
     finally:
-        _stop(rig, closers)
+        stop()
 
 
 # -- baccarat deck and play -------------------------------------------------------------------------
@@ -312,7 +294,7 @@ def test_play_with_a_seed_and_no_serial_plays_the_bomb_the_seed_draws(capsys, mo
 def test_the_shells_status_and_the_console_name_the_drawn_bomb_and_its_game(mock_factory, short_dir, capsys):
     sock = short_dir / "control.sock"
     config = random_config(state={"file": ""}, control={"socket": str(sock)})
-    rig, closers = _daemon(config, mock_factory)
+    rig, stop = _daemon(config, mock_factory)
     try:
         code, out, err = run(["reset", "--socket", str(sock)], capsys)
         assert code == 0, err
@@ -331,4 +313,4 @@ def test_the_shells_status_and_the_console_name_the_drawn_bomb_and_its_game(mock
         code, out, err = run(["status", "--socket", str(sock)], capsys)
         assert out.splitlines()[-1] == "edgework: serial AB1, ports none, lit none, unlit none, 0 solved"
     finally:
-        _stop(rig, closers)
+        stop()

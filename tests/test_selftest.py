@@ -290,8 +290,7 @@ def test_baccarat_self_test_from_the_shell(served, capsys, monkeypatch):
 
 
 def test_mqtt_and_room_2_run_it_and_the_result_is_published(mock_factory, tmp_path, monkeypatch):
-    from firmware.app import attach_services
-    from tests.conftest import Rig
+    from tests.conftest import served_prop
     from tests.mosquitto import Broker
     from tests.test_mqtt import P, Watcher, connected, mqtt_section
 
@@ -299,38 +298,31 @@ def test_mqtt_and_room_2_run_it_and_the_result_is_published(mock_factory, tmp_pa
     broker = Broker(tmp_path)
     broker.start()
     config = make_config(mqtt=mqtt_section(broker, room="lab"), state={"file": ""}, control={"socket": ""})
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device)
-    closers = attach_services(daemon, config)
-    daemon.start()
     watcher = Watcher(broker)
     try:
-        assert daemon.ready.wait(5)
-        connected(Rig(daemon, mock_factory))
-        watcher.client.publish(f"{P}/command", json.dumps({"command": "self_test", "id": "pre-game"}), qos=1)
-        reply = json.loads(watcher.wait_for(f"{P}/reply", lambda p: json.loads(p).get("id") == "pre-game", 30))
-        assert reply["ok"] and reply["result"]["ok"] is False
-        events = [json.loads(p) for p in watcher.on(f"{P}/events")]
-        assert any(e["event"] == "self_test" and e["prompt"].startswith("press PLAYER") for e in events)
-        result = next(e for e in events if e["event"] == "self_test_result")
-        assert result["summary"] == reply["result"]["summary"]
-        diagnostics = json.loads(
-            watcher.wait_for(f"{P}/diagnostics", lambda p: json.loads(p).get("self_test") is not None, 10)
-        )
-        assert diagnostics["self_test"]["ok"] is False
-        assert diagnostics["self_test"]["summary"] == reply["result"]["summary"]
-        # Room 2.0's words: the same test, its verdict as a message, then DONE.
-        outbox = "Room/lab/Props/baccarat/outbox"
-        start = len(watcher.on(outbox))
-        watcher.client.publish("Room/lab/Props/baccarat/inbox", "self-test", qos=1)
-        watcher.wait_after(outbox, start, lambda p: p == "DONE self-test", 30)
-        said = watcher.on(outbox)[start:]
-        names = ", ".join(INPUT_NAMES)
-        assert f"MESG self-test found faults: buttons {names} not pressed" in said
+        with served_prop(config, mock_factory) as rig:
+            connected(rig)
+            watcher.client.publish(f"{P}/command", json.dumps({"command": "self_test", "id": "pre-game"}), qos=1)
+            reply = json.loads(watcher.wait_for(f"{P}/reply", lambda p: json.loads(p).get("id") == "pre-game", 30))
+            assert reply["ok"] and reply["result"]["ok"] is False
+            events = [json.loads(p) for p in watcher.on(f"{P}/events")]
+            assert any(e["event"] == "self_test" and e["prompt"].startswith("press PLAYER") for e in events)
+            result = next(e for e in events if e["event"] == "self_test_result")
+            assert result["summary"] == reply["result"]["summary"]
+            diagnostics = json.loads(
+                watcher.wait_for(f"{P}/diagnostics", lambda p: json.loads(p).get("self_test") is not None, 10)
+            )
+            assert diagnostics["self_test"]["ok"] is False
+            assert diagnostics["self_test"]["summary"] == reply["result"]["summary"]
+            # Room 2.0's words: the same test, its verdict as a message, then DONE.
+            outbox = "Room/lab/Props/baccarat/outbox"
+            start = len(watcher.on(outbox))
+            watcher.client.publish("Room/lab/Props/baccarat/inbox", "self-test", qos=1)
+            watcher.wait_after(outbox, start, lambda p: p == "DONE self-test", 30)
+            said = watcher.on(outbox)[start:]
+            names = ", ".join(INPUT_NAMES)
+            assert f"MESG self-test found faults: buttons {names} not pressed" in said
     finally:
         watcher.client.loop_stop()
         watcher.client.disconnect()
-        daemon.stop()
-        for close in closers:
-            close()
-        close_daemon(daemon)
         broker.stop()

@@ -20,9 +20,8 @@ import pytest
 
 from baccarat_core import BaccaratModule
 from firmware.app import attach_services, build_daemon, close_daemon, restore_module
-from firmware.devices.displays import open_dummy_device
 from firmware.room import saved_state as state_store
-from tests.conftest import ROOT, Rig, config_data, make_config
+from tests.conftest import ROOT, Rig, config_data, make_config, served_prop
 
 
 def saved(path: Path) -> dict:
@@ -302,28 +301,18 @@ def test_daemon_saves_after_each_change_and_a_restart_restores_it(tmp_path, mock
     config = make_config(state={"file": str(path)}, control={"socket": ""})
     rng = random.Random(7)
     assert restore_module(config, rng) is None
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=rng)
-    rig = Rig(daemon, mock_factory)
-    closers = attach_services(daemon, config)
-    daemon.start()
-    try:
-        assert daemon.ready.wait(5)
-        assert saved(path) == daemon.module.snapshot()
+    with served_prop(config, mock_factory, rng=rng) as rig:
+        assert saved(path) == rig.daemon.module.snapshot()
         rig.chips("player", 25)
         rig.deal()
         rig.wait_for("round")
         rig.daemon.wait_idle()
-        after = daemon.module.snapshot()
+        after = rig.daemon.module.snapshot()
         # The round's clearing is not written (a restore finishes the round the same way):
         # what the file holds is the game after the round once resumed.
         on_disk = BaccaratModule.restore(saved(path), rng=random.Random(1))
         on_disk.resume()
         assert on_disk.snapshot() == after
-    finally:
-        daemon.stop()
-        for close in closers:
-            close()
-        close_daemon(daemon)
     rng2 = random.Random(99)
     module = restore_module(config, rng2)
     assert module is not None

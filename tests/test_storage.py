@@ -5,14 +5,11 @@ when a power cut would lose it. The mount tables are what these systems show in
 from __future__ import annotations
 
 import logging
-import random
 
 import pytest
 
 from firmware import storage
-from firmware.app import attach_services, build_daemon, close_daemon
-from firmware.devices.displays import open_dummy_device
-from tests.conftest import make_config
+from tests.conftest import make_config, served_prop
 from tests.fakehost import HIDDEN_UPPER, OVERLAY, OVERLAY_WITH_STATE_PARTITION, SD_CARD, SPACES
 
 
@@ -59,19 +56,9 @@ def test_the_daemon_warns_once_at_start_when_the_state_file_would_be_lost(
     info.write_text(table)
     monkeypatch.setattr(storage, "MOUNTINFO", info)
     config = make_config(state={"file": str(tmp_path / "state.json")}, control={"socket": ""})
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
-    with caplog.at_level(logging.INFO, logger="baccarat"):
-        closers = attach_services(daemon, config)
-        daemon.start()
-        try:
-            assert daemon.ready.wait(5)
-            daemon.apply(lambda m: m.force_solve()).result(5)  # a write: no second warning
-            daemon.wait_idle()
-        finally:
-            daemon.stop()
-            for close in closers:
-                close()
-            close_daemon(daemon)
+    with caplog.at_level(logging.INFO, logger="baccarat"), served_prop(config, mock_factory) as rig:
+        rig.daemon.apply(lambda m: m.force_solve()).result(5)  # a write: no second warning
+        rig.daemon.wait_idle()
     said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     if warned:
         assert len(said) == 1, said

@@ -8,11 +8,9 @@ import pytest
 from baccarat_core.records import replace
 from firmware.web.server import WebService
 from tests import browser as helpers
-from tests import test_web_browser
 
 web_factory = helpers.web_factory  # the fixtures
-browser = test_web_browser.browser
-page = test_web_browser.page
+chromium, page = helpers.chromium, helpers.page
 
 PASSWORD = "correct horse battery"
 

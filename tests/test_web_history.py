@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 from baccarat_core.records import replace
-from firmware.app import attach_services, build_daemon, close_daemon
+from firmware.app import build_daemon, close_daemon
 from firmware.devices.displays import open_dummy_device
 from firmware.history import HistoryKeeper
 from firmware.history.store import FileStore
@@ -28,7 +28,7 @@ from firmware.web.server import WebService
 from firmware.web.settings import WebSettings
 from tests import browser
 from tests.browser import WebRig, lit_mask, png_image, wait_count
-from tests.conftest import Rig, make_config
+from tests.conftest import Rig, make_config, served_prop
 
 PASSWORD = "correct horse battery"
 
@@ -212,14 +212,9 @@ def test_with_saving_off_the_history_view_keeps_this_runs_games(mock_factory):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     config = make_config(state={"file": ""}, control={"socket": ""}, web={"port": port})
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
-    rig = Rig(daemon, mock_factory)
-    rig.frames = []
-    closers = attach_services(daemon, config)
-    web = WebRig(rig, None, SimpleNamespace(port=port))
-    daemon.start()
-    try:
-        assert daemon.ready.wait(5)
+    with served_prop(config, mock_factory) as rig:
+        rig.frames = []
+        web = WebRig(rig, None, SimpleNamespace(port=port))
         web.login()
         lose_a_round(web)
         assert web.command({"command": "force_solve"})[0] == 200
@@ -229,11 +224,6 @@ def test_with_saving_off_the_history_view_keeps_this_runs_games(mock_factory):
         assert game["outcome"] == "solved" and game["rounds"] == 1 and game["strikes"] == 1
         status, answer = get_json(web, f"/history/api/replay/{game['id']}/1")
         assert status == 200 and len(answer["steps"]) >= 6
-    finally:
-        daemon.stop()
-        for close in closers:
-            close()
-        close_daemon(daemon)
 
 
 # -- in a real browser ------------------------------------------------------------------------------------
