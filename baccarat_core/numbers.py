@@ -41,8 +41,9 @@ def format_cents(cents: int, *, signed: bool = False) -> str:
 MAX_TYPED_DIGITS = 20
 
 
-def check_count(value: object, what: str, *, maximum: int | None = None) -> int:
-    """``value`` if it is a whole number from 0 to ``maximum``; else a :class:`BaccaratError` naming it.
+def check_count(value: object, what: str, *, maximum: int | None = None, minimum: int = 0) -> int:
+    """``value`` if it is a whole number from ``minimum`` to ``maximum``; else a :class:`BaccaratError`
+    naming it.
 
     Booleans and floats are not whole numbers here, even ``true`` or ``3.0``.
     """
@@ -50,6 +51,8 @@ def check_count(value: object, what: str, *, maximum: int | None = None) -> int:
         raise BaccaratError(f"{what} {show_value(value)} is not a whole number")
     if value < 0:
         raise BaccaratError(f"{what} {show_value(value)} is negative")
+    if value < minimum:
+        raise BaccaratError(f"{what} {show_value(value)} is below the least allowed ({minimum})")
     if maximum is not None and value > maximum:
         raise BaccaratError(f"{what} {show_value(value)} is above the most allowed ({maximum})")
     return value
@@ -68,9 +71,10 @@ def _typed_number(text: str, cleaned: str, what: str, kind: str) -> int:
     return int(digits)
 
 
-def parse_count(text: str, what: str, *, maximum: int | None = None) -> int:
+def parse_count(text: str, what: str, *, maximum: int | None = None, minimum: int = 0) -> int:
     """A whole number typed by a person (ASCII digits only), checked by :func:`check_count`."""
-    return check_count(_typed_number(text, text.strip(), what, "a whole number"), what, maximum=maximum)
+    number = _typed_number(text, text.strip(), what, "a whole number")
+    return check_count(number, what, maximum=maximum, minimum=minimum)
 
 
 def parse_dollars(text: str, what: str = "amount", *, maximum: int | None = None) -> int:

@@ -12,9 +12,9 @@ import math
 import os
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 from baccarat_core import BaccaratError, Edgework, TableLimits, strict
 from baccarat_core import events as ev
@@ -269,6 +269,19 @@ def _pacing(value: str) -> str | None:
     return "must be " + " or ".join(f'"{name}"' for name in PACINGS)
 
 
+_T = TypeVar("_T")
+
+
+def _repeated(items: Iterable[_T]) -> _T | None:
+    """The first item that comes a second time in ``items``, or None if each comes once."""
+    seen: list[_T] = []
+    for item in items:
+        if item in seen:
+            return item
+        seen.append(item)
+    return None
+
+
 def show_setting(value: Any) -> str:
     """A config value as a message quotes it, as TOML spells it: ``true``, ``nan``, ``"hw:1, 0"``, ``40``."""
     if isinstance(value, bool):
@@ -446,30 +459,26 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
     if not isinstance(raw_displays, list):
         raise ConfigError(f"[[displays]] must be a list of tables, not {raw_displays!r}")
     displays = tuple(_display(Section(f"displays.{i}", d)) for i, d in enumerate(raw_displays))
-    roles = [d.role for d in displays]
-    for role in ROLES:
-        if roles.count(role) > 1:
-            raise ConfigError(f'[displays] role = "{role}": used by more than one display')
-    addresses = [(d.port, d.address) for d in displays if d.interface == "i2c"]
-    for spot in addresses:
-        if addresses.count(spot) > 1:
-            raise ConfigError(
-                f"[displays] address = 0x{spot[1]:02X}: two displays on I2C bus "
-                f"{spot[0]} share it (use 0x3C and 0x3D, or a TCA9548A mux)"
-            )
-    spi_spots = [(d.port, d.device) for d in displays if d.interface == "spi"]
-    for spot in spi_spots:
-        if spi_spots.count(spot) > 1:
-            raise ConfigError(f"[displays] device = {spot[1]}: two displays on SPI{spot[0]} CE{spot[1]}")
+    role = _repeated(d.role for d in displays)
+    if role is not None:
+        raise ConfigError(f'[displays] role = "{role}": used by more than one display')
+    spot = _repeated((d.port, d.address) for d in displays if d.interface == "i2c")
+    if spot is not None:
+        raise ConfigError(
+            f"[displays] address = 0x{spot[1]:02X}: two displays on I2C bus "
+            f"{spot[0]} share it (use 0x3C and 0x3D, or a TCA9548A mux)"
+        )
+    spot = _repeated((d.port, d.device) for d in displays if d.interface == "spi")
+    if spot is not None:
+        raise ConfigError(f"[displays] device = {spot[1]}: two displays on SPI{spot[0]} CE{spot[1]}")
 
     raw_outputs = data.get("outputs", [])
     if not isinstance(raw_outputs, list):
         raise ConfigError(f"[[outputs]] must be a list of tables, not {show_setting(raw_outputs)}")
     outputs = tuple(_output(Section(f"outputs.{i}", o)) for i, o in enumerate(raw_outputs))
-    names = [o.name for o in outputs]
-    for name in names:
-        if names.count(name) > 1:
-            raise ConfigError(f'[[outputs]] name = "{name}": used by more than one output')
+    name = _repeated(o.name for o in outputs)
+    if name is not None:
+        raise ConfigError(f'[[outputs]] name = "{name}": used by more than one output')
 
     mqtt = _mqtt(Section("mqtt", data["mqtt"])) if "mqtt" in data else None
 

@@ -47,6 +47,22 @@ def config_data(**sections) -> dict:
     return data
 
 
+def spi_display(role: str, driver: str, size: tuple[int, int], *, device: int, dc: int, reset: int) -> dict:
+    """A ``[[displays]]`` table for an SPI display on SPI0 CE``device`` with its DC and reset pins."""
+    width, height = size
+    return {
+        "role": role,
+        "driver": driver,
+        "interface": "spi",
+        "port": 0,
+        "device": device,
+        "dc": dc,
+        "reset": reset,
+        "width": width,
+        "height": height,
+    }
+
+
 def make_config(**sections) -> Config:
     return parse_config(config_data(**sections))
 

@@ -145,6 +145,14 @@ def test_typed_numbers_are_ascii_digits_only(text):
         parse_dollars(text, "amount")
 
 
+@pytest.mark.parametrize(("text", "message"), [("0", r"port 0 is below the least allowed \(1\)"), ("65536", "most")])
+def test_a_typed_count_keeps_within_its_least_and_most(text, message):
+    assert parse_count("1", "port", minimum=1, maximum=65535) == 1
+    assert parse_count("65535", "port", minimum=1, maximum=65535) == 65535
+    with pytest.raises(BaccaratError, match=message):
+        parse_count(text, "port", minimum=1, maximum=65535)
+
+
 def test_edgework_bounds():
     with pytest.raises(BaccaratError, match="at most 64"):
         Edgework("A1", ("HDMI",) * 65)

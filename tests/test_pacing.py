@@ -24,7 +24,7 @@ from firmware.room.commands import GameMaster
 from firmware.sdnotify import status_line
 from firmware.simulator.pins import ManualClock
 from tests import test_mqtt
-from tests.conftest import make_config
+from tests.conftest import make_config, spi_display
 from tests.pixels import find_text
 
 broker = test_mqtt.broker  # the fixtures of a real Mosquitto
@@ -410,29 +410,9 @@ def test_the_colour_placard_takes_its_minimums_colour_and_the_others_stay(minimu
 
 def test_the_daemon_gives_the_ssd1351_placard_its_colour(rig_factory):
     displays = [
-        {
-            "role": "placard",
-            "driver": "ssd1351",
-            "interface": "spi",
-            "port": 0,
-            "device": 0,
-            "dc": 24,
-            "reset": 25,
-            "width": 128,
-            "height": 128,
-        },
+        spi_display("placard", "ssd1351", (128, 128), device=0, dc=24, reset=25),
         {"role": "table", "driver": "ssd1306", "interface": "i2c", "address": 0x3D, "width": 128, "height": 64},
-        {
-            "role": "bets",
-            "driver": "ssd1322",
-            "interface": "spi",
-            "port": 0,
-            "device": 1,
-            "dc": 14,
-            "reset": 18,
-            "width": 256,
-            "height": 64,
-        },
+        spi_display("bets", "ssd1322", (256, 64), device=1, dc=14, reset=18),
     ]
     rig = rig_factory(make_config(displays=displays))  # limits $25 - $1000: green
     assert rig.frame("placard").getpixel((64, 4)) == PLACARD_RGB[25]

@@ -10,7 +10,7 @@ from PIL import Image, ImageChops
 from baccarat_core import TableLimits
 from firmware.render import BetsView, TableView, render_bets, render_placard, render_table
 from scripts.render_pictures import SIZES, scene_frames, table_moments
-from tests.conftest import make_config
+from tests.conftest import make_config, spi_display
 from tests.pixels import find_text, lit_pixels
 
 REFERENCE = Path(__file__).parent / "reference"
@@ -76,28 +76,8 @@ def test_a_wrong_stack_order_is_visible():
 def test_displays_of_every_kind_run_in_the_daemon(rig_factory):
     displays = [
         {"role": "placard", "driver": "ssd1306", "interface": "i2c", "address": 0x3C, "width": 128, "height": 32},
-        {
-            "role": "table",
-            "driver": "ssd1351",
-            "interface": "spi",
-            "port": 0,
-            "device": 0,
-            "dc": 24,
-            "reset": 25,
-            "width": 128,
-            "height": 128,
-        },
-        {
-            "role": "bets",
-            "driver": "ssd1322",
-            "interface": "spi",
-            "port": 0,
-            "device": 1,
-            "dc": 14,
-            "reset": 18,
-            "width": 256,
-            "height": 64,
-        },
+        spi_display("table", "ssd1351", (128, 128), device=0, dc=24, reset=25),
+        spi_display("bets", "ssd1322", (256, 64), device=1, dc=14, reset=18),
     ]
     rig = rig_factory(make_config(displays=displays))
     rig.tap("player")

@@ -20,12 +20,20 @@ import pytest
 
 from baccarat_core import BaccaratModule
 from firmware.app import attach_services, build_daemon, close_daemon, restore_module
+from firmware.config import Config
 from firmware.room import saved_state as state_store
 from tests.conftest import ROOT, Rig, config_data, make_config, served_prop
 
 
 def saved(path: Path) -> dict:
     return json.loads(path.read_text())["module"]
+
+
+def started_module(config: Config, seed: int = 1) -> BaccaratModule:
+    """A started module of ``config``'s edgework and limits, its first deck red, dealt from ``seed``."""
+    module = BaccaratModule(config.edgework, config.limits, rng=random.Random(seed), first_color="red")
+    module.start()
+    return module
 
 
 # -- the file --------------------------------------------------------------------------
@@ -128,8 +136,7 @@ def test_state_of_another_config_is_not_restored(tmp_path, caplog):
 def test_keeper_writes_only_when_the_snapshot_changes(tmp_path, monkeypatch):
     path = tmp_path / "state.json"
     config = make_config(state={"file": str(path)})
-    module = BaccaratModule(config.edgework, config.limits, rng=random.Random(1), first_color="red")
-    module.start()
+    module = started_module(config, seed=1)
     writes = []
     real = state_store.write_atomic
     monkeypatch.setattr(state_store, "write_atomic", lambda p, t: (writes.append(t), real(p, t)))
@@ -146,8 +153,7 @@ def test_a_restored_game_that_resumes_unchanged_is_not_written_again(tmp_path, m
     a file that holds something else (another game, damage) is written as before."""
     path = tmp_path / "state.json"
     config = make_config(state={"file": str(path)})
-    module = BaccaratModule(config.edgework, config.limits, rng=random.Random(1), first_color="red")
-    module.start()
+    module = started_module(config, seed=1)
     state_store.StateKeeper(path, config)([], module)
     writes = []
     real = state_store.write_atomic
@@ -167,8 +173,7 @@ def test_unwritable_state_file_is_reported_once_and_the_game_goes_on(tmp_path, c
     blocker = tmp_path / "file"
     blocker.write_text("")
     config = make_config(state={"file": str(blocker / "state.json")})  # a directory that is a file
-    module = BaccaratModule(config.edgework, config.limits, rng=random.Random(1), first_color="red")
-    module.start()
+    module = started_module(config, seed=1)
     keeper = state_store.StateKeeper(blocker / "state.json", config)
     with caplog.at_level(logging.ERROR, logger="baccarat.state"):
         keeper([], module)
@@ -180,8 +185,7 @@ def test_a_failure_between_write_and_rename_leaves_the_old_file_whole(tmp_path, 
     """Write, fsync, rename: a failure before the rename (a power cut there) keeps the old state."""
     path = tmp_path / "state.json"
     config = make_config(state={"file": str(path)})
-    module = BaccaratModule(config.edgework, config.limits, rng=random.Random(1), first_color="red")
-    module.start()
+    module = started_module(config, seed=1)
     keeper = state_store.StateKeeper(path, config)
     keeper([], module)
     old = path.read_bytes()
@@ -216,8 +220,7 @@ def test_the_directory_is_fsynced_after_the_rename(tmp_path, monkeypatch):
     synced, renamed over the old file, then the state file's own directory is synced."""
     path = tmp_path / "state.json"
     config = make_config(state={"file": str(path)})
-    module = BaccaratModule(config.edgework, config.limits, rng=random.Random(1), first_color="red")
-    module.start()
+    module = started_module(config, seed=1)
     keeper = state_store.StateKeeper(path, config)
     keeper([], module)
     calls: list[str] = []
@@ -505,8 +508,7 @@ def test_the_clearing_after_a_round_is_not_written_and_a_restore_finishes_the_ro
 
     rng = random.Random(11)
     config = make_config()
-    module = BaccaratModule(config.edgework, config.limits, rng=random.Random(2), first_color="red")
-    module.start()
+    module = started_module(config, seed=2)
     checked = 0
     for _ in range(2000):
         before = module.snapshot()
@@ -546,8 +548,7 @@ def test_events_the_keeper_skips_never_change_what_is_saved():
 
     rng = random.Random(7)
     config = make_config()
-    module = BaccaratModule(config.edgework, config.limits, rng=random.Random(1), first_color="red")
-    module.start()
+    module = started_module(config, seed=1)
     skipped = 0
     for _ in range(3000):
         before = module.snapshot()

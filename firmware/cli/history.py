@@ -136,10 +136,7 @@ def _averages_line(result: dict[str, Any]) -> str:
 
 
 def _last(text: str) -> int:
-    count = parse_count(text, "--last", maximum=100_000)
-    if count < 1:
-        raise BaccaratError("--last 0: show at least one game (leave it out for all)")
-    return count
+    return parse_count(text, "--last", minimum=1, maximum=100_000)
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:

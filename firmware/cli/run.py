@@ -205,18 +205,12 @@ def _card_seconds(text: str) -> float:
 
 def _scale(text: str) -> int:
     """``--scale``: a whole number from 1 to 16."""
-    scale = parse_count(text, "scale", maximum=16)
-    if scale < 1:
-        raise BaccaratError("scale 0 is below the least allowed (1)")
-    return scale
+    return parse_count(text, "scale", minimum=1, maximum=16)
 
 
 def _port(text: str) -> int:
     """``--port``: a whole number from 1 to 65535."""
-    port = parse_count(text, "port", maximum=65535)
-    if port < 1:
-        raise BaccaratError("port 0 is below the least allowed (1)")
-    return port
+    return parse_count(text, "port", minimum=1, maximum=65535)
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:

@@ -16,6 +16,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from aiohttp import web
+
 from baccarat_core.records import field, record
 
 COOKIE = "baccarat_session"
@@ -91,3 +93,10 @@ class Sessions:
         if token:
             with self._lock:
                 self._sessions.pop(_key(token), None)
+
+
+def login_response(page: str, message: str = "", status: int = 200) -> web.Response:
+    """The login ``page`` (HTML with a ``<!--message-->`` slot), showing ``message`` as an alert; never cached."""
+    if message:
+        page = page.replace("<!--message-->", f'<p class="error" role="alert">{message}</p>')
+    return web.Response(status=status, text=page, content_type="text/html", headers={"Cache-Control": "no-store"})

@@ -34,7 +34,7 @@ from aiohttp import web
 from ..casing import Casing
 from ..casing.layout import casing_svg
 from ..devices.panel import layout as panel_layout
-from .auth import Sessions
+from .auth import Sessions, login_response
 
 if TYPE_CHECKING:
     from .live import View
@@ -189,10 +189,8 @@ class PlayerPages:
 
     def _login_response(self, request: web.Request, message: str = "", status: int = 200) -> web.Response:
         nxt = request.query.get("next", "/play")
-        text = self._login.replace("<!--next-->", nxt if nxt in NEXT_PAGES else "/play")
-        if message:
-            text = text.replace("<!--message-->", f'<p class="error" role="alert">{message}</p>')
-        return web.Response(status=status, text=text, content_type="text/html", headers={"Cache-Control": "no-store"})
+        page = self._login.replace("<!--next-->", nxt if nxt in NEXT_PAGES else "/play")
+        return login_response(page, message, status)
 
     async def _login_page(self, request: web.Request) -> web.StreamResponse:
         if not self.settings.password:

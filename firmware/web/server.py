@@ -49,7 +49,7 @@ from ..errors import PropError
 from ..room.commands import COMMAND_TIMEOUT
 from ..sound.cues import CUES
 from ..sound.players import WAV_DIR
-from .auth import COOKIE, CSRF_HEADER, Session, Sessions, same_secret
+from .auth import COOKIE, CSRF_HEADER, Session, Sessions, login_response, same_secret
 from .backend import ConsoleBackend
 from .controllers import controller_json, cors_middleware
 from .guard import (
@@ -374,10 +374,7 @@ class WebService:
         return response
 
     def _login_response(self, message: str = "", status: int = 200) -> web.Response:
-        text = self._pages["login.html"]
-        if message:
-            text = text.replace("<!--message-->", f'<p class="error" role="alert">{message}</p>')
-        return web.Response(status=status, text=text, content_type="text/html", headers={"Cache-Control": "no-store"})
+        return login_response(self._pages["login.html"], message, status)
 
     async def _login_page(self, request: web.Request) -> web.StreamResponse:
         if not self.settings.password:
