@@ -218,7 +218,7 @@ MUTANTS: list[Mutant] = [
         "login-origin-unchecked",
         "firmware/web/server.py",
         "        if not self._origin_ok(request):\n"
-        '            return self._login_response("Refused: the form came from another site.", 403)\n',
+        '            return page("Refused: the form came from another site.", 403)\n',
         "",
         "tests/test_web_login_origin.py",
         "the login form takes a post from another site",

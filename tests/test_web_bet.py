@@ -3,12 +3,11 @@ players' words, the prop plays them; on a prop without a front panel too, and be
 
 from __future__ import annotations
 
+from tests import browser
 from tests import test_web_browser as web_tests
 
 # The fixtures of the console's browser tests: the daemon with its console, Chromium, a page.
-web_factory = web_tests.web_factory
-browser = web_tests.browser
-page = web_tests.page
+web_factory, chromium, page = browser.web_factory, browser.chromium, browser.page
 
 PASSWORD = "correct horse battery"
 
