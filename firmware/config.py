@@ -641,24 +641,16 @@ def _edgework(section: Section) -> tuple[Edgework | None, RandomBombs | None]:
     if plates is not None and not all(isinstance(p, list) and all(isinstance(v, str) for v in p) for p in plates):
         raise section.fail("plates", 'must be a list of port plates, each a list of names: [["Parallel"], []]')
     section.finish()
+    given: dict[str, Any] = {
+        **lists,
+        "solved": solved,
+        "plates": None if plates is None else tuple(tuple(p) for p in plates),
+    }
     try:
-        edgework = Edgework(
-            serial,
-            lists["ports"],
-            lists["lit"],
-            lists["unlit"],
-            solved,
-            lists["batteries"],
-            None if plates is None else tuple(tuple(p) for p in plates),
-        )
+        edgework = Edgework(serial, **given)
     except BaccaratError as error:
         # The rules name the value at fault; the message names the key that holds it too:
         # the first that makes the edgework fail when the keys are added one by one.
-        given: dict[str, Any] = {
-            **lists,
-            "solved": solved,
-            "plates": None if plates is None else tuple(tuple(p) for p in plates),
-        }
         keys = ("serial", "ports", "lit", "unlit", "batteries", "plates")
         key = next(
             k

@@ -119,6 +119,12 @@ HOSTILE = {
 }
 
 
+def _history_command(config: Path) -> subprocess.CompletedProcess[str]:
+    """``baccarat history --config CONFIG`` in a process of its own."""
+    command = [sys.executable, "-m", "firmware.cli", "history", "--config", str(config)]
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=60)
+
+
 def test_every_hostile_line_is_one_problem_and_the_good_games_stay(tmp_path, caplog):
     path = tmp_path / "history.jsonl"
     good = good_file(path)
@@ -276,22 +282,10 @@ def test_baccarat_history_from_the_shell(tmp_path):
     good_file(tmp_path / "history.jsonl")
     config = tmp_path / "config.toml"
     config.write_text(DEFAULT_CONFIG.read_text() + f'\n[state]\nfile = "{state}"\n')
-    run = subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "history", "--config", str(config)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-    )
+    run = _history_command(config)
     assert run.returncode == 0 and run.stderr == "" and "2 game(s)" in run.stdout, run.stderr
     config.write_text(DEFAULT_CONFIG.read_text() + '\n[state]\nfile = ""\n')
-    run = subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "history", "--config", str(config)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-    )
+    run = _history_command(config)
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.count("\n") == 1 and 'turns saving off ([state] file = "")' in run.stderr
 
