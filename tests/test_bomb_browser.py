@@ -21,6 +21,7 @@ def open_page(chromium, url: str):
     context, page = new_page(chromium)
     page.goto(url)
     page.wait_for_selector("#connection.live")
+    assert page.text_content("#connection") == "live"
     return context, page
 
 

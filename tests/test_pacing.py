@@ -130,6 +130,14 @@ class Table:
     def when(self, kind: str) -> list[float]:
         return [at - self.gesture for at, event in self.shown if event.kind == kind]
 
+    def settled(self) -> list[tuple[float, str]]:
+        """A list that gets (seconds after the gesture, kind) of each event handed to the services."""
+        handed: list[tuple[float, str]] = []
+        self.daemon.on_settled.append(
+            lambda events, module: handed.extend((self.clock() - self.gesture, e.kind) for e in events)
+        )
+        return handed
+
 
 def _view(table: Table) -> Any:
     return table.read(lambda: table.daemon.scene())
@@ -265,10 +273,7 @@ def test_nothing_gives_the_result_away_before_the_payout(rig_factory):
     table = Table(rig_factory)
     side = _losing_side(table)
     master = GameMaster(table.daemon)
-    settled: list[tuple[float, str]] = []
-    table.daemon.on_settled.append(
-        lambda events, module: settled.extend((table.clock() - table.gesture, e.kind) for e in events)
-    )
+    settled = table.settled()
     table.bet(side, 25)
     table.read(master.document)
     table.deal()
@@ -580,10 +585,7 @@ def test_an_explosion_at_the_strike_limit_comes_with_the_losing_result(rig_facto
     table = Table(rig_factory, bomb={"strike_limit": 1})
     side = _losing_side(table)
     master = GameMaster(table.daemon)
-    settled: list[tuple[float, str]] = []
-    table.daemon.on_settled.append(
-        lambda events, module: settled.extend((table.clock() - table.gesture, e.kind) for e in events)
-    )
+    settled = table.settled()
     table.bet(side, 25)
     table.deal()
     assert table.read(lambda: table.daemon.module.exploded) == "strikes"  # decided (and saved) at the gesture

@@ -74,6 +74,7 @@ def test_login_displays_pins_and_reset(web_factory, page):
     page.wait_for_selector("#panel-face button[data-input=player]")
     assert all(page.is_disabled(f"button[data-input={name}]") for name in ("player", "deal", "arrow_left"))
     page.wait_for_selector("#connection.live")
+    assert page.text_content("#connection") == "live"
     assert "$25 - $1000" in page.inner_text("#fact-limits")
     assert "serial AB3DE4" in page.inner_text("#fact-edgework")
 

@@ -383,20 +383,11 @@
   }
 
   function listen() {
-    const stream = new EventSource("/events");
-    const badge = $("#connection");
-    stream.addEventListener("open", () => {
-      badge.textContent = "live";
-      badge.className = "badge live";
-    });
-    stream.addEventListener("error", () => {
-      badge.textContent = "reconnecting";
-      badge.className = "badge down";
-      // While the prop is away the browser keeps trying; an answer that is no stream (401: the
-      // prop restarted and forgot the session, or the session ended) closes it for good.
+    // While the prop is away the browser keeps trying; an answer that is no stream (401: the
+    // prop restarted and forgot the session, or the session ended) closes it for good.
+    window.baccaratListen("/events", apply, (stream) => {
       if (stream.readyState === EventSource.CLOSED) recover();
     });
-    stream.addEventListener("update", (event) => apply(JSON.parse(event.data)));
   }
 
   // The session is gone: ask the prop who it is now. A new start (another "boot") is said;

@@ -58,17 +58,7 @@
   }
 
   function listen(path) {
-    const stream = new EventSource(path);
-    const badge = $("#connection");
-    stream.addEventListener("open", () => {
-      badge.textContent = "live";
-      badge.className = "badge live";
-    });
-    stream.addEventListener("error", () => {
-      badge.textContent = "reconnecting";
-      badge.className = "badge down";
-    });
-    stream.addEventListener("update", (event) => apply(JSON.parse(event.data)));
+    window.baccaratListen(path, apply);
   }
 
   // A tablet propped beside the module: keep its screen on where the browser allows it.
