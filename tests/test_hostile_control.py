@@ -139,6 +139,27 @@ def test_connections_over_the_cap_are_answered_and_closed(bare_server, caplog):
     assert request(server.path, {"command": "status"})["ok"]
 
 
+def test_a_command_refused_for_a_full_server_is_sent_again_until_it_is_taken(bare_server):
+    """The server refuses a connection over its cap unread, with ``busy``; ``baccarat``'s client
+    sends the same request again until a connection closes, and gets the command's own reply."""
+    server = bare_server(max_connections=1)
+    held = connect(server.path)
+    deadline = time.monotonic() + 5
+    while server.active < 1:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    with connect(server.path) as other:
+        refused = json.loads(other.makefile("rb").readline())
+    assert refused["ok"] is False and refused["busy"] is True
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(request, server.path, {"id": 7, "command": "status"})
+        time.sleep(0.3)  # a few refusals in the meantime
+        assert not pending.done()
+        held.close()
+        reply = pending.result(timeout=10)
+    assert reply["ok"] is True and reply["id"] == 7 and "busy" not in reply
+
+
 def test_many_clients_at_once_all_get_through(served):
     rig, sock = served
     with ThreadPoolExecutor(max_workers=64) as pool:

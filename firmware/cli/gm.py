@@ -47,10 +47,22 @@ def _group_of(path: Path) -> str | None:
 
 
 def request(path: Path, payload: dict[str, Any], timeout: float = COMMAND_TIMEOUT + 5) -> dict[str, Any]:
-    """Send one command to a running daemon and return its reply document."""
+    """Send one command to a running daemon and return its reply document.
+
+    A daemon serving as many connections as it allows refuses a new one unread (``"busy": true``):
+    the request is sent again every 50 ms until it is taken or ``timeout`` has passed.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        reply = _request_once(path, payload, timeout, deadline)
+        if not reply.get("busy") or time.monotonic() > deadline:
+            return reply
+        time.sleep(0.05)
+
+
+def _request_once(path: Path, payload: dict[str, Any], timeout: float, deadline: float) -> dict[str, Any]:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(timeout)
-        deadline = time.monotonic() + timeout
         while True:
             try:
                 sock.connect(str(path))
@@ -71,14 +83,23 @@ def request(path: Path, payload: dict[str, Any], timeout: float = COMMAND_TIMEOU
                 raise PropError(f"no permission to use {path} (try sudo, or join its group{join})") from None
             except OSError as error:
                 raise PropError(f"cannot reach the daemon at {path} ({error.strerror or error})") from None
-        try:
-            sock.sendall((strict.dumps(payload) + "\n").encode())
-            with sock.makefile("rb") as stream:
+        with sock.makefile("rb") as stream:
+            try:
+                sock.sendall((strict.dumps(payload) + "\n").encode())
+            except OSError as error:  # closed before reading it: a refusal's reply may be waiting still
+                try:
+                    refused = read_reply(stream)
+                except (OSError, PropError):
+                    refused = {}
+                if refused.get("busy"):
+                    return refused
+                raise PropError(f"the connection to the daemon at {path} failed ({error.strerror or error})") from None
+            try:
                 return read_reply(stream)
-        except TimeoutError:
-            raise PropError(f"the daemon at {path} did not answer within {timeout:g} s") from None
-        except OSError as error:
-            raise PropError(f"the connection to the daemon at {path} failed ({error.strerror or error})") from None
+            except TimeoutError:
+                raise PropError(f"the daemon at {path} did not answer within {timeout:g} s") from None
+            except OSError as error:
+                raise PropError(f"the connection to the daemon at {path} failed ({error.strerror or error})") from None
 
 
 def _client_socket(args: argparse.Namespace) -> Path:

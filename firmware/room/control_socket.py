@@ -101,8 +101,11 @@ def peer_pid(path: Path, timeout: float = 2.0) -> int | None:
         return pid
 
 
-def _error_line(message: str) -> bytes:
-    return (strict.dumps({"id": None, "ok": False, "command": None, "error": message}) + "\n").encode()
+def _error_line(message: str, *, busy: bool = False) -> bytes:
+    reply: dict[str, Any] = {"id": None, "ok": False, "command": None, "error": message}
+    if busy:
+        reply["busy"] = True  # refused unread: the same request may be sent again shortly
+    return (strict.dumps(reply) + "\n").encode()
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -218,7 +221,7 @@ class ControlServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
                 log.warning("control: %d connections open; refusing more until one closes", self.max_connections)
             try:
                 request.settimeout(1.0)
-                request.sendall(_error_line(f"too many connections ({self.max_connections}); try again"))
+                request.sendall(_error_line(f"too many connections ({self.max_connections}); try again", busy=True))
             except OSError:
                 pass
             self.shutdown_request(request)
