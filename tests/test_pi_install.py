@@ -358,7 +358,7 @@ def test_without_root_or_sudo_it_says_in_one_line_what_to_run_as_root(unprivileg
     assert box.log("apt") == []
 
 
-TEST_PACKAGES = "mosquitto tmux chromium libatomic1 fonts-dejavu-core systemd shellcheck util-linux alsa-utils"
+TEST_PACKAGES = "mosquitto tmux chromium libatomic1 fonts-dejavu-core systemd shellcheck util-linux alsa-utils git"
 
 
 def test_test_sh_without_root_or_sudo_names_every_missing_package_at_once(unprivileged_base):
