@@ -118,11 +118,15 @@ start_sim() {
     tmux -L "$tmux_sock" send-keys -t sim 1
     if wait_for "chip \$1 on player" 30; then
       tmux -L "$tmux_sock" send-keys -t sim x
-      local deadline=$((SECONDS + 30))
-      while [ $SECONDS -lt $deadline ] && [ "$(tmux -L "$tmux_sock" display -p -t sim '#{pane_dead}')" != 1 ]; do
+      # tmux may mark the pane dead when its terminal closes, before it has the exit status: wait for
+      # both (a status, or the signal that ended it).
+      local deadline=$((SECONDS + 30)) ended=""
+      while [ $SECONDS -lt $deadline ]; do
+        ended=$(tmux -L "$tmux_sock" display -p -t sim '#{pane_dead}:#{pane_dead_status}#{pane_dead_signal}')
+        [[ $ended == 1:?* ]] && break
         sleep 1
       done
-      [ "$(tmux -L "$tmux_sock" display -p -t sim '#{pane_dead_status}')" = 0 ] && ok=1
+      [ "$ended" = 1:0 ] && ok=1
     fi
   fi
   screen >"$log"

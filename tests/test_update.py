@@ -341,3 +341,81 @@ def test_an_older_state_file_is_migrated_or_named(tmp_path, caplog, monkeypatch)
     monkeypatch.setattr(saved_state, "MIGRATIONS", {1: lambda document: steps.append(1) or document})
     module = saved_state.restore(config, random.Random(1))
     assert steps == [1] and module is not None and module.strikes == 2
+
+
+# -- archives on a Python without tarfile's extraction filters (Debian 12's 3.11.2) -------------------
+
+
+def _tar(path: Path, members: list[tuple[str, str, str]]) -> Path:
+    """A tar.gz of (kind, name, content or link target): kind "file", "exe", "dir", "link" or "fifo"."""
+    import io
+    import tarfile
+
+    with tarfile.open(path, "w:gz") as archive:
+        for kind, name, content in members:
+            info = tarfile.TarInfo(name)
+            data = None
+            if kind in ("file", "exe"):
+                data = content.encode()
+                info.size = len(data)
+                info.mode = 0o4755 if kind == "exe" else 0o666  # set-id and world-writable: dropped
+            elif kind == "dir":
+                info.type, info.mode = tarfile.DIRTYPE, 0o755
+            elif kind == "link":
+                info.type, info.linkname = tarfile.SYMTYPE, content
+            else:
+                info.type = tarfile.FIFOTYPE
+            archive.addfile(info, io.BytesIO(data) if data is not None else None)
+    return path
+
+
+@pytest.fixture(params=["filters", "no filters"])
+def tar_python(request, monkeypatch):
+    """Each archive test twice: with tarfile's ``data`` filter, and as on Python 3.11.2 without it."""
+    import tarfile
+
+    if request.param == "no filters":
+        monkeypatch.delattr(tarfile, "data_filter")
+    return request.param
+
+
+def test_an_archive_unpacks_its_files_with_plain_modes(tmp_path, tar_python):
+    source = _tar(
+        tmp_path / "r.tar.gz",
+        [
+            ("dir", "baccarat", ""),
+            ("file", "baccarat/pyproject.toml", "[project]\n"),
+            ("exe", "baccarat/scripts/start.sh", "#!/bin/sh\n"),
+            ("link", "baccarat/docs/manual", "../pyproject.toml"),
+        ],
+    )
+    with releases.unpacked(source) as (tree, _):
+        assert (tree / "pyproject.toml").read_text() == "[project]\n"
+        assert (tree / "scripts" / "start.sh").stat().st_mode & 0o7777 == 0o755
+        assert (tree / "pyproject.toml").stat().st_mode & 0o022 == 0
+        assert os.readlink(tree / "docs" / "manual") == "../pyproject.toml"
+
+
+@pytest.mark.parametrize(
+    ("member", "word"),
+    [
+        (("file", "../outside.txt", "x"), "outside"),
+        (("file", "{tmp}/outside.txt", "x"), None),  # the filter unpacks it below the tree instead
+        (("link", "baccarat/escape", "/etc/passwd"), "outside|absolute"),
+        (("link", "baccarat/escape", "../../etc"), "outside"),
+        (("fifo", "baccarat/pipe", ""), "special|not a file"),
+    ],
+)
+def test_an_archive_that_reaches_outside_its_tree_is_refused_whole(tmp_path, monkeypatch, tar_python, member, word):
+    work = tmp_path / "work"  # the updater unpacks in work/baccarat-update-XXXX: ../ is work/
+    work.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(work))
+    kind, name, content = member
+    source = _tar(
+        tmp_path / "bad.tar.gz",
+        [("file", "baccarat/pyproject.toml", "[project]\n"), (kind, name.format(tmp=work), content)],
+    )
+    with pytest.raises(releases.UpdateError, match=word):
+        with releases.unpacked(source):
+            pass
+    assert not (work / "outside.txt").exists()
