@@ -195,11 +195,13 @@ def unpacked(source: Path) -> Iterator[tuple[Path, str | None]]:
                 archive.extractall(temp)
                 commit = archive.comment.decode(errors="replace").strip() or None
         else:
+            # tarfile's filter refusals; a Python before 3.11.4 has none (extract_tar refuses by itself)
+            refused: tuple[type[Exception], ...] = (tarfile.FilterError,) if hasattr(tarfile, "FilterError") else ()
             try:
                 with tarfile.open(source) as archive:
                     extract_tar(archive, Path(temp))
                     commit = archive.pax_headers.get("comment")  # git archive names the commit here
-            except tarfile.FilterError as error:  # a member outside the tree, a device: refused whole
+            except refused as error:  # a member outside the tree, a device: refused whole
                 raise UpdateError(f"{source}: {error}; refused") from None
             except tarfile.TarError:
                 raise UpdateError(f"{source} is not an archive this can read (tar, tar.gz, tar.xz or zip)") from None
