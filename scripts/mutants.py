@@ -19,6 +19,7 @@ place.
     .venv/bin/python scripts/mutants.py --jobs 2        # two at a time (a scratch copy each)
     .venv/bin/python scripts/mutants.py --only web      # mutants whose id contains "web"
     .venv/bin/python scripts/mutants.py --whole-suite --only storm   # against every test, not the named ones
+    .venv/bin/python scripts/mutants.py --only pulse --tests tests/test_outputs.py  # against other tests
     .venv/bin/python scripts/mutants.py --list          # what each mutant breaks, where it is, and its tests
     .venv/bin/python scripts/mutants.py --check         # only: does every mutant still apply? (seconds)
 
@@ -249,9 +250,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", default=[], help="run the mutants whose id contains this (repeat)")
     parser.add_argument("--jobs", type=int, default=1, help="mutants at a time, each in a scratch copy of its own")
     parser.add_argument("--whole-suite", action="store_true", help="run every test against each mutant")
+    parser.add_argument("--tests", action="append", default=[], help="run these tests instead of the named ones")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds for one mutant's tests (then killed)")
     parser.add_argument("--no-baseline", action="store_true", help="skip the run of the tests on the unmutated copy")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument("--verbose", action="store_true", help="say which test killed each mutant")
     parser.add_argument("--check", action="store_true", help="only check that every mutant applies, and exit")
     args = parser.parse_args(argv)
     try:
@@ -283,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     def tests_of(mu: Mutant) -> tuple[str, ...]:
-        return ("tests",) if args.whole_suite else mu.tests
+        return ("tests",) if args.whole_suite else tuple(args.tests) or mu.tests
 
     jobs = max(1, min(args.jobs, len(chosen)))
     trees = [scratch_copy() for _ in range(jobs)]
@@ -309,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
                 with lock:
                     free.append(tree)
             print(f"{outcome.verdict:11} {outcome.seconds:6.1f} s  {outcome.package:16} {mu.id}", flush=True)
-            if outcome.verdict != "killed":
+            if outcome.verdict != "killed" or args.verbose:
                 print(f"            {outcome.detail}", flush=True)
             return outcome
 
