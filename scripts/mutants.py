@@ -22,6 +22,7 @@ place.
     .venv/bin/python scripts/mutants.py --only pulse --tests tests/test_outputs.py  # against other tests
     .venv/bin/python scripts/mutants.py --list          # what each mutant breaks, where it is, and its tests
     .venv/bin/python scripts/mutants.py --check         # only: does every mutant still apply? (seconds)
+    .venv/bin/python scripts/mutants.py --mutmut core   # mutmut on a part (PARTS), in a copy of the tree
 
 Not part of ``scripts/test.sh``: it runs the named tests once per mutant, about
 10 minutes with ``--jobs 2`` on a busy 2-core machine. Exit status 1 if a mutant
@@ -32,6 +33,7 @@ off in the copy, so every run compiles the mutated file afresh.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -245,6 +247,79 @@ def score_table(outcomes: list[Outcome]) -> list[str]:
     return lines
 
 
+# -- mutmut on a part of the product ----------------------------------------------------------------
+
+#: mutmut's runs: what each part mutates (``source_paths``) and the tests it learns from. ``core`` is
+#: pyproject.toml's own [tool.mutmut]; the firmware parts replace that section in a copy of the tree.
+PARTS: dict[str, dict[str, list[str]]] = {
+    "core": {},
+    "firmware": {
+        "source_paths": ["firmware/devices/", "firmware/history/", "firmware/casing/", "firmware/render/"],
+        "pytest_add_cli_args_test_selection": [
+            "tests/test_board.py", "tests/test_hardware.py", "tests/test_recorded_bus.py", "tests/test_outputs.py",
+            "tests/test_daemon_inputs.py", "tests/test_faults_displays.py", "tests/test_history.py",
+            "tests/test_history_hostile.py", "tests/test_render.py", "tests/test_cli_casing.py",
+            "tests/test_behaviour_inputs.py", "tests/test_behaviour_displays.py", "tests/test_behaviour_outputs.py",
+            "tests/test_behaviour_history.py", "tests/test_behaviour_casing.py",
+        ],
+        "type_check_command": [
+            "mypy", "--config-file=", "--strict", "--no-warn-unused-ignores", "--ignore-missing-imports",
+            "--output", "json", "firmware/devices", "firmware/history", "firmware/casing", "firmware/render",
+        ],
+    },
+}  # fmt: skip
+MUTMUT_WORK = Path("/var/tmp/baccarat-mutmut")
+
+
+def _mutmut_config(text: str, settings: dict[str, list[str]]) -> str:
+    """pyproject.toml's text with its [tool.mutmut] keys in ``settings`` replaced."""
+    lines = text.splitlines(keepends=True)
+    start = lines.index("[tool.mutmut]\n")
+    end = next((n for n in range(start + 1, len(lines)) if lines[n].startswith("[")), len(lines))
+    config = tomllib.loads("".join(lines[start:end]))["tool"]["mutmut"] | settings
+    body = "".join(f"{key} = {json.dumps(value)}\n" for key, value in config.items())
+    return "".join(lines[:start]) + "[tool.mutmut]\n" + body + "".join(lines[end:])
+
+
+def mutmut_scores(tree: Path) -> tuple[Counter[str], dict[str, list[str]]]:
+    """The verdicts of mutmut's last run in ``tree`` (killed, survived, ...), and the survivors by file."""
+    from mutmut.stats import status_by_exit_code
+
+    verdicts: Counter[str] = Counter()
+    survivors: dict[str, list[str]] = {}
+    for meta in sorted((tree / "mutants").rglob("*.py.meta")):
+        codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+        for name, code in codes.items():
+            verdict = status_by_exit_code[code]
+            verdicts[verdict] += 1
+            if verdict == "survived":
+                survivors.setdefault(str(meta.relative_to(tree / "mutants"))[: -len(".meta")], []).append(name)
+    return verdicts, survivors
+
+
+def run_mutmut(part: str, children: int) -> int:
+    """mutmut on ``part`` in a copy of the tree under :data:`MUTMUT_WORK` (kept: a second run goes on
+    from its results); prints the score and the survivors, then ``mutmut show NAME`` there shows one."""
+    tree = MUTMUT_WORK / part
+    tree.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(ROOT, tree, ignore=IGNORED, symlinks=True, dirs_exist_ok=True)
+    pyproject = tree / "pyproject.toml"
+    pyproject.write_text(_mutmut_config(pyproject.read_text(encoding="utf-8"), PARTS[part]), encoding="utf-8")
+    environ = {**os.environ, "PATH": f"{PYTHON.parent}:{os.environ.get('PATH', '')}", "PYTHONDONTWRITEBYTECODE": "1"}
+    started = time.monotonic()
+    code = subprocess.run(
+        ["nice", str(PYTHON.parent / "mutmut"), "run", "--max-children", str(children)], cwd=tree, env=environ
+    ).returncode
+    verdicts, survivors = mutmut_scores(tree)
+    checked = verdicts["killed"] + verdicts["caught by type check"] + verdicts["timeout"] + verdicts["survived"]
+    print(f"\nmutmut on {part}: {dict(verdicts)} in {(time.monotonic() - started) / 60:.0f} min")
+    print(f"killed (tests, type check, timeout) / checked: {checked - verdicts['survived']} / {checked}")
+    for path, names in survivors.items():
+        print(f"  {path}: {len(names)} survived")
+    print(f"in {tree}: mutmut results (the survivors), mutmut show NAME (one's diff), mutmut browse")
+    return code
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--only", action="append", default=[], help="run the mutants whose id contains this (repeat)")
@@ -256,7 +331,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     parser.add_argument("--verbose", action="store_true", help="say which test killed each mutant")
     parser.add_argument("--check", action="store_true", help="only check that every mutant applies, and exit")
+    parser.add_argument("--mutmut", choices=sorted(PARTS), help="run mutmut on a part of the product instead")
     args = parser.parse_args(argv)
+    if args.mutmut:
+        return run_mutmut(args.mutmut, args.jobs)
     try:
         everything = load()
     except DataError as exc:

@@ -41,7 +41,9 @@ def root(monkeypatch):
     base = Path(tempfile.mkdtemp(prefix="bacbk-", dir="/tmp"))  # the notify socket's path stays short
     bin_dir, systemd = base / "bin", base / "systemd"
     bin_dir.mkdir()
-    (bin_dir / "systemctl").write_text(f'#!/bin/sh\nexec "{sys.executable}" "{ROOT / "tests" / "fake_systemctl.py"}" "$@"\n')
+    (bin_dir / "systemctl").write_text(
+        f'#!/bin/sh\nexec "{sys.executable}" "{ROOT / "tests" / "fake_systemctl.py"}" "$@"\n'
+    )
     (bin_dir / "systemctl").chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     monkeypatch.setenv("FAKE_ROOT", str(base / "root"))

@@ -106,8 +106,13 @@ MUTMUT_KEYS = {
 }  # fmt: skip
 
 
-def test_the_mutmut_config_names_keys_mutmut_reads_and_paths_that_exist():
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"]
+@pytest.mark.parametrize("part", sorted(RUNNER.PARTS))
+def test_the_mutmut_config_names_keys_mutmut_reads_and_paths_that_exist(part):
+    """pyproject.toml's [tool.mutmut] (the part ``core``), and that section as each other part's run
+    rewrites it in its copy of the tree (``scripts/mutants.py --mutmut PART``)."""
+    text = RUNNER._mutmut_config((ROOT / "pyproject.toml").read_text(encoding="utf-8"), RUNNER.PARTS[part])
+    config = tomllib.loads(text)["tool"]["mutmut"]
+    assert tomllib.loads(text)["project"] == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert set(config) <= MUTMUT_KEYS, f"unknown [tool.mutmut] keys: {set(config) - MUTMUT_KEYS}"
     for key in ("source_paths", "also_copy", "pytest_add_cli_args_test_selection"):
         for path in config.get(key, []):
@@ -117,3 +122,5 @@ def test_the_mutmut_config_names_keys_mutmut_reads_and_paths_that_exist():
         assert pattern.endswith((".py", "*")), pattern
         assert list(ROOT.glob(pattern)), f"[tool.mutmut] {pattern} matches no file"
     assert config["source_paths"], "nothing to mutate"
+    checked = [path for path in config["type_check_command"] if (ROOT / path).exists()]
+    assert checked == [path.rstrip("/") for path in config["source_paths"]], "mypy checks other files than it mutates"
