@@ -253,18 +253,36 @@ def score_table(outcomes: list[Outcome]) -> list[str]:
 #: pyproject.toml's own [tool.mutmut]; the firmware parts replace that section in a copy of the tree.
 PARTS: dict[str, dict[str, list[str]]] = {
     "core": {},
-    "firmware": {
-        "source_paths": ["firmware/devices/", "firmware/history/", "firmware/casing/", "firmware/render/"],
+    "devices": {
+        "source_paths": ["firmware/devices/"],
         "pytest_add_cli_args_test_selection": [
             "tests/test_board.py", "tests/test_hardware.py", "tests/test_recorded_bus.py", "tests/test_outputs.py",
-            "tests/test_daemon_inputs.py", "tests/test_faults_displays.py", "tests/test_history.py",
-            "tests/test_history_hostile.py", "tests/test_render.py", "tests/test_cli_casing.py",
-            "tests/test_behaviour_inputs.py", "tests/test_behaviour_displays.py", "tests/test_behaviour_outputs.py",
-            "tests/test_behaviour_history.py", "tests/test_behaviour_casing.py",
+            "tests/test_daemon_inputs.py", "tests/test_faults_displays.py", "tests/test_behaviour_inputs.py",
+            "tests/test_behaviour_displays.py", "tests/test_behaviour_outputs.py",
         ],
         "type_check_command": [
             "mypy", "--config-file=", "--strict", "--no-warn-unused-ignores", "--ignore-missing-imports",
-            "--output", "json", "firmware/devices", "firmware/history", "firmware/casing", "firmware/render",
+            "--output", "json", "firmware/devices",
+        ],
+    },
+    "drawing": {
+        "source_paths": ["firmware/casing/", "firmware/render/"],
+        "pytest_add_cli_args_test_selection": [
+            "tests/test_render.py", "tests/test_cli_casing.py", "tests/test_behaviour_casing.py",
+        ],
+        "type_check_command": [
+            "mypy", "--config-file=", "--strict", "--no-warn-unused-ignores", "--ignore-missing-imports",
+            "--output", "json", "firmware/casing", "firmware/render",
+        ],
+    },
+    "history": {
+        "source_paths": ["firmware/history/"],
+        "pytest_add_cli_args_test_selection": [
+            "tests/test_history.py", "tests/test_history_hostile.py", "tests/test_behaviour_history.py",
+        ],
+        "type_check_command": [
+            "mypy", "--config-file=", "--strict", "--no-warn-unused-ignores", "--ignore-missing-imports",
+            "--output", "json", "firmware/history",
         ],
     },
 }  # fmt: skip
