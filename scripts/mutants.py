@@ -318,6 +318,9 @@ def mutmut_scores(tree: Path) -> tuple[Counter[str], dict[str, list[str]]]:
 def run_mutmut(part: str, children: int) -> int:
     """mutmut on ``part`` in a copy of the tree under :data:`MUTMUT_WORK` (kept: a second run goes on
     from its results); prints the score and the survivors, then ``mutmut show NAME`` there shows one."""
+    if not (PYTHON.parent / "mutmut").exists():
+        print(f"mutmut is not in {PYTHON.parent}: {PYTHON.parent / 'pip'} install 'mutmut==3.8.*'", file=sys.stderr)
+        return 2
     tree = MUTMUT_WORK / part
     tree.mkdir(parents=True, exist_ok=True)
     shutil.copytree(ROOT, tree, ignore=IGNORED, symlinks=True, dirs_exist_ok=True)
@@ -326,7 +329,7 @@ def run_mutmut(part: str, children: int) -> int:
     environ = {**os.environ, "PATH": f"{PYTHON.parent}:{os.environ.get('PATH', '')}", "PYTHONDONTWRITEBYTECODE": "1"}
     started = time.monotonic()
     code = subprocess.run(
-        ["nice", str(PYTHON.parent / "mutmut"), "run", "--max-children", str(children)], cwd=tree, env=environ
+        [str(PYTHON.parent / "mutmut"), "run", "--max-children", str(children)], cwd=tree, env=environ
     ).returncode
     verdicts, survivors = mutmut_scores(tree)
     checked = verdicts["killed"] + verdicts["caught by type check"] + verdicts["timeout"] + verdicts["survived"]
