@@ -122,5 +122,6 @@ def test_the_mutmut_config_names_keys_mutmut_reads_and_paths_that_exist(part):
         assert pattern.endswith((".py", "*")), pattern
         assert list(ROOT.glob(pattern)), f"[tool.mutmut] {pattern} matches no file"
     assert config["source_paths"], "nothing to mutate"
-    checked = [path for path in config["type_check_command"] if (ROOT / path).exists()]
-    assert checked == [path.rstrip("/") for path in config["source_paths"]], "mypy checks other files than it mutates"
+    if config.get("type_check_command"):
+        checked = [path for path in config["type_check_command"] if (ROOT / path).exists()]
+        assert checked == [path.rstrip("/") for path in config["source_paths"]], "mypy checks other files"
