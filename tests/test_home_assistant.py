@@ -524,7 +524,7 @@ def test_discovery_on_the_broker(mock_factory, broker, watcher_factory):
     )
     daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
     rig = Rig(daemon, mock_factory)
-    service = MqttService(daemon, GameMaster(daemon), config.mqtt)
+    service = MqttService(daemon, GameMaster(daemon), config.settings["mqtt"])
     home = HomeAssistantService(service)
     home.start()
     service.start()

@@ -75,8 +75,8 @@ def unplugged(rig_factory):
     )
     rig = rig_factory(config)
     commands = GameMaster(rig.daemon, default_limits=config.limits)
-    service = MqttService(rig.daemon, commands, config.mqtt)
-    room = RoomService(rig.daemon, commands, config.mqtt)
+    service = MqttService(rig.daemon, commands, config.settings["mqtt"])
+    room = RoomService(rig.daemon, commands, config.settings["mqtt"], config.settings["room2"])
     sent: list[tuple[str, str]] = []
     for link in (service.link, room.link):
 
@@ -291,8 +291,8 @@ def test_after_an_outage_that_overflowed_the_queue_presence_and_state_are_publis
 
 
 def test_events_and_replies_have_limits_of_their_own(caplog):
-    from firmware.config import MqttConfig
     from firmware.room.mqtt import Link
+    from firmware.room.mqtt_settings import MqttConfig
 
     link = Link(MqttConfig(host="127.0.0.1", port=free_port(), queue_limit=3), "limits", will=("t/s", "offline"))
     with caplog.at_level(logging.WARNING, logger="baccarat.mqtt"):
@@ -426,7 +426,7 @@ def test_check_config_checks_that_the_tls_files_exist_and_load(pki, tmp_path, ca
 def test_good_tls_files_pass_check_config(pki, tmp_path):
     files = {"ca_file": "ca.crt", "cert_file": "client.crt", "key_file": "client.key"}
     path = write_config(tmp_path, {"host": "127.0.0.1", "tls": True, **{k: str(pki / v) for k, v in files.items()}})
-    assert load_config(path).mqtt.tls
+    assert load_config(path).settings["mqtt"].tls
 
 
 @pytest.fixture
@@ -445,8 +445,8 @@ def run_until_logged(
 
     ``unchecked``: ``[mqtt]`` values put in after the config's checks, which would refuse them."""
     config = make_config(mqtt=mqtt, state={"file": ""}, control={"socket": ""})
-    if unchecked:
-        config = replace(config, mqtt=replace(config.mqtt, **unchecked))
+    if unchecked:  # Room 2.0's keys are its own service's
+        config = config.with_settings("room2", replace(config.settings["room2"], **unchecked))
     daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
     with caplog.at_level(logging.INFO, logger="baccarat.mqtt"):
         closers = attach_services(daemon, config)

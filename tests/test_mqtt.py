@@ -627,8 +627,8 @@ def test_offline_queue_is_bounded_and_the_game_goes_on(prop_factory, broker, cap
 def test_a_link_connects_only_once_the_prop_is_ready_and_sends_what_it_held_in_order(broker, watcher_factory):
     """paho is imported and the client built after the daemon's first frame (``after``): what was
     published before is held, in order, and sent once the client exists."""
-    from firmware.config import MqttConfig
     from firmware.room.mqtt import Link
+    from firmware.room.mqtt_settings import MqttConfig
 
     w = watcher_factory(topics=("held/#",))
     cfg = MqttConfig(host=broker.host, port=broker.port, reconnect_min_seconds=0.1, reconnect_max_seconds=0.3)
@@ -654,8 +654,8 @@ def test_a_link_connects_only_once_the_prop_is_ready_and_sends_what_it_held_in_o
 
 
 def test_a_link_stopped_before_the_prop_was_ready_never_connects(broker):
-    from firmware.config import MqttConfig
     from firmware.room.mqtt import Link
+    from firmware.room.mqtt_settings import MqttConfig
 
     cfg = MqttConfig(host=broker.host, port=broker.port)
     ready = threading.Event()

@@ -112,7 +112,7 @@ def _client_socket(args: argparse.Namespace) -> Path:
     if args.config:
         from ..config import load_config
 
-        configured = load_config(args.config).control_socket
+        configured = load_config(args.config).settings.get("control")
     path = socket_path(configured)
     if path is None:
         raise PropError(f'{args.config} turns the control socket off ([control] socket = "")')

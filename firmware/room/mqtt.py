@@ -51,11 +51,11 @@ from baccarat_core.edgework import check_solved
 from baccarat_core.errors import EdgeworkError
 from baccarat_core.numbers import show_value
 
-from ..config import MqttConfig
 from ..daemon import Daemon
 from ..errors import PropError
 from .commands import GameMaster, set_edgework
 from .diagnostics import Diagnostics
+from .mqtt_settings import MqttConfig
 
 if TYPE_CHECKING:
     import paho.mqtt.client as mqtt

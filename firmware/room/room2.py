@@ -29,10 +29,10 @@ from baccarat_core import BaccaratModule, strict
 from baccarat_core import events as ev
 from baccarat_core.timer import shown_seconds
 
-from ..config import MqttConfig
 from ..daemon import Daemon
 from .commands import GameMaster
 from .mqtt import Link
+from .mqtt_settings import MqttConfig, RoomSettings
 
 log = logging.getLogger("baccarat.room")
 
@@ -68,13 +68,19 @@ class RoomService:
     """A second MQTT connection that speaks Room 2.0 (its own will: ``DISCONNECTED``)."""
 
     def __init__(
-        self, daemon: Daemon, commands: GameMaster, cfg: MqttConfig, *, data_seconds: float = DATA_SECONDS
+        self,
+        daemon: Daemon,
+        commands: GameMaster,
+        cfg: MqttConfig,
+        room: RoomSettings,
+        *,
+        data_seconds: float = DATA_SECONDS,
     ) -> None:
         self.daemon = daemon
         self.commands = commands
         self.data_seconds = data_seconds
-        self.requests = dict(cfg.room_requests)
-        base = f"Room/{cfg.room}/Props/{cfg.prop}"
+        self.requests = dict(room.requests)
+        base = f"Room/{room.room}/Props/{room.prop}"
         self.inbox, self.outbox = f"{base}/inbox", f"{base}/outbox"
         self.link = Link(
             cfg,
