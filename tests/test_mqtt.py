@@ -152,16 +152,20 @@ def prop_factory(mock_factory, broker):
         stop()
 
 
-def connected(rig: Rig, timeout: float = 5.0) -> None:
+def service_of(rig: Rig):
+    """The prop's :class:`~firmware.room.mqtt.MqttService`."""
     from firmware.room.mqtt import MqttService
 
     for listener in rig.daemon.on_settled:
         owner = getattr(listener, "__self__", None)
         if isinstance(owner, MqttService):
-            # Listening: the broker acknowledged every subscription, so a command sent now is heard.
-            assert owner.link.listening.wait(timeout), "the prop did not connect and subscribe"
-            return
+            return owner
     raise AssertionError("no MQTT service attached")
+
+
+def connected(rig: Rig, timeout: float = 5.0) -> None:
+    # Listening: the broker acknowledged every subscription, so a command sent now is heard.
+    assert service_of(rig).link.listening.wait(timeout), "the prop did not connect and subscribe"
 
 
 def settle(rig: Rig, seconds: float = 0.3) -> None:
@@ -451,10 +455,24 @@ def test_bad_messages_are_answered_and_change_nothing(prop_factory, watcher_fact
         settle(rig)
     assert rig.daemon.module.snapshot() == before
     assert rig.kinds() == ["limits", "deck"]
-    # Each bad message is one log line, not a traceback.
-    warnings = [r for r in caplog.records if r.levelname == "WARNING"]
-    assert len(warnings) == len(BAD_COMMANDS) + len(BAD_BOMB_MESSAGES)
+    # The first bad command and the first bad bomb message are a log line each, not a traceback;
+    # the others are counted (a flood of them is not a flood of lines) ...
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 2, warnings
+    assert warnings[0].startswith("mqtt: command rejected: command is not JSON")
+    assert warnings[1].startswith("ignored the message on bomb/solved: solved count is not JSON")
     assert not any(r.exc_info for r in caplog.records)
+    # ... and said once the quiet time has passed (paho's loop ticks at least once a second).
+    noise = service_of(rig).link.noise
+    noise.clock = lambda: time.monotonic() + noise.quiet
+    with caplog.at_level("WARNING"):
+        deadline = time.monotonic() + 5
+        while len([r for r in caplog.records if "more like it" in r.getMessage()]) < 2:
+            assert time.monotonic() < deadline, [r.getMessage() for r in caplog.records]
+            time.sleep(0.05)
+    counts = sorted(r.getMessage() for r in caplog.records if "more like it" in r.getMessage())
+    assert counts[0].startswith(f"{len(BAD_BOMB_MESSAGES) - 1} more like it in 60 s, the last: ignored the message")
+    assert counts[1].startswith(f"{len(BAD_COMMANDS) - 1} more like it in 60 s, the last: mqtt: command rejected: ")
 
 
 # -- Room 2.0 -----------------------------------------------------------------------------------
