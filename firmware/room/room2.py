@@ -31,7 +31,7 @@ from baccarat_core.timer import shown_seconds
 
 from ..daemon import Daemon
 from .commands import GameMaster
-from .mqtt import Link
+from .link import Link
 from .mqtt_settings import MqttConfig, RoomSettings
 
 log = logging.getLogger("baccarat.room")
@@ -82,15 +82,9 @@ class RoomService:
         self.requests = dict(room.requests)
         base = f"Room/{room.room}/Props/{room.prop}"
         self.inbox, self.outbox = f"{base}/inbox", f"{base}/outbox"
-        self.link = Link(
-            cfg,
-            f"{cfg.client_id}-room",
-            will=(self.outbox, "DISCONNECTED"),
-            subscriptions=(self.inbox,),
-            on_message=self._on_message,
-            on_connect=self._on_connect,
-            name="room",
-        )
+        self.link = Link(cfg, f"{cfg.client_id}-room", will=(self.outbox, "DISCONNECTED"), name="room")
+        self.link.on_topic(self.inbox, self._on_message)
+        self.link.connect_hooks.append(self._on_connect)
         self.link.tick_hooks.append(self._tick)
         self._lock = threading.Lock()
         self._data: str | None = None
@@ -160,7 +154,9 @@ class RoomService:
             )
             return
         if not payload:
-            log.info("room: ignored an empty message on %s (a retained command being cleared)", topic)
+            self.link.noise.note(
+                "empty", f"room: ignored an empty message on {topic} (a retained command being cleared)", logging.INFO
+            )
             return
         text = payload.decode("utf-8", "replace").strip() if len(payload) <= strict.MAX_BYTES else ""
         if text == "@PING":
