@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.config import ConfigError, load_config, parse_config
+from firmware.config import ConfigError, parse_config
 from firmware.services import registry
 from tests.conftest import ROOT, config_data, make_config, served_prop
 
