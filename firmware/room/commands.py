@@ -31,6 +31,7 @@ from .command_table import (
     CommandTable,
 )
 from .documents import bet_result, hint, state_document, timer_document
+from .noise import carried
 
 if TYPE_CHECKING:
     from baccarat_core import TableLimits
@@ -259,12 +260,14 @@ class GameMaster:
             done.set_result(self._reply(request_id, name, error=message))
             return done
 
+        in_place = carried()  # a flood's failures are counted as its refusals are (room/noise.py)
+
         def finish(future: Future[Any]) -> None:
             try:
                 done.set_result(self._reply(request_id, name, result=future.result()))
             except Exception as error:  # noqa: BLE001 - reported to the sender, logged once
                 message = strict.one_line(str(error), MAX_ERROR)
-                log.warning("command %s failed: %s", name, message)
+                in_place(lambda: log.warning("command %s failed: %s", name, message))
                 done.set_result(self._reply(request_id, name, error=message))
 
         running.add_done_callback(finish)

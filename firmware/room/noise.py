@@ -130,3 +130,21 @@ class _Capture(logging.Filter):
 
 _capture = _Capture()
 logging.getLogger(COMMANDS_LOGGER).addFilter(_capture)
+
+
+def carried() -> Callable[[Callable[[], None]], None]:
+    """What this thread captures now (:meth:`Noise.capturing`), for work that ends on another
+    thread: ``run = carried()`` here, then ``run(fn)`` there logs ``fn``'s lines as they would
+    have been logged here (a command that fails on the game thread, counted like one refused at
+    once)."""
+    to = getattr(_capture.local, "to", None)
+
+    def run(fn: Callable[[], None]) -> None:
+        before = getattr(_capture.local, "to", None)
+        _capture.local.to = to
+        try:
+            fn()
+        finally:
+            _capture.local.to = before
+
+    return run
