@@ -72,6 +72,7 @@ COMMAND_MODULES = {
     "play": "deck_play",
     "casing": "casing",
     "run": "run",
+    "party": "party",
     "check-config": "run",
     "doctor": "doctor",
     "update": "update",
@@ -85,6 +86,7 @@ COMMAND_MODULES = {
     "start-timer": "gm",
     "add-time": "gm",
     "output": "gm",
+    "send": "gm",
     "history": "history",
 }
 
