@@ -213,3 +213,55 @@ def test_the_developer_page_shows_the_example_as_it_is():
         if block.startswith("# from examples/service"):
             body = block.split("\n", 1)[1].rstrip("\n")
             assert body in source, block[:80]
+
+
+LOW_PORT = """\
+from firmware.sections import Key
+from firmware.services import Service
+
+
+class LowPort(Service):
+    name = "low_port"
+    keys = (Key("port", int, 502),)
+
+    def unit(self, settings):
+        return {"AmbientCapabilities": "CAP_NET_BIND_SERVICE"} if settings["port"] < 1024 else {}
+"""
+
+
+def test_a_service_that_needs_a_low_port_gets_exactly_that_capability_and_the_sandbox_holds(tmp_path, monkeypatch):
+    """``baccarat unit-dropin`` (which install-service.sh writes beside the unit) grants a service
+    what its ``unit()`` asks for the config at hand, and nothing when it asks nothing; the unit with
+    that drop-in still rates at most 2.0 in ``systemd-analyze security``."""
+    import re
+    import shutil
+
+    from firmware.cli.unit import dropin
+
+    site = tmp_path / "site"
+    site.mkdir()
+    _plugin(site, "low_port_plugin", LOW_PORT, "low_port = low_port_plugin:LowPort")
+    monkeypatch.syspath_prepend(str(site))
+    registry.installed.cache_clear()
+    try:
+        assert dropin(parse_config(config_data())) == ""  # no [low_port]: nothing more
+        assert dropin(parse_config(config_data(low_port={"port": 5020}))) == ""
+        text = dropin(parse_config(config_data(low_port={})))
+    finally:
+        registry.installed.cache_clear()
+    lines = text.splitlines()
+    assert lines[1:] == [
+        "[Service]",
+        "AmbientCapabilities=CAP_NET_BIND_SERVICE",
+        "CapabilityBoundingSet=CAP_NET_BIND_SERVICE",
+    ]
+    unit = tmp_path / "baccarat.service"
+    unit.write_text((ROOT / "firmware" / "baccarat.service").read_text() + "\n" + text)  # as a drop-in merges
+    tool = shutil.which("systemd-analyze")
+    assert tool, "systemd-analyze is missing: scripts/test.sh installs the systemd package"
+    run = subprocess.run([tool, "security", "--offline=true", "--no-pager", str(unit)], capture_output=True, text=True)
+    exposure = re.search(r"Overall exposure level for baccarat\.service: (\d+\.\d+)", run.stdout)
+    assert exposure and float(exposure.group(1)) <= 2.0, run.stdout + run.stderr
+    granted = [line for line in run.stdout.splitlines() if "CAP_NET_(BIND_SERVICE" in line]
+    assert granted and granted[0].startswith("✗"), run.stdout  # granted: the one exposure it adds
+    assert "Unknown key" not in run.stderr, run.stderr

@@ -88,6 +88,7 @@ COMMAND_MODULES = {
     "output": "gm",
     "send": "gm",
     "history": "history",
+    "unit-dropin": "unit",
 }
 
 
