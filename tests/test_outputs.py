@@ -516,7 +516,9 @@ def test_the_self_test_switches_a_named_output_and_leaves_a_held_one(mock_factor
     daemon.start()
     try:
         assert daemon.ready.wait(5)
-        (server,) = [c.__self__ for c in closers if isinstance(getattr(c, "__self__", None), ControlServer)]
+        # A started service's stop function is its Running's, whose value is what it started.
+        started = [getattr(getattr(c, "__self__", None), "value", None) for c in closers]
+        (server,) = [value for value in started if isinstance(value, ControlServer)]
         master = server.commands  # the one command path attach_services made
         assert master.self_test.outputs is daemon.board.outputs
         master.self_test.settings = SelfTestSettings(0.02, 0.02, 0.02, 0.1, button_seconds=0.02)
