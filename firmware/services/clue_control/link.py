@@ -80,27 +80,55 @@ class ClueControl:
         self.trigger: Trigger | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
+        #: Set once the link's thread has opened what it could (the switch listens, or failed to).
+        self.ready = threading.Event()
         self._error: BaseException | None = None
         self._lock = threading.Lock()  # guards _state and _loop between update() and the thread
         self._state: dict[Key, bool] = {}  # the prop's state as update() said it last
+        self._stopped = threading.Event()
+        self._stopping: asyncio.Event | None = None  # set on the loop: the thread closes everything and ends
 
-    def start(self) -> None:
-        """Start the thread; return once the switch listens (ClueControlError: it cannot)."""
-        self._thread = threading.Thread(target=self._run, name="baccarat-clue-control", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(START_SECONDS):
+    def start(self, after: threading.Event | None = None) -> None:
+        """Start the thread; return once the switch listens (ClueControlError: it cannot).
+
+        With ``after`` (the daemon's ``ready``), return at once: the link starts on a thread of its
+        own once ``after`` is set (pymodbus is not imported before the prop's first frame), and a
+        switch that cannot listen is one log line.
+        """
+        if after is None:
+            self._start_now()
+            return
+        threading.Thread(
+            target=self._start_after, args=(after,), name="baccarat-clue-control-start", daemon=True
+        ).start()
+
+    def _start_after(self, after: threading.Event) -> None:
+        after.wait()
+        if self._stopped.is_set():
+            return
+        try:
+            self._start_now()
+        except ClueControlError as error:
+            log.error("%s; the prop runs without Clue Control", error)
+
+    def _start_now(self) -> None:
+        with self._lock:
+            if self._stopped.is_set() or self._thread is not None:
+                return
+            self._thread = threading.Thread(target=self._run, name="baccarat-clue-control", daemon=True)
+            self._thread.start()
+        if not self.ready.wait(START_SECONDS):
             raise ClueControlError(f"Clue Control: the link did not start within {START_SECONDS:g} s")
         if self._error is not None:
-            self._thread.join(5)
             raise ClueControlError(_listen_problem(self.host, self.port, self._error))
 
     def stop(self) -> None:
-        """Close the switch and the trigger, end the thread."""
+        """Close the switch and the trigger, end the thread (at once, or as soon as it has started)."""
         with self._lock:
-            loop, thread = self._loop, self._thread
-            if loop is not None:
-                loop.call_soon_threadsafe(loop.stop)
+            self._stopped.set()
+            loop, thread, stopping = self._loop, self._thread, self._stopping
+            if loop is not None and stopping is not None:
+                loop.call_soon_threadsafe(stopping.set)
         if thread is not None:
             thread.join(10)
 
@@ -132,23 +160,25 @@ class ClueControl:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
         try:
-            loop.run_until_complete(self._open(loop))
-        except (OSError, ValueError) as error:
-            self._error = error
-            self._end(loop)
-            self._ready.set()
-            return
-        self._ready.set()
-        try:
-            loop.run_forever()
+            loop.run_until_complete(self._main(loop))
         finally:
-            self._end(loop)
+            loop.close()
 
-    def _end(self, loop: asyncio.AbstractEventLoop) -> None:
-        with self._lock:
-            self._loop = None
-        loop.run_until_complete(self._close())
-        loop.close()
+    async def _main(self, loop: asyncio.AbstractEventLoop) -> None:
+        try:
+            try:
+                await self._open(loop)
+            except (OSError, ValueError) as error:
+                self._error = error
+                return
+            finally:
+                self.ready.set()
+            assert self._stopping is not None  # made by _open
+            await self._stopping.wait()
+        finally:
+            with self._lock:  # update() and stop() no longer reach this loop
+                self._loop = None
+            await self._close()
 
     async def _open(self, loop: asyncio.AbstractEventLoop) -> None:
         logging.getLogger("pymodbus").setLevel(logging.CRITICAL)  # said here, in the link's words
@@ -161,6 +191,9 @@ class ClueControl:
                 host, port = self.controller
                 self.trigger = Trigger(host, port, coil_base=self.coil_base, tally=self.tally)
                 self._push(list(self._state.items()))
+            self._stopping = asyncio.Event()
+            if self._stopped.is_set():  # stop() came first: open nothing
+                self._stopping.set()
             self._loop = loop
         if self.trigger is not None:
             self.trigger.start()

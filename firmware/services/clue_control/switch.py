@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import socket
 import time
 from collections.abc import Callable, Collection, Sequence
 
@@ -95,7 +96,9 @@ class Switch:
         self.host = host
         #: The port asked for; once listening, the port bound (a port of 0 asks the system for one).
         self.port = port
-        self.allow = None if allow is None else {_address(a) for a in allow}
+        #: The addresses that may connect (None: any); host names among them are looked up at :meth:`start`.
+        self.allow: set[str] | None = None if allow is None else set()
+        self._allow_given = tuple(allow or ())
         self.tally = tally or Tally(log)
         self.max_connections = max_connections
         self.frame_seconds = frame_seconds
@@ -109,6 +112,8 @@ class Switch:
         """Listen; an OSError (the port taken, a port below 1024 without the capability) goes to the caller."""
         loop = asyncio.get_running_loop()
         self.tally.bind(loop)
+        if self.allow is not None:
+            self.allow = await _addresses(loop, self._allow_given)
         self._server = await loop.create_server(lambda: _Session(self), self.host, self.port, reuse_address=True)
         self.port = self._server.sockets[0].getsockname()[1]
 
@@ -190,6 +195,25 @@ _WORDS = {
     ExcCodes.ILLEGAL_VALUE: "illegal data value",
     ExcCodes.DEVICE_FAILURE: "server device failure",
 }
+
+
+async def _addresses(loop: asyncio.AbstractEventLoop, given: Sequence[str]) -> set[str]:
+    """The addresses of ``given`` (IP addresses as they are, host names looked up); a name that is
+    not found is one log line, and nobody connects as it."""
+    found: set[str] = set()
+    for item in given:
+        try:
+            found.add(_address(item))
+            continue
+        except ValueError:
+            pass
+        try:
+            infos = await loop.getaddrinfo(item, None, type=socket.SOCK_STREAM)
+        except OSError as error:
+            log.warning("Clue Control switch: %s is not found (%s): commands from it are refused", item, error)
+            continue
+        found.update(_address(str(info[4][0])) for info in infos)
+    return found
 
 
 def _address(text: str) -> str:
