@@ -10,13 +10,15 @@ import asyncio
 import doctest
 import importlib
 import logging
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pymodbus.client import AsyncModbusTcpClient, ModbusTcpClient
 
-from firmware.services.clue_control import ClueControl, ClueControlError
+from firmware.services.clue_control.link import ClueControl, ClueControlError
 from firmware.services.clue_control.protocol import (
     Coils,
     Command,
@@ -130,6 +132,17 @@ def test_the_prop_number_is_the_route_s_source_octet() -> None:
 def test_the_examples_run(name: str) -> None:
     failed, attempted = doctest.testmod(importlib.import_module(name), report=False)
     assert attempted >= 1 and failed == 0, f"{name}: {failed} of {attempted} examples failed"
+
+
+def test_the_service_s_entry_point_loads_neither_pymodbus_nor_asyncio() -> None:
+    """Every prop loads the service's module (its entry point), with [clue_control] or not: it must
+    cost nothing at start-up. pymodbus and asyncio come with the link, once the service starts."""
+    probe = (
+        "import sys; import firmware.services.clue_control.service; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'asyncio', 'pymodbus'}))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"
 
 
 # -- the switch, driven by pymodbus's client -----------------------------------------------

@@ -16,7 +16,8 @@ import time
 
 import pytest
 
-from firmware.services.clue_control import ClueControl, Command
+from firmware.services.clue_control.link import ClueControl
+from firmware.services.clue_control.protocol import Command
 from firmware.services.clue_control.switch import MAX_CONNECTIONS
 
 PATIENCE = 20.0  # seconds a socket waits for an answer or a close that should come at once

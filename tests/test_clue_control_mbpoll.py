@@ -13,7 +13,8 @@ import subprocess
 
 import pytest
 
-from firmware.services.clue_control import ClueControl, Command
+from firmware.services.clue_control.link import ClueControl
+from firmware.services.clue_control.protocol import Command
 
 MBPOLL = shutil.which("mbpoll")
 

@@ -17,7 +17,7 @@ import textwrap
 
 import pytest
 
-from firmware.services.clue_control import ClueControl
+from firmware.services.clue_control.link import ClueControl
 from firmware.services.clue_control.trigger import Trigger
 from tests.clue_control_peer import PATIENCE, FakeClueControl, closed_port
 
@@ -235,7 +235,7 @@ def test_binding_502_unprivileged_is_one_line_naming_the_capability() -> None:
         """
         import os, sys
         import firmware.services.clue_control.switch  # pymodbus, imported while it can be read
-        from firmware.services.clue_control import ClueControl, ClueControlError
+        from firmware.services.clue_control.link import ClueControl, ClueControlError
         if os.geteuid() == 0:
             os.setgroups([]); os.setgid(65534); os.setuid(65534)  # nobody: no capabilities left
         try:

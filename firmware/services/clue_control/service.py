@@ -29,7 +29,6 @@ from ...errors import ConfigError
 from ...findings import FAIL, OK, WARN, Finding
 from ...sections import Key, port_problem, within
 from .. import Prop, Running, Section, Service
-from .link import ClueControl
 from .protocol import MAX_COIL_BASE, Coils, Command, last_octet, output_value, route_address, split_host_port
 
 if TYPE_CHECKING:
@@ -37,6 +36,7 @@ if TYPE_CHECKING:
     from baccarat_core import events as ev
 
     from ...config import Config
+    from .link import ClueControl
 
 log = logging.getLogger("baccarat.clue_control")
 
@@ -223,6 +223,8 @@ class ClueControlService(Service):
 
     def start(self, prop: Prop, settings: ClueControlSettings) -> Running:
         """Listen to the daemon now; open the link once the prop is ready (after its first frame)."""
+        from .link import ClueControl  # asyncio: loaded only for a prop that speaks to Clue Control
+
         s = settings
         commands = prop.commands
 

@@ -11,11 +11,14 @@ spell ends (at the next bad input after it, or by the loop's timer, or at
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections import Counter
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 #: Bad input within this many seconds of a spell's first is counted, not logged.
 SPELL_SECONDS = 60.0
