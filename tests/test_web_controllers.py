@@ -10,7 +10,7 @@ import urllib.request
 
 import pytest
 
-from firmware.web.server import CONTROLLER_ACTIONS
+from firmware.web.controllers import CONTROLLER_ACTIONS
 from tests import browser
 from tests.browser import TOKEN
 
