@@ -7,7 +7,10 @@ and a cross-site script cannot read the token). Secrets are compared in
 constant time and never logged.
 
 :class:`LoginForms` reads a login form's POST (the console's and the players' pages'), with
-one count of wrong passwords for every login form.
+one count of wrong passwords for every login form. A form is read as the pages send it
+(``application/x-www-form-urlencoded``, :func:`read_form`): anything else, or a body that
+does not parse, is one clear ``400`` and one log line that quotes nothing of it (a multipart
+parser's error names the line it choked on, which can be the password).
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING
+from urllib.parse import parse_qsl, urlsplit
 
 from aiohttp import web
 
@@ -31,14 +34,16 @@ from .guard import address_key
 from .replies import wait_words
 
 if TYPE_CHECKING:
-    from multidict import MultiDictProxy
-
     from .server import WebService
 
 log = logging.getLogger("baccarat.web")
 
 COOKIE = "baccarat_session"
 CSRF_HEADER = "X-CSRF-Token"
+#: How the login pages send their form: the only content type a login form is read in.
+FORM_TYPE = "application/x-www-form-urlencoded"
+#: Fields a login form has at most (the pages send one or two).
+MAX_FORM_FIELDS = 8
 
 
 def same_secret(given: str | None, expected: str | None) -> bool:
@@ -127,6 +132,31 @@ def origin_ok(request: web.Request) -> bool:
     return urlsplit(origin).netloc.lower() == request.host.lower()
 
 
+class FormError(ValueError):
+    """A login form that cannot be read; its message quotes nothing of the body."""
+
+
+async def read_form(request: web.Request, timeout: float) -> dict[str, str]:
+    """A login form's fields (the first of each name), read within ``timeout`` seconds.
+
+    Raises :class:`FormError` (another content type, a body that is not UTF-8 or not a form,
+    too many fields), TimeoutError, or aiohttp's ``HTTPRequestEntityTooLarge``.
+    """
+    if request.content_type != FORM_TYPE:
+        raise FormError(f"a form sent as {request.content_type[:60] or 'nothing'!r}, not {FORM_TYPE}")
+    try:
+        raw = await asyncio.wait_for(request.read(), timeout)
+        pairs = parse_qsl(raw.decode("utf-8"), keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS, errors="strict")
+    except UnicodeDecodeError:  # raw or percent-encoded
+        raise FormError("a form that is not UTF-8") from None
+    except ValueError:
+        raise FormError(f"a form of more than {MAX_FORM_FIELDS} fields") from None
+    form: dict[str, str] = {}
+    for name, value in pairs:
+        form.setdefault(name, value)
+    return form
+
+
 class LoginForms:
     """The login forms' POSTs of :class:`~.server.WebService` (its password, throttle, pause and log)."""
 
@@ -135,7 +165,7 @@ class LoginForms:
 
     async def read(
         self, request: web.Request, page: Callable[[str, int], web.Response], *, wrong: str, pages: str
-    ) -> MultiDictProxy[Any] | web.Response:
+    ) -> dict[str, str] | web.Response:
         """A login form's POST: its fields when the password is right, else ``page(message, status)``
         saying why not. A wrong one is answered after a pause and noted as ``wrong {wrong}``."""
         service = self.service
@@ -145,17 +175,18 @@ class LoginForms:
         if not service.throttle.allow(address):  # spare reading the body of a locked address
             return self._too_many(address, page)
         try:
-            form = await asyncio.wait_for(request.post(), service.body_seconds)
+            form = await read_form(request, service.body_seconds)
         except TimeoutError:
             return page(f"The form did not arrive within {service.body_seconds:g} s.", 408)
-        except ValueError:
-            return page("The form could not be read.", 400)
+        except FormError as error:
+            service.episodes.note("malformed", f"web: refused a login form from {address_key(address)}: {error}")
+            return page("The form could not be read: send it from the login page.", 400)
         # From here to the count, no await: concurrent guesses from one address cannot all
         # pass the check before the first is counted.
         if not service.throttle.allow(address):
             return self._too_many(address, page)
         given = form.get("password")
-        if not isinstance(given, str) or not same_secret(given, service.settings.password):
+        if given is None or not same_secret(given, service.settings.password):
             service.throttle.fail(address)
             service.episodes.note("password", f"web: wrong {wrong} from {address_key(address)}")
             await asyncio.sleep(service.wrong_secret_pause)

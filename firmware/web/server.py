@@ -58,8 +58,6 @@ from .settings import WebSettings, is_loopback
 from .webhooks import WebhookSender
 
 if TYPE_CHECKING:
-    from multidict import MultiDictProxy
-
     from .history import HistoryPages
 
     #: ``factory(service) -> HistoryPages``: the History view for a service (:func:`.attach.attach_web`).
@@ -343,7 +341,7 @@ class WebService:
 
     async def login_form(
         self, request: web.Request, page: Callable[[str, int], web.Response], *, wrong: str, pages: str
-    ) -> MultiDictProxy[Any] | web.Response:
+    ) -> dict[str, str] | web.Response:
         """A login form's POST (the console's or the players' pages'): its fields when the password
         is right, else ``page(message, status)`` saying why not (:class:`~.auth.LoginForms`)."""
         return await self.logins.read(request, page, wrong=wrong, pages=pages)
