@@ -30,16 +30,9 @@ import pytest
 
 from firmware.cli.gm import request as control_request
 from firmware.config import DEFAULT_CONFIG
-from firmware.web.guard import (
-    ACCEPT_BACKLOG,
-    MAX_CONNECTIONS,
-    MAX_PER_ADDRESS,
-    MAX_REFUSED,
-    Episodes,
-    Throttle,
-    address_key,
-)
+from firmware.web.guard import ACCEPT_BACKLOG, MAX_CONNECTIONS, MAX_PER_ADDRESS, MAX_REFUSED, Episodes
 from firmware.web.settings import Webhook
+from firmware.web.throttle import Throttle, address_key
 from tests import browser
 from tests.browser import TOKEN
 from tests.conftest import ROOT
@@ -368,7 +361,10 @@ def test_concurrent_slow_bodied_guesses_get_ten_comparisons(web_factory, login):
     assert 303 not in statuses, "a login got through the throttle"
 
 
-def test_address_churn_never_unlocks_an_address(web_factory):
+def test_a_crowd_of_guessers_locks_out_each_guesser_and_never_the_right_password(web_factory):
+    """1,100 addresses with one wrong password each (more than the 1,024 counted one by one): the
+    locked address stays locked, a guesser beyond the table is locked after its ten, and the game
+    master logs in from an address of its own."""
     web = web_factory(settings={"password": PASSWORD})
     web.service.wrong_secret_pause = 0  # only the counting is tested here
     port = web.service.port
@@ -379,10 +375,14 @@ def test_address_churn_never_unlocks_an_address(web_factory):
     others = [f"127.0.{8 + n // 250}.{1 + n % 250}" for n in range(1100)]
     with ThreadPoolExecutor(8) as pool:
         statuses = list(pool.map(lambda s: http(port, "POST", "/login", "password=x", FORM, source=s)[0], others))
-    # The table holds 1,024 addresses: the locked one and 1,023 others; the rest are refused uncompared.
-    assert statuses.count(401) == 1023 and statuses.count(429) == 77, (statuses.count(401), statuses.count(429))
+    assert statuses.count(401) == 1100, "a guess was refused uncompared: the right password would have been too"
     assert len(web.service.throttle) == 1024
     assert http(port, "POST", "/login", f"password={PASSWORD}", FORM, source="127.0.7.1")[0] == 429
+    assert http(port, "POST", "/login", f"password={PASSWORD}", FORM, source="127.0.30.1")[0] == 303
+    beyond = [http(port, "POST", "/login", f"password=w{n}", FORM, source="127.0.31.1")[0] for n in range(11)]
+    assert beyond == [401] * 10 + [429], "a guesser the table has no room for was not locked"
+    status, headers, _ = http(port, "POST", "/login", f"password={PASSWORD}", FORM, source="127.0.31.1")
+    assert status == 429 and 0 < int(headers["retry-after"]) <= 300
 
 
 def test_the_throttle_counts_an_ipv6_host_by_its_prefix():
@@ -397,11 +397,33 @@ def test_the_throttle_counts_an_ipv6_host_by_its_prefix():
     assert address_key("::ffff:10.0.0.5") == "10.0.0.5" and throttle.allow("10.0.0.5")
     for n in range(3):
         throttle.fail(f"10.0.0.{n}")
-    assert len(throttle) == 4 and not throttle.allow("10.0.0.99"), "a full table must fail closed"
+    assert len(throttle) == 4 and throttle.allow("10.0.0.99"), "a full table must not lock out a newcomer"
+    for _ in range(10):
+        throttle.fail("10.0.0.99")  # counted beyond the table
+    assert len(throttle) == 4 and not throttle.allow("10.0.0.99"), "a guesser beyond the table was not locked"
+    assert 0 < throttle.retry_after("10.0.0.99") <= 300
     now[0] = 299.0
     assert not throttle.allow("2001:db8:1:2::1"), "locked for the whole window"
     now[0] = 301.0
     assert throttle.allow("2001:db8:1:2::1") and throttle.allow("10.0.0.99")
+
+
+def test_a_page_origin_is_a_guesser_of_its_own_within_bounds():
+    """Origins split an address's count, but a client naming a new origin each time gains at most
+    ``max_origins`` counts of ten, and an origin that gave the right secret keeps its own."""
+    throttle = Throttle(attempts=10, window=60, clock=lambda: 0.0)
+    address = "10.0.0.5"
+    throttle.passed(address, "http://erm.example")
+    forged = [f"http://forged-{n}.example" for n in range(100)]
+    compared = 0
+    for origin in forged:
+        while throttle.allow(address, origin):
+            throttle.fail(address, origin)
+            compared += 1
+    assert compared == 10 * (throttle.max_origins + 1), compared
+    assert throttle.allow(address, "http://erm.example"), "the origin that knows the token was locked out"
+    assert throttle.allow(address), "a client naming no origin is another guesser"
+    assert not throttle.allow(address, "http://another-new.example")
 
 
 def test_wrong_controller_tokens_are_throttled_and_logged_once(web_factory, caplog):

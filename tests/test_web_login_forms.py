@@ -14,7 +14,7 @@ import logging
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from firmware.web.guard import Throttle
+from firmware.web.throttle import Throttle
 from tests import browser
 
 web_factory = browser.web_factory  # the fixture

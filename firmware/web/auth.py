@@ -30,8 +30,8 @@ from aiohttp import web
 
 from baccarat_core.records import field, record
 
-from .guard import address_key
 from .replies import wait_words
+from .throttle import address_key
 
 if TYPE_CHECKING:
     from .server import WebService

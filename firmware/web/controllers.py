@@ -34,8 +34,8 @@ from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
 from .auth import same_secret
-from .guard import address_key
 from .replies import json_reply, text_reply, wait_words
+from .throttle import address_key
 
 if TYPE_CHECKING:
     from .server import WebService
@@ -159,9 +159,11 @@ class ControllerEndpoints:
         expected = service.settings.controller_token
         if expected is None:
             return web.Response(status=403, text="forbidden: set [web] controller_token to use these endpoints\n")
-        address = request.remote
-        if not service.token_throttle.allow(address):
-            wait = service.token_throttle.retry_after(address)
+        # The guesser: the address, and the page a browser says the request came from (Escape Room
+        # Master's polls from its page are not another site's page in the same browser).
+        address, origin = request.remote, request.headers.get("Origin")
+        if not service.token_throttle.allow(address, origin):
+            wait = service.token_throttle.retry_after(address, origin)
             service.episodes.note(
                 "token", f"web: {request.path} refused to {address_key(address)}: too many wrong tokens"
             )
@@ -171,12 +173,13 @@ class ControllerEndpoints:
                 headers={"Retry-After": str(wait)},
             )
         if not same_secret(request.query.get("token"), expected):
-            service.token_throttle.fail(address)
+            service.token_throttle.fail(address, origin)
             service.episodes.note(
                 "token", f"web: {request.path} refused: missing or wrong controller token (from {address_key(address)})"
             )
             await asyncio.sleep(service.wrong_secret_pause)
             return web.Response(status=403, text="forbidden: missing or wrong token\n")
+        service.token_throttle.passed(address, origin)
         return None
 
     async def _status(self, request: web.Request) -> web.StreamResponse:

@@ -8,11 +8,8 @@
   the new one is answered 503 (up to :data:`MAX_REFUSED` at once; beyond, closed
   unanswered). The prop's other descriptors (the state file, the control socket,
   MQTT) are never starved by held connections.
-- :class:`Throttle`: at most ``attempts`` wrong secrets per address in ``window``
-  seconds, checked and counted once the request is whole, with no ``await`` between
-  the check, the comparison and the count (so concurrent guesses cannot overtake it).
-- :func:`address_key`: an IPv6 address counts by its /64 prefix (one host has a whole
-  /64 to churn through), an IPv4 address by itself.
+- wrong passwords and tokens are counted by :mod:`.throttle`, which also says what
+  one address is (:func:`~.throttle.address_key`: an IPv6 host by its /64 prefix).
 - :class:`Episodes`: a repeated warning (wrong tokens, malformed requests) is one log
   line, then one line saying how many more came, at most once per ``quiet`` seconds.
 - :class:`HttpLogFilter`: aiohttp's own logging of a malformed request quotes the raw
@@ -27,14 +24,15 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import ipaddress
 import logging
 import re
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
+
+from .throttle import address_key
 
 log = logging.getLogger("baccarat.web")
 
@@ -55,105 +53,6 @@ QUIET_SECONDS = 60.0
 MAX_REFUSED = 16
 #: Connections the kernel queues for the server (asyncio also accepts up to this many at a time).
 ACCEPT_BACKLOG = 32
-
-
-def address_key(address: str | None) -> str:
-    """What the limits count by: an IPv4 address, or the /64 prefix of an IPv6 one.
-
-    >>> address_key("2001:db8:1:2:aaaa::1") == address_key("2001:db8:1:2:bbbb::7")
-    True
-    >>> address_key("::ffff:192.0.2.7")
-    '192.0.2.7'
-    """
-    if not address:
-        return "?"
-    try:
-        ip = ipaddress.ip_address(address.split("%")[0])
-    except ValueError:
-        return address[:64]
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, 64), strict=False))
-    return str(ip)
-
-
-class Throttle:
-    """At most ``attempts`` wrong secrets per address (:func:`address_key`) in ``window`` seconds.
-
-    Call :meth:`allow` once the request is whole, then compare, then :meth:`fail` on a
-    wrong secret, all without an ``await`` between them. Memory is bounded: at most
-    ``max_addresses`` addresses are tracked, an address is forgotten only once its
-    window has passed (so address churn never unlocks one), and while the table is
-    full of live addresses a new address is refused too (it fails closed).
-    """
-
-    def __init__(
-        self,
-        *,
-        attempts: int = 10,
-        window: float = 300.0,
-        max_addresses: int = 1024,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.attempts = attempts
-        self.window = window
-        self.max_addresses = max_addresses
-        self._clock = clock
-        self._failures: dict[str, deque[float]] = {}
-        self._lock = threading.Lock()
-
-    def _recent(self, key: str, now: float) -> deque[float] | None:
-        times = self._failures.get(key)
-        if times is None:
-            return None
-        while times and now - times[0] >= self.window:
-            times.popleft()
-        if not times:
-            del self._failures[key]
-            return None
-        return times
-
-    def _purge(self, now: float) -> None:
-        for key in list(self._failures):
-            self._recent(key, now)
-
-    def allow(self, address: str | None) -> bool:
-        """True when ``address`` may try a secret now (it has attempts left and can be counted)."""
-        key = address_key(address)
-        now = self._clock()
-        with self._lock:
-            times = self._recent(key, now)
-            if times is not None:
-                return len(times) < self.attempts
-            if len(self._failures) >= self.max_addresses:
-                self._purge(now)
-            return len(self._failures) < self.max_addresses
-
-    def fail(self, address: str | None) -> None:
-        """Count a wrong secret from ``address`` (right after :meth:`allow` said True)."""
-        key = address_key(address)
-        now = self._clock()
-        with self._lock:
-            times = self._recent(key, now)
-            if times is None:
-                if len(self._failures) >= self.max_addresses:
-                    return  # allow() said no room: nothing was compared
-                times = self._failures[key] = deque(maxlen=self.attempts)
-            times.append(now)
-
-    def retry_after(self, address: str | None) -> int:
-        """Whole seconds until ``address`` may try again (the window, when the table is full)."""
-        key = address_key(address)
-        now = self._clock()
-        with self._lock:
-            times = self._recent(key, now)
-            if times is None or len(times) < self.attempts:
-                return int(self.window)
-            return max(1, int(times[0] + self.window - now + 0.999))
-
-    def __len__(self) -> int:
-        return len(self._failures)
 
 
 class Episodes:

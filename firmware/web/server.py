@@ -49,12 +49,13 @@ from ..sound.players import WAV_DIR
 from .auth import COOKIE, CSRF_HEADER, LoginForms, Session, Sessions, login_response, origin_ok
 from .backend import ConsoleBackend
 from .controllers import ControllerEndpoints, cors_middleware, is_controller_path
-from .guard import ACCEPT_BACKLOG, BODY_SECONDS, IDLE_SECONDS, ConnectionGuard, Episodes, Throttle, http_logger
+from .guard import ACCEPT_BACKLOG, BODY_SECONDS, IDLE_SECONDS, ConnectionGuard, Episodes, http_logger
 from .live import LiveHub, View, event_stream
 from .players import PlayerPages
 from .replies import MAX_BODY, SECURITY_HEADERS, json_body
 from .replies import json_reply as _json
 from .settings import WebSettings, is_loopback
+from .throttle import Throttle
 from .webhooks import WebhookSender
 
 if TYPE_CHECKING:
