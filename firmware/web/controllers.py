@@ -56,6 +56,8 @@ CONTROLLER_ACTIONS: dict[str, tuple[str, ...]] = {
 CONTROLLER_PATHS = frozenset({"/status", "/enable_status", "/json", *(f"/{action}" for action in CONTROLLER_ACTIONS)})
 #: The controllers' output switches, ``/output/<name>/<state>`` (token-gated like the paths above).
 CONTROLLER_OUTPUT_PREFIX = "/output/"
+#: Where a request keeps its token check's outcome (:meth:`ControllerEndpoints.check`).
+_CHECKED = web.RequestKey("baccarat.token", str)
 
 
 def is_controller_path(path: str) -> bool:
@@ -154,16 +156,39 @@ class ControllerEndpoints:
             app.router.add_get(f"/{action}", self._request, allow_head=False)
         app.router.add_get(CONTROLLER_OUTPUT_PREFIX + "{name}/{state}", self._output, allow_head=False)
 
+    def check(self, request: web.Request) -> str:
+        """The request's token: ``ok``, ``wrong`` (missing or wrong: counted), ``locked`` (not compared:
+        too many wrong ones) or ``unset`` (no ``[web] controller_token``); checked once per request.
+
+        The guesser is the address, and the page a browser says the request came from
+        (``Origin``): Escape Room Master's polls from its page are not another site's page
+        in the same browser (:class:`~.throttle.Throttle`)."""
+        if _CHECKED in request:
+            return request[_CHECKED]
+        throttle = self.service.token_throttle
+        expected = self.service.settings.controller_token
+        address, origin = request.remote, request.headers.get("Origin")
+        if expected is None:
+            outcome = "unset"
+        elif not throttle.allow(address, origin):
+            outcome = "locked"
+        elif not same_secret(request.query.get("token"), expected):
+            throttle.fail(address, origin)
+            outcome = "wrong"
+        else:
+            throttle.passed(address, origin)
+            outcome = "ok"
+        request[_CHECKED] = outcome
+        return outcome
+
     async def _token_refused(self, request: web.Request) -> web.Response | None:
         service = self.service
-        expected = service.settings.controller_token
-        if expected is None:
+        outcome = self.check(request)
+        if outcome == "unset":
             return web.Response(status=403, text="forbidden: set [web] controller_token to use these endpoints\n")
-        # The guesser: the address, and the page a browser says the request came from (Escape Room
-        # Master's polls from its page are not another site's page in the same browser).
-        address, origin = request.remote, request.headers.get("Origin")
-        if not service.token_throttle.allow(address, origin):
-            wait = service.token_throttle.retry_after(address, origin)
+        address = request.remote
+        if outcome == "locked":
+            wait = service.token_throttle.retry_after(address, request.headers.get("Origin"))
             service.episodes.note(
                 "token", f"web: {request.path} refused to {address_key(address)}: too many wrong tokens"
             )
@@ -172,14 +197,12 @@ class ControllerEndpoints:
                 text=f"too many wrong tokens: wait {wait_words(wait)}\n",
                 headers={"Retry-After": str(wait)},
             )
-        if not same_secret(request.query.get("token"), expected):
-            service.token_throttle.fail(address, origin)
+        if outcome == "wrong":
             service.episodes.note(
                 "token", f"web: {request.path} refused: missing or wrong controller token (from {address_key(address)})"
             )
             await asyncio.sleep(service.wrong_secret_pause)
             return web.Response(status=403, text="forbidden: missing or wrong token\n")
-        service.token_throttle.passed(address, origin)
         return None
 
     async def _status(self, request: web.Request) -> web.StreamResponse:

@@ -241,7 +241,7 @@ class WebService:
     @web.middleware
     async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         connection = request.protocol
-        admitted = self.guard.begin(connection)  # no head timer while a request is served
+        admitted = self.guard.begin(connection, trusted=self._trusted(request))  # no head timer while served
         try:
             if admitted:
                 response = await handler(request)
@@ -261,6 +261,14 @@ class WebService:
         if not response.prepared:
             response.headers.update(SECURITY_HEADERS)
         return response
+
+    def _trusted(self, request: web.Request) -> bool:
+        """The request may use the connections kept for the game master and the controller: it has
+        a console session's cookie, or it is a controller's with the right token (checked, and
+        counted if wrong, by the one token check: :meth:`~.controllers.ControllerEndpoints.check`)."""
+        if is_controller_path(request.path):
+            return self.controllers.check(request) == "ok"
+        return self.sessions.get(request.cookies.get(COOKIE)) is not None
 
     def _host_is_local(self, request: web.Request) -> bool:
         """Without a password: the Host header must name this machine's loopback (no DNS rebinding)."""
