@@ -8,13 +8,7 @@ without a timer. Every command goes through the backend's one command path
 Routes:
 
 =============================  ==========================================================
-``GET /``                      the console (a login first when ``[web] password`` is set)
-``GET|POST /login``            the login form
-``POST /logout``               ends the session (CSRF header)
-``GET /api/session``           this page's CSRF token and what the prop has
-``GET /events``                server-sent events: displays, lights, state, log, answer
-``POST /api/command``          a game-master command as JSON (CSRF header)
-``POST /api/panel``            a front-panel press or release (simulator; CSRF header)
+``GET /``, ``/login`` ...      the console, its login, session, stream and commands (:mod:`.console`)
 ``GET /status`` ... ``/reset``  Escape Room Master polling and requests (``?token=``; :mod:`.controllers`)
 ``GET /json``                  the same state as JSON (``?token=``)
 ``GET /output/<name>/<state>``  switch an output ``on``, ``off`` or ``pulse`` (``?token=``)
@@ -22,6 +16,10 @@ Routes:
 ``GET /casing``, ``/play`` ...  the players' pages (:mod:`.players`)
 ``GET /history`` ...           how each game went, behind the console's login (:mod:`.history`)
 =============================  ==========================================================
+
+Every request passes :meth:`WebService._guard` first: the connection guard's caps
+(:mod:`.guard`), with the connections kept for trusted requests (a console session,
+the controller's right token).
 """
 
 from __future__ import annotations
@@ -39,15 +37,12 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from baccarat_core.events import AREA_NAMES
-
 from ..devices.wiring import INPUT_NAMES
 from ..errors import PropError
 from ..room.commands import COMMAND_TIMEOUT
-from ..sound.cues import CUES
-from ..sound.players import WAV_DIR
-from .auth import COOKIE, CSRF_HEADER, LoginForms, Session, Sessions, login_response, origin_ok
+from .auth import COOKIE, CSRF_HEADER, LoginForms, Session, Sessions, origin_ok
 from .backend import ConsoleBackend
+from .console import ConsolePages
 from .controllers import ControllerEndpoints, cors_middleware, is_controller_path
 from .guard import ACCEPT_BACKLOG, BODY_SECONDS, IDLE_SECONDS, ConnectionGuard, Episodes, http_logger
 from .live import LiveHub, View, event_stream
@@ -117,7 +112,7 @@ class WebService:
         if settings.webhooks:
             backend.subscribe_events(self.webhooks.on_events)
         self.port = settings.port
-        self._pages = {name: (static_dir / name).read_text(encoding="utf-8") for name in ("index.html", "login.html")}
+        self.console = ConsolePages(self)
         self.players = PlayerPages(self)
         self.controllers = ControllerEndpoints(self)
         self.logins = LoginForms(self)
@@ -221,17 +216,9 @@ class WebService:
     def _app(self) -> web.Application:
         cors = cors_middleware(is_controller_path)
         app = web.Application(client_max_size=MAX_BODY, middlewares=[cors, self._guard])
-        app.router.add_get("/", self._index)
-        app.router.add_get("/login", self._login_page)
-        app.router.add_post("/login", self._login)
-        app.router.add_post("/logout", self._logout)
-        app.router.add_get("/api/session", self._session_info)
-        app.router.add_get("/events", self._events)
-        app.router.add_post("/api/command", self._command)
-        app.router.add_post("/api/panel", self._panel)
+        self.console.register(app)
         self.controllers.register(app)
         app.router.add_static("/static/", self.static_dir, follow_symlinks=False)
-        app.router.add_get("/sound/{cue}.wav", self._sound)
         self.players.register(app)
         if self.history is not None:
             self.history.register(app)
@@ -306,48 +293,7 @@ class WebService:
             return _json({"ok": False, "error": "refused: missing or wrong CSRF token (reload the page)"}, 403)
         return None
 
-    # -- the console ------------------------------------------------------------------------------
-    async def _sound(self, request: web.Request) -> web.StreamResponse:
-        """One of the prop's own sound clips, by cue name (the page plays them)."""
-        cue = request.match_info["cue"]
-        if cue not in CUES:
-            return web.Response(status=404, text=f"no sound {cue[:40]!r}\n")
-        return web.FileResponse(WAV_DIR / f"{cue}.wav", headers={"Cache-Control": "max-age=3600"})
-
-    async def _index(self, request: web.Request) -> web.StreamResponse:
-        session, new = self._session(request, create=True)
-        if session is None:
-            if self.settings.password:
-                raise web.HTTPSeeOther("/login")
-            return web.Response(status=403, text="this console answers on localhost only\n")
-        response = web.Response(
-            text=self._pages["index.html"], content_type="text/html", headers={"Cache-Control": "no-store"}
-        )
-        if new:
-            self._set_cookie(response, session)
-        return response
-
-    def _login_response(self, message: str = "", status: int = 200) -> web.Response:
-        return login_response(self._pages["login.html"], message, status)
-
-    async def _login_page(self, request: web.Request) -> web.StreamResponse:
-        if not self.settings.password:
-            raise web.HTTPSeeOther("/")
-        if "restarted" in request.query:  # an open console found the prop started anew
-            return self._login_response("The prop restarted: log in again.")
-        return self._login_response()
-
-    async def _login(self, request: web.Request) -> web.StreamResponse:
-        if not self.settings.password:
-            raise web.HTTPSeeOther("/")
-        form = await self.login_form(request, self._login_response, wrong="console password", pages="console")
-        if isinstance(form, web.Response):
-            return form
-        session = self.sessions.create()
-        response = web.HTTPSeeOther("/")
-        self._set_cookie(response, session)
-        raise response
-
+    # -- what the pages share --------------------------------------------------------------------
     async def login_form(
         self, request: web.Request, page: Callable[[str, int], web.Response], *, wrong: str, pages: str
     ) -> dict[str, str] | web.Response:
@@ -355,48 +301,10 @@ class WebService:
         is right, else ``page(message, status)`` saying why not (:class:`~.auth.LoginForms`)."""
         return await self.logins.read(request, page, wrong=wrong, pages=pages)
 
-    async def _logout(self, request: web.Request) -> web.StreamResponse:
-        session, refused = self._post_session(request)
-        if refused is not None:
-            return refused
-        assert session is not None  # _post_session gives a session or a refusal
-        self.sessions.drop(session.token)
-        response = _json({"ok": True, "next": "/login" if self.settings.password else "/"})
-        response.del_cookie(COOKIE, path="/")
-        return response
-
-    async def _session_info(self, request: web.Request) -> web.StreamResponse:
-        session, new = self._session(request, create=True)
-        if session is None:
-            return _json({"ok": False, "error": "not logged in", "boot": self.boot}, 401)
-        response = _json(
-            {
-                "ok": True,
-                "boot": self.boot,
-                "csrf": session.csrf,
-                "name": self.backend.name,
-                "roles": list(self.backend.roles),
-                "front_panel": self.front_panel,
-                "password": bool(self.settings.password),
-                "inputs": list(INPUT_NAMES),
-                "areas": AREA_NAMES,
-                "outputs": self.backend.outputs,
-            }
-        )
-        if new:
-            self._set_cookie(response, session)
-        return response
-
     @property
     def front_panel(self) -> bool:
         """The page shows the module's front panel (config allows it and the backend can press)."""
         return self.settings.front_panel and self.backend.has_front_panel
-
-    async def _events(self, request: web.Request) -> web.StreamResponse:
-        session, _ = self._session(request)
-        if session is None:
-            return _json({"ok": False, "error": "not logged in"}, 401)
-        return await self.stream(request)
 
     async def stream(self, request: web.Request, view: View | None = None) -> web.StreamResponse:
         """Server-sent events of the hub's updates, through ``view`` when given (the players' pages),
@@ -416,24 +324,6 @@ class WebService:
                 "command": payload.get("command"),
                 "error": f"the prop did not answer within {timeout:g} s",
             }
-
-    async def _command(self, request: web.Request) -> web.StreamResponse:
-        _, refused = self._post_session(request)
-        if refused is not None:
-            return refused
-        payload, problem = await json_body(request, self.body_seconds)
-        if problem:
-            return _json({"ok": False, "error": problem}, 400)
-        reply = await self.run_command(payload)
-        return _json(reply, 200 if reply.get("ok") else 400)
-
-    async def _panel(self, request: web.Request) -> web.StreamResponse:
-        _, refused = self._post_session(request)
-        if refused is not None:
-            return refused
-        if not self.front_panel:
-            return _json({"ok": False, "error": "this prop has no front panel in the console"}, 404)
-        return await self.press_panel(request)
 
     async def press_panel(self, request: web.Request, *, name_inputs: bool = True) -> web.Response:
         """A front-panel press or release, ``{"input": ..., "action": "press"|"release"}`` read by the
