@@ -679,7 +679,7 @@ MUTANTS: list[Mutant] = [
         "firmware/web/throttle.py",
         "            if times is not None and len(times) >= self.attempts:\n                return False\n",
         "            if times is not None and len(times) > self.attempts:\n                return False\n",
-        ("tests/test_web_api.py", "tests/test_web_hostile.py"),
+        ("tests/test_web_api.py", "tests/test_web_guessing.py"),
         "one wrong password more than the limit is allowed",
     ),
     m(
