@@ -15,6 +15,7 @@ from firmware.web.guard import MAX_PER_ADDRESS
 from firmware.web.throttle import Throttle, address_key
 from tests import browser
 from tests.browser import TOKEN
+from tests.conftest import ROOT
 from tests.test_web_hostile import FORM, PASSWORD, http
 
 web_factory = browser.web_factory  # the fixture
@@ -135,3 +136,26 @@ def test_wrong_controller_tokens_are_throttled_and_logged_once(web_factory, capl
     lines = [r.getMessage() for r in caplog.records if "token" in r.getMessage()]
     assert len(lines) == 1 and "wrong controller token" in lines[0], lines
     assert all("wrong-token" not in line for line in lines)
+
+
+def test_the_security_page_states_the_codes_figures():
+    """docs/run/console-security.md against the constants it quotes."""
+    from firmware.room.held_outputs import CHECKPOINT_SECONDS
+    from firmware.web.auth import MAX_FORM_FIELDS
+    from firmware.web.guard import MAX_CONNECTIONS, RESERVED
+    from firmware.web.replies import MAX_BODY
+
+    page = (ROOT / "docs" / "run" / "console-security.md").read_text(encoding="utf-8")
+    throttle = Throttle()
+    figures = [
+        f"at most {MAX_FORM_FIELDS} fields",
+        f"at most {MAX_BODY // 1024} KiB",
+        f"At most {MAX_CONNECTIONS} connections are served at once, {MAX_PER_ADDRESS} from one address",
+        f"**{RESERVED} are kept for trusted requests**",
+        f"may have at most {MAX_CONNECTIONS - RESERVED} in progress",
+        f"The first {throttle.max_addresses:,} guessers are counted one by one",
+        f"for at most {throttle.max_origins} origins",
+        f"written again every {CHECKPOINT_SECONDS:g} s",
+    ]
+    for figure in figures:
+        assert figure in " ".join(page.split()), f"the page no longer says {figure!r}"
