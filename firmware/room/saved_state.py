@@ -17,10 +17,10 @@ passed). A wall clock that reads earlier than ``saved_at`` (a Pi without a real-
 before it has the network time) counts nothing: the countdown resumes where it was saved.
 
 **The outputs** held on (a lock that opened) are saved with the game, as the daemon
-offers them (:meth:`~firmware.daemon.Daemon.held_outputs`): each with the wall-clock
-time its ``max_on_seconds`` cut-off ends, so a restart switches it on again for what
-is left of it, never a fresh cut-off (a prop that restarts over and over cannot keep a
-solenoid on). Pulses are never saved: a restart does not repeat one.
+offers them (:meth:`~firmware.daemon.Daemon.held_outputs`): each with what is left of
+its ``max_on_seconds`` cut-off, so a restart switches it on again for no more than that,
+never a fresh cut-off, whatever the clock says (:mod:`.held_outputs`). Pulses are never
+saved: a restart does not repeat one.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from baccarat_core.timer import BombRules
 
 from ..config import Config
 from ..devices.switching import OutputSwitched
+from .held_outputs import Checkpoints, Schedule, encode, held_outputs, thread_timer
 
 log = logging.getLogger("baccarat.state")
 
@@ -210,8 +211,8 @@ def _on_disk(path: Path) -> str | None:
 
 @record
 class SavedGame:
-    """What a restart brings back: the module, and the outputs held on (name -> the wall-clock
-    time its cut-off ends, or None)."""
+    """What a restart brings back: the module, and the outputs held on (name -> the seconds left
+    of its cut-off, or None)."""
 
     module: BaccaratModule
     outputs: dict[str, float | None]
@@ -255,31 +256,11 @@ def load_game(
         elif module.timer.running:
             module.timer.elapse(off)
             log.info("the countdown ran on for the %.1f s since the game was saved", off)
-    return SavedGame(module, held_outputs(data.get("outputs", {}), config, path))
+    return SavedGame(module, held_outputs(data.get("outputs", {}), config, path, wall_clock()))
 
 
 _SAVED_AT = frozenset({"saved_at"})
 _OUTPUTS = frozenset({"outputs"})
-
-
-def held_outputs(saved: object, config: Config, path: Path) -> dict[str, float | None]:
-    """The ``outputs`` of a state file, ``{"lock": null, "latch": 1767225600.5}``, each checked:
-    a configured output's name, with null or a wall-clock time (seconds since 1970)."""
-    if not isinstance(saved, dict):
-        log.warning("state file %s: outputs %s is not an object; no output switched on again", path, show_value(saved))
-        return {}
-    names = {output.name for output in config.outputs}
-    held: dict[str, float | None] = {}
-    for name, until in saved.items():
-        if name not in names:
-            log.warning("state file %s: output %s is not in the config; not switched on again", path, show_value(name))
-        elif until is not None and (type(until) not in (int, float) or not 0 <= until < 1e11):
-            log.warning(
-                "state file %s: output %s = %s is not a time; not switched on again", path, name, show_value(until)
-            )
-        else:
-            held[name] = None if until is None else float(until)
-    return held
 
 
 def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
@@ -369,7 +350,9 @@ class StateKeeper:
     saved with the module. An output an event switches is saved with that event's batch,
     before it is shown (a deal's lock from its gesture); what an output did on its own (a
     command, a pulse that ended, a cut-off) is handed to the writer without waiting: the
-    pin has switched already, and the frame need not wait for an fsync.
+    pin has switched already, and the frame need not wait for an fsync. While one with a
+    cut-off is on, its time left (on ``clock``) is written again now and then (``schedule``
+    times it), and at :meth:`close` as at the stop (:class:`~.held_outputs.Checkpoints`).
     """
 
     def __init__(
@@ -380,9 +363,12 @@ class StateKeeper:
         background: bool = False,
         wall_clock: Callable[[], float] = time.time,
         outputs: Callable[[], Mapping[str, float | None]] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        schedule: Schedule = thread_timer,
     ) -> None:
         self.path = path
         self._outputs = outputs
+        self._time_left = Checkpoints(self._hand_time_left, clock=clock, wall_clock=wall_clock, schedule=schedule)
         self.wall_clock = wall_clock
         self.fingerprint = fingerprint(config)
         # What the file holds now: a restored game that resumes unchanged is not written again
@@ -419,13 +405,15 @@ class StateKeeper:
         saved: dict[str, Any] = {"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}
         held = dict(self._outputs()) if self._outputs is not None else {}
         if held:  # a file without outputs reads as before
-            saved["outputs"] = held
+            saved["outputs"] = encode(held, self.wall_clock())
         text = json.dumps(saved, sort_keys=True)
         if text == self._last:
             return
         self._last = text
         if module.timer is not None:  # the countdown's time left holds at this moment
-            text = json.dumps({**saved, "saved_at": round(self.wall_clock(), 3)}, sort_keys=True)
+            saved["saved_at"] = round(self.wall_clock(), 3)
+            text = json.dumps(saved, sort_keys=True)
+        self._time_left.saved(saved, held)
         if not self._background:
             if not self._write(text):
                 self._background = True  # from now on the writer thread writes, in order
@@ -436,6 +424,11 @@ class StateKeeper:
         self._hand(text)
         if urgent:
             self.flush()
+
+    def _hand_time_left(self, text: str) -> None:
+        with self._cond:
+            self._background = True  # from now on the writer thread writes, in order
+        self._hand(text)
 
     def _hand(self, text: str) -> None:
         """Give ``text`` to the writer thread (it replaces one not yet written)."""
@@ -461,6 +454,8 @@ class StateKeeper:
         module, self._later = self._later, None
         if module is not None:
             self._save(module, urgent=False)
+        if self._outputs is not None and (stopped := self._time_left.stopped(self._outputs)) is not None:
+            self._hand(stopped)  # the writer thread writes it before it stops
         with self._cond:
             self._closing = True
             self._cond.notify_all()

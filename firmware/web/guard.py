@@ -7,12 +7,14 @@
   in progress is closed to make room; when every one is busy (live pages, commands),
   the new one is answered 503 (up to :data:`MAX_REFUSED` at once; beyond, closed
   unanswered). The prop's other descriptors (the state file, the control socket,
-  MQTT) are never starved by held connections.
-- :class:`Throttle`: at most ``attempts`` wrong secrets per address in ``window``
-  seconds, checked and counted once the request is whole, with no ``await`` between
-  the check, the comparison and the count (so concurrent guesses cannot overtake it).
-- :func:`address_key`: an IPv6 address counts by its /64 prefix (one host has a whole
-  /64 to churn through), an IPv4 address by itself.
+  MQTT) are never starved by held connections. :data:`RESERVED` of the connections
+  are kept for *trusted* requests (a console session's cookie, the controller's
+  token): the others (public pages, logins, wrong tokens) may have at most the rest
+  in progress at once, beyond which each is answered 503, so that strangers holding
+  streams and slow bodies never starve the game master or the controller's polls;
+  an idle connection that carried a trusted request is the last to make room.
+- wrong passwords and tokens are counted by :mod:`.throttle`, which also says what
+  one address is (:func:`~.throttle.address_key`: an IPv6 host by its /64 prefix).
 - :class:`Episodes`: a repeated warning (wrong tokens, malformed requests) is one log
   line, then one line saying how many more came, at most once per ``quiet`` seconds.
 - :class:`HttpLogFilter`: aiohttp's own logging of a malformed request quotes the raw
@@ -27,14 +29,15 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import ipaddress
 import logging
 import re
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
+
+from .throttle import address_key
 
 log = logging.getLogger("baccarat.web")
 
@@ -42,6 +45,9 @@ log = logging.getLogger("baccarat.web")
 MAX_CONNECTIONS = 64
 #: Connections from one address (an IPv6 /64) at once.
 MAX_PER_ADDRESS = 16
+#: Of :data:`MAX_CONNECTIONS`, how many only trusted requests (a console session, the controller
+#: token) may use: the others may have at most the rest in progress at once.
+RESERVED = 16
 #: A new connection must send a whole request head within this many seconds.
 HEAD_SECONDS = 10.0
 #: A kept-alive connection must send its next request head within this many seconds.
@@ -55,105 +61,6 @@ QUIET_SECONDS = 60.0
 MAX_REFUSED = 16
 #: Connections the kernel queues for the server (asyncio also accepts up to this many at a time).
 ACCEPT_BACKLOG = 32
-
-
-def address_key(address: str | None) -> str:
-    """What the limits count by: an IPv4 address, or the /64 prefix of an IPv6 one.
-
-    >>> address_key("2001:db8:1:2:aaaa::1") == address_key("2001:db8:1:2:bbbb::7")
-    True
-    >>> address_key("::ffff:192.0.2.7")
-    '192.0.2.7'
-    """
-    if not address:
-        return "?"
-    try:
-        ip = ipaddress.ip_address(address.split("%")[0])
-    except ValueError:
-        return address[:64]
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, 64), strict=False))
-    return str(ip)
-
-
-class Throttle:
-    """At most ``attempts`` wrong secrets per address (:func:`address_key`) in ``window`` seconds.
-
-    Call :meth:`allow` once the request is whole, then compare, then :meth:`fail` on a
-    wrong secret, all without an ``await`` between them. Memory is bounded: at most
-    ``max_addresses`` addresses are tracked, an address is forgotten only once its
-    window has passed (so address churn never unlocks one), and while the table is
-    full of live addresses a new address is refused too (it fails closed).
-    """
-
-    def __init__(
-        self,
-        *,
-        attempts: int = 10,
-        window: float = 300.0,
-        max_addresses: int = 1024,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.attempts = attempts
-        self.window = window
-        self.max_addresses = max_addresses
-        self._clock = clock
-        self._failures: dict[str, deque[float]] = {}
-        self._lock = threading.Lock()
-
-    def _recent(self, key: str, now: float) -> deque[float] | None:
-        times = self._failures.get(key)
-        if times is None:
-            return None
-        while times and now - times[0] >= self.window:
-            times.popleft()
-        if not times:
-            del self._failures[key]
-            return None
-        return times
-
-    def _purge(self, now: float) -> None:
-        for key in list(self._failures):
-            self._recent(key, now)
-
-    def allow(self, address: str | None) -> bool:
-        """True when ``address`` may try a secret now (it has attempts left and can be counted)."""
-        key = address_key(address)
-        now = self._clock()
-        with self._lock:
-            times = self._recent(key, now)
-            if times is not None:
-                return len(times) < self.attempts
-            if len(self._failures) >= self.max_addresses:
-                self._purge(now)
-            return len(self._failures) < self.max_addresses
-
-    def fail(self, address: str | None) -> None:
-        """Count a wrong secret from ``address`` (right after :meth:`allow` said True)."""
-        key = address_key(address)
-        now = self._clock()
-        with self._lock:
-            times = self._recent(key, now)
-            if times is None:
-                if len(self._failures) >= self.max_addresses:
-                    return  # allow() said no room: nothing was compared
-                times = self._failures[key] = deque(maxlen=self.attempts)
-            times.append(now)
-
-    def retry_after(self, address: str | None) -> int:
-        """Whole seconds until ``address`` may try again (the window, when the table is full)."""
-        key = address_key(address)
-        now = self._clock()
-        with self._lock:
-            times = self._recent(key, now)
-            if times is None or len(times) < self.attempts:
-                return int(self.window)
-            return max(1, int(times[0] + self.window - now + 0.999))
-
-    def __len__(self) -> int:
-        return len(self._failures)
 
 
 class Episodes:
@@ -302,16 +209,19 @@ class ConnectionGuard:
         *,
         max_connections: int = MAX_CONNECTIONS,
         max_per_address: int = MAX_PER_ADDRESS,
+        reserved: int = RESERVED,
         head_seconds: float = HEAD_SECONDS,
         idle_seconds: float = IDLE_SECONDS,
     ) -> None:
         self.episodes = episodes
         self.max_connections = max_connections
         self.max_per_address = max_per_address
+        self.reserved = reserved
         self.head_seconds = head_seconds
         self.idle_seconds = idle_seconds
-        # handler -> [transport, address key, requests in progress, timer]
+        # handler -> [transport, address key, requests in progress, timer, its last request trusted]
         self._open: OrderedDict[Any, list[Any]] = OrderedDict()
+        self._untrusted = 0  # requests in progress that are not trusted
         # handler -> [transport, timer]: over a cap, answered 503 at their head
         self._refused: dict[Any, list[Any]] = {}
         self._per_key: dict[str, int] = {}
@@ -366,19 +276,26 @@ class ConnectionGuard:
             timer = self._loop.call_later(self.head_seconds, self._expire_refused, handler)
             self._refused[handler] = [transport, timer]
             return
-        self._open[handler] = [transport, key, 0, None]
+        self._open[handler] = [transport, key, 0, None, False]
         self._per_key[key] = self._per_key.get(key, 0) + 1
         self._arm(handler, self.head_seconds)
 
     def _make_room(self, key: str | None) -> bool:
-        """Close the oldest connection (from ``key``, or any) with no request in progress."""
-        for handler, entry in self._open.items():
-            if entry[2] == 0 and (key is None or entry[1] == key):
-                self.closed_idle += 1
-                self._drop(handler)
-                entry[0].close()
-                return True
+        """Close the oldest connection (from ``key``, or any) with no request in progress, one
+        whose last request was not trusted first."""
+        for trusted in (False, True):
+            for handler, entry in self._open.items():
+                if entry[2] == 0 and entry[4] == trusted and (key is None or entry[1] == key):
+                    self.closed_idle += 1
+                    self._drop(handler)
+                    entry[0].close()
+                    return True
         return False
+
+    @property
+    def untrusted_limit(self) -> int:
+        """Requests that are not trusted in progress at most at once."""
+        return max(1, self.max_connections - self.reserved)
 
     def _drop(self, handler: Any) -> list[Any] | None:
         entry = self._open.pop(handler, None)
@@ -386,6 +303,8 @@ class ConnectionGuard:
             return None
         if entry[3] is not None:
             entry[3].cancel()
+        if not entry[4]:
+            self._untrusted -= entry[2]  # a request in progress on a connection that went
         count = self._per_key.get(entry[1], 1) - 1
         if count:
             self._per_key[entry[1]] = count
@@ -421,17 +340,27 @@ class ConnectionGuard:
         entry[0].close()
 
     # -- requests ------------------------------------------------------------------------------
-    def begin(self, handler: Any) -> bool:
+    def begin(self, handler: Any, *, trusted: bool = False) -> bool:
         """A whole request head arrived on ``handler``'s connection: no timer while it is served.
 
-        False when the connection came over a cap: answer 503 and close it.
+        False when the connection came over a cap, or when the request is not ``trusted`` and
+        :attr:`untrusted_limit` such requests are in progress: answer 503 and close it.
         """
         if handler in self._refused:
             return False
         entry = self._open.get(handler)
         if entry is None:
             return True
+        if not trusted:
+            if self._untrusted >= self.untrusted_limit:
+                self.refused += 1
+                self.episodes.note(
+                    "busy", f"web: refused a request from {entry[1]}: {self.untrusted_limit} untrusted ones are busy"
+                )
+                return False
+            self._untrusted += 1
         entry[2] += 1
+        entry[4] = trusted
         if entry[3] is not None:
             entry[3].cancel()
             entry[3] = None
@@ -443,6 +372,8 @@ class ConnectionGuard:
         if entry is None or entry[2] == 0:
             return
         entry[2] -= 1
+        if not entry[4]:
+            self._untrusted -= 1
         if entry[2] == 0:
             self._arm(handler, self.idle_seconds)
 
