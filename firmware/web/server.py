@@ -40,11 +40,12 @@ from aiohttp.typedefs import Handler
 from ..devices.wiring import INPUT_NAMES
 from ..errors import PropError
 from ..room.commands import COMMAND_TIMEOUT
+from ..room.noise import Noise
 from .auth import COOKIE, CSRF_HEADER, LoginForms, Session, Sessions, origin_ok
 from .backend import ConsoleBackend
 from .console import ConsolePages
 from .controllers import ControllerEndpoints, cors_middleware, is_controller_path
-from .guard import ACCEPT_BACKLOG, BODY_SECONDS, IDLE_SECONDS, ConnectionGuard, Episodes, http_logger
+from .guard import ACCEPT_BACKLOG, BODY_SECONDS, IDLE_SECONDS, ConnectionGuard, http_logger
 from .live import LiveHub, View, event_stream
 from .players import PlayerPages
 from .replies import MAX_BODY, SECURITY_HEADERS, json_body
@@ -93,7 +94,7 @@ class WebService:
         self.sessions = Sessions()
         #: This start of the service: a page that finds another one knows the prop restarted.
         self.boot = secrets.token_urlsafe(9)
-        self.episodes = Episodes()
+        self.episodes = Noise(log)
         self.guard = ConnectionGuard(self.episodes)
         #: Wrong passwords: ten per address in five minutes (the README says so).
         self.throttle = Throttle()
