@@ -46,9 +46,9 @@ def burst(commands: int, max_queued: int, queue_limit: int, quiet_seconds: float
     from baccarat_core.records import replace
     from benchmarks.bench import load
     from firmware.app import attach_services, build_daemon, close_daemon
-    from firmware.config import MqttConfig
     from firmware.devices.displays import open_dummy_device
     from firmware.room.mqtt import MqttService
+    from firmware.room.mqtt_settings import MqttConfig
     from tests.mosquitto import Broker
     from tests.test_mqtt import Watcher
 
@@ -58,7 +58,7 @@ def burst(commands: int, max_queued: int, queue_limit: int, quiet_seconds: float
         try:
             base = load(Path(tmp), card_seconds=0.0, broker_port=None)
             mqtt = MqttConfig(host=broker.host, port=broker.port, client_id="burst-prop", queue_limit=queue_limit)
-            config = replace(base, mqtt=mqtt, state_file="", control_socket="")
+            config = replace(base, state_file="").with_settings("mqtt", mqtt).with_settings("control", "")
             daemon = build_daemon(
                 config, pin_factory=MockFactory(pin_class=MockPWMPin), device_factory=open_dummy_device,
                 rng=random.Random(1),
@@ -70,7 +70,9 @@ def burst(commands: int, max_queued: int, queue_limit: int, quiet_seconds: float
             daemon.ready.wait(10)
             # The service by its stop function (attach_services returns them), not by the daemon's hooks.
             service = next(
-                close.__self__ for close in closers if isinstance(getattr(close, "__self__", None), MqttService)
+                close.__self__.value
+                for close in closers
+                if isinstance(getattr(getattr(close, "__self__", None), "value", None), MqttService)
             )
             service.link.listening.wait(10)
             watcher = Watcher(broker, topics=("bomb/baccarat/reply",))

@@ -2,8 +2,8 @@
 
 The only module that reads the config *and* builds things from it: the
 devices get plain wiring values, the daemon gets a module, a board and
-screens, and the room services (saved state, control socket, MQTT, Room 2.0)
-attach to the daemon's hooks and send it commands.
+screens, the state keeper saves the game, and the room services (each a plugin:
+:mod:`firmware.services`) attach to the daemon's hooks and send it commands.
 """
 
 from __future__ import annotations
@@ -32,13 +32,14 @@ from .daemon import Daemon
 from .devices.board import PropBoard, named_pin_factory
 from .devices.buttons import Clock
 from .devices.displays import DeviceFactory, Screen, open_luma_device
+from .errors import PropError
 from .room import saved_state
 from .room.commands import GameMaster
 
 if TYPE_CHECKING:
     from baccarat_core.events import Event
 
-    from .history import HistoryKeeper
+    from .services import Prop, Service
     from .web.backend import PinDriver
 
 log = logging.getLogger("baccarat")
@@ -154,6 +155,13 @@ def restore_game(config: Config, rng: random.Random) -> saved_state.SavedGame | 
     return saved_state.restore_game(config, rng)
 
 
+class Attached(list[Callable[[], None]]):
+    """The stop functions of what :func:`attach_services` started, last first; ``prop`` is what the
+    services were given (its ``commands``: the one command path; ``running``: each one's value)."""
+
+    prop: Prop
+
+
 def attach_services(
     daemon: Daemon,
     config: Config,
@@ -161,20 +169,24 @@ def attach_services(
     simulate: bool = False,
     pin_driver: PinDriver | None = None,
     pin_factory: Factory | None = None,
-) -> list[Callable[[], None]]:
-    """Start the room services the config asks for; returns their stop functions, last first.
+) -> Attached:
+    """Start the state keeper and every room service the config turns on; returns their stop
+    functions, last first (:class:`Attached`).
 
-    Call before the daemon's game thread starts, so that the hooks see the
-    first events. Everything is optional: with no ``[mqtt]`` section the prop
-    runs standalone; the web console is on in the simulator (``simulate``, where
-    ``pin_driver`` gives the page its front panel) and on a Pi once ``[web]`` is set;
-    sound plays when ``[sound]`` names an output (in the simulator through the PC's
-    speakers; a buzzer's pin comes from ``pin_factory``).
+    Call before the daemon's game thread starts, so that the hooks see the first events. The
+    services are found through their entry points (:mod:`firmware.services.registry`), each
+    started with a :class:`~firmware.services.Prop` (``simulate``: the simulator, where
+    ``pin_driver`` gives the console its front panel; a buzzer's pin comes from ``pin_factory``).
+    One that fails to start is one log line, and the prop runs on without it.
     """
+    from .services import Prop
+    from .services.registry import installed
+
     closers: list[Callable[[], None]] = []
-    commands = GameMaster(daemon, default_limits=config.limits)
-    if config.outputs:  # the self-test may switch them, when the command names them
-        commands.self_test.outputs = daemon.board.outputs
+    services = installed()
+    commands = GameMaster(
+        daemon, default_limits=config.limits, commands=[spec for service in services for spec in service.commands()]
+    )
     path = saved_state.state_path(config)
     if path is not None:
         keeper = saved_state.StateKeeper(path, config, background=True, outputs=daemon.held_outputs)
@@ -182,110 +194,36 @@ def attach_services(
         closers.append(keeper.close)
         log.info("game state is saved to %s", path)
         storage.warn_if_volatile(path)  # tmpfs, or Raspberry Pi OS's overlay file system: lost at a power cut
-    from .history import attach_history
-
-    history = attach_history(daemon, commands, config, path)  # how each game went: beside the state file
-    closers.append(history.close)
+    prop = Prop(daemon, commands, config, simulate=simulate, pin_factory=pin_factory, pin_driver=pin_driver)
     try:
-        _start_sound(daemon, config, closers, simulate=simulate, pin_factory=pin_factory, commands=commands)
-        _start_control(commands, config, closers)
-        if config.mqtt is not None:
-            from .room.mqtt import MqttService
-
-            service = MqttService(daemon, commands, config.mqtt)
-            from .room.home_assistant import HomeAssistantService
-
-            # Off, it only clears a discovery message an earlier config left (Home Assistant drops the device).
-            home = HomeAssistantService(
-                service,
-                prefix=config.mqtt.home_assistant_prefix,
-                enabled=config.mqtt.home_assistant,
-                outputs=[(output.name, output.mode) for output in config.outputs],
-            )
-            home.start()
-            closers.append(home.stop)
-            service.start()
-            closers.append(service.stop)
-            if config.mqtt.room:
-                from .room.room2 import RoomService
-
-                room = RoomService(daemon, commands, config.mqtt)
-                room.start()
-                closers.append(room.stop)
-        _start_web(daemon, commands, config, closers, simulate=simulate, pin_driver=pin_driver, history=history)
-    except BaseException:
+        for service in services.ordered():
+            if service.name in config.settings:
+                _start(service, prop, config.settings[service.name], closers)
+    except BaseException:  # a refusal (another daemon holds the socket), or stopped during the start
         for close in reversed(closers):
             close()
         raise
-    return closers[::-1]
+    attached = Attached(reversed(closers))
+    attached.prop = prop
+    return attached
 
 
-def _start_sound(
-    daemon: Daemon,
-    config: Config,
-    closers: list[Callable[[], None]],
-    *,
-    simulate: bool,
-    pin_factory: Factory | None,
-    commands: GameMaster,
-) -> None:
-    if config.sound.output == "none":
-        return
-    from .sound import SoundListener, make_player
-    from .sound.cues import CUES
-
-    player = make_player(config.sound, pin_factory=pin_factory, simulate=simulate)
-    sound = SoundListener(player, card_seconds=daemon.card_seconds)
-    daemon.on_shown.append(sound.on_shown)
-    commands.self_test.sound, commands.self_test.cues = sound.play, CUES  # the self-test plays each cue
-    closers.append(sound.close)  # after the daemon stopped: no cue on a dark prop
-    log.info("sound: %s", config.sound.output)
-
-
-def _start_web(
-    daemon: Daemon,
-    commands: GameMaster,
-    config: Config,
-    closers: list[Callable[[], None]],
-    *,
-    simulate: bool,
-    pin_driver: PinDriver | None,
-    history: HistoryKeeper | None = None,
-) -> None:
-    if config.web_table is None and not simulate:
-        return  # off on a Pi until [web] is set (web.settings.parse_web_section): nothing to load
-    from .web.settings import parse_web_section
-
-    settings = parse_web_section(config.web_table, simulate=simulate)
-    if not settings.enabled:
-        return
-    from .web.attach import CONSOLE_LINE, announce, attach_web
-
-    service = attach_web(daemon, commands, settings, pin_driver=pin_driver, history=history)
-    if service is None:
-        return
-    closers.append(service.stop)
-    log.info("web console at %s", service.url, extra=CONSOLE_LINE)  # the simulator keeps it on screen
-    if simulate:
-        announce(service.url)
-
-
-def _start_control(commands: GameMaster, config: Config, closers: list[Callable[[], None]]) -> None:
-    from .room.control_socket import ControlServer, socket_path
-
-    path = socket_path(config.control_socket)
-    if path is None:
-        log.info("control socket off")
-        return
+def _start(service: Service, prop: Prop, settings: object, closers: list[Callable[[], None]]) -> None:
+    """Start one service: a :class:`~firmware.errors.PropError` refuses to run the prop at all (it
+    says why, as ``run`` reports it); any other exception costs this service only, in one log line."""
     try:
-        server = ControlServer(commands, path)
-    except OSError as error:  # the game matters more than the shell commands
+        running = service.start(prop, settings)
+    except PropError:
+        raise
+    except Exception as error:  # noqa: BLE001 - one service's fault costs that service only
         log.error(
-            "control socket %s cannot be opened (%s); shell commands will not work", path, error.strerror or error
+            "service %s did not start (%s: %s); the prop runs without it", service.name, type(error).__name__, error
         )
+        log.debug("service %s did not start", service.name, exc_info=True)
         return
-    server.start()
-    closers.append(server.stop)
+    if running is not None:
+        prop.running[service.name] = running.value
+        closers.append(running.stop)
 
 
 def resume_collection(events: list[Event], module: BaccaratModule) -> None:

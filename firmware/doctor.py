@@ -20,13 +20,10 @@ import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from baccarat_core.records import record
-
 from . import storage
 from .config import Config, load_config
 from .errors import ConfigError
-
-OK, WARN, FAIL = "OK", "WARN", "FAIL"
+from .findings import FAIL, OK, WARN, Finding
 
 SERVICE = "baccarat.service"
 SERVICE_USER = "baccarat"
@@ -46,19 +43,6 @@ THROTTLE_BITS = (
 FAIL_FREE_BYTES = 20 * 1024 * 1024
 WARN_FREE_BYTES = 200 * 1024 * 1024
 POWER_FIX = "use the official power supply for this Pi (hardware/README.md, section 10)"
-
-
-@record
-class Finding:
-    """One line of the report."""
-
-    status: str  # OK, WARN or FAIL
-    text: str
-    fix: str = ""
-
-    def line(self) -> str:
-        """``OK   I2C is on: /dev/i2c-1``, ``FAIL ...; fix: ...``."""
-        return f"{self.status:<4} {self.text}" + (f"; fix: {self.fix}" if self.fix else "")
 
 
 Runner = Callable[[Sequence[str]], "tuple[int, str] | None"]
@@ -301,8 +285,11 @@ def needed_groups(config: Config | None) -> list[str]:
     names = ["gpio"]
     interfaces = {spec.interface for spec in config.displays}
     names += [name for name in ("i2c", "spi") if name in interfaces]
-    if config.sound.output != "none":
-        names.append("audio")
+    from .services.registry import installed
+
+    for service in installed():
+        if service.name in config.settings:
+            names += [group for group in service.groups(config.settings[service.name]) if group not in names]
     return names
 
 
@@ -505,7 +492,25 @@ def examine(host: Host, config_file: Path, probe: Callable[[int, int], OSError |
     findings.append(check_throttling(host))
     findings += check_disk(host, path)
     findings.append(check_clock(host))
+    findings += check_services(host, config)
     return findings
+
+
+def check_services(host: Host, config: Config | None) -> list[Finding]:
+    """Each configured room service's own lines (:meth:`firmware.services.Service.doctor`)."""
+    if config is None:
+        return []
+    from .services.registry import installed
+
+    services = installed()
+    out = [Finding(WARN, f"service {name} cannot be loaded: {reason}") for name, reason in services.broken.items()]
+    for service in services.ordered():
+        if service.name in config.settings:
+            try:
+                out += service.doctor(config.settings[service.name], host)
+            except Exception as error:  # noqa: BLE001 - a plugin's fault is its own line
+                out.append(Finding(WARN, f"service {service.name}: its check failed ({type(error).__name__}: {error})"))
+    return out
 
 
 def report(findings: list[Finding]) -> tuple[str, int]:

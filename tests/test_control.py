@@ -131,10 +131,10 @@ def test_raw_protocol_one_json_line_each_way(served):
 
 
 def test_socket_path_defaults(tmp_path, monkeypatch):
-    assert control.socket_path(make_config(control={"socket": ""}).control_socket) is None
+    assert control.socket_path(make_config(control={"socket": ""}).settings["control"]) is None
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    default = make_config().control_socket
+    default = make_config().settings["control"]
     assert control.socket_path(default, {"RUNTIME_DIRECTORY": str(run_dir)}) == run_dir / "control.sock"
     # The service's directory, when it exists, comes before a session's: a shell finds the service.
     monkeypatch.setattr(control, "SERVICE_RUNTIME", run_dir)

@@ -63,7 +63,7 @@ def test_quiet_holds_only_this_threads_records():
 def test_a_diagnostics_document_that_cannot_be_sent_does_not_feed_itself(rig):
     """Sending the document fails and logs an error: that error must not ask for another send."""
     config = make_config(mqtt={"host": "127.0.0.1", "port": free_port()}, state={"file": ""}, control={"socket": ""})
-    service = MqttService(rig.daemon, GameMaster(rig.daemon), config.mqtt)
+    service = MqttService(rig.daemon, GameMaster(rig.daemon), config.settings["mqtt"])
     calls = []
 
     def broken() -> None:
@@ -93,7 +93,9 @@ def test_a_diagnostics_document_that_cannot_be_sent_does_not_feed_itself(rig):
 def test_a_flood_of_warnings_asks_for_one_document(rig):
     """A warning per bad message, thousands of them: the out thread is asked once until it publishes."""
     config = make_config(mqtt={"host": "127.0.0.1", "port": free_port()}, state={"file": ""}, control={"socket": ""})
-    service = MqttService(rig.daemon, GameMaster(rig.daemon), config.mqtt)  # not started: nothing takes the queue
+    service = MqttService(
+        rig.daemon, GameMaster(rig.daemon), config.settings["mqtt"]
+    )  # not started: nothing takes the queue
     service.diagnostics.attach()
     try:
         for n in range(1000):

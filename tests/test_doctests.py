@@ -21,7 +21,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "firmware.devices.outputs": ("Output", "Outputs"),
     "firmware.room.commands": ("GameMaster",),
     "baccarat_core.bets": (),  # remote play: the words and the presses they stand for
-    "firmware.config": ("Section",),
+    "firmware.sections": ("Section",),
+    "firmware.services": ("Service",),  # a room service, as a third party writes one
+    "firmware.room.command_table": (),
 }
 
 

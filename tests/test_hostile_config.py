@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from firmware import cli
-from firmware.config import DEFAULT_CONFIG, MAX_SOCKET_PATH, ConfigError, load_config
+from firmware.config import DEFAULT_CONFIG, ConfigError, load_config
+from firmware.services.control import MAX_SOCKET_PATH
 from tests.hostile import DEEP, HUGE_INT
 
 REFERENCE = DEFAULT_CONFIG.read_text(encoding="utf-8")
@@ -128,8 +129,9 @@ def test_mqtt_names_a_broker_takes_are_accepted(tmp_path):
         REFERENCE + '\n[mqtt]\nhost = "127.0.0.1"\nclient_id = "casino/baccarat 1"\nroom = "Salle Écarté"\n'
         'prop = "baccarat-1"\ntopic_prefix = "casino/$baccarat/"\nusername = "gm+1"\nhome_assistant_prefix = "ha"\n'
     )
-    mqtt = load_config(path).mqtt
-    assert (mqtt.client_id, mqtt.room, mqtt.topic_prefix, mqtt.username) == (
+    config = load_config(path)
+    mqtt, room = config.settings["mqtt"], config.settings["room2"]
+    assert (mqtt.client_id, room.room, mqtt.topic_prefix, mqtt.username) == (
         "casino/baccarat 1",
         "Salle Écarté",
         "casino/$baccarat",
@@ -149,7 +151,7 @@ def test_a_control_socket_path_longer_than_a_unix_socket_takes_is_refused(tmp_pa
         path.write_text(_with(REFERENCE + "\n[control]\n", "control", "socket", f'"{name}"'))
         with socket.socket(socket.AF_UNIX) as probe:
             if fits:
-                assert load_config(path).control_socket == name
+                assert load_config(path).settings["control"] == name
                 probe.bind(name)  # the kernel agrees
                 Path(name).unlink()
             else:

@@ -14,8 +14,6 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from baccarat_core import Edgework, TableLimits, build_deck
-from firmware.app import attach_services, build_daemon, close_daemon
-from firmware.devices.displays import open_dummy_device
 from tests.conftest import Rig, make_config, served_prop, start_served
 from tests.mosquitto import Broker
 
@@ -152,16 +150,20 @@ def prop_factory(mock_factory, broker):
         stop()
 
 
-def connected(rig: Rig, timeout: float = 5.0) -> None:
+def service_of(rig: Rig):
+    """The prop's :class:`~firmware.room.mqtt.MqttService`."""
     from firmware.room.mqtt import MqttService
 
     for listener in rig.daemon.on_settled:
         owner = getattr(listener, "__self__", None)
         if isinstance(owner, MqttService):
-            # Listening: the broker acknowledged every subscription, so a command sent now is heard.
-            assert owner.link.listening.wait(timeout), "the prop did not connect and subscribe"
-            return
+            return owner
     raise AssertionError("no MQTT service attached")
+
+
+def connected(rig: Rig, timeout: float = 5.0) -> None:
+    # Listening: the broker acknowledged every subscription, so a command sent now is heard.
+    assert service_of(rig).link.listening.wait(timeout), "the prop did not connect and subscribe"
 
 
 def settle(rig: Rig, seconds: float = 0.3) -> None:
@@ -291,77 +293,6 @@ def test_clean_stop_publishes_offline(broker, mock_factory, watcher_factory):
 # -- game-master commands ---------------------------------------------------------------------
 
 
-def test_reset_command(prop_factory, watcher_factory):
-    rig = prop_factory()
-    connected(rig)
-    rig.chips("tie", 5)
-    rig.tap("left")
-    w = watcher_factory()
-    old_color = rig.daemon.module.deck.color
-    reply = w.command({"command": "reset", "min": 100, "max": 10000})
-    assert reply["ok"] and reply["command"] == "reset"
-    assert [e["event"] for e in reply["result"]["events"]] == ["reset", "limits", "deck"]
-    m = rig.daemon.module
-    assert (m.limits.minimum, m.limits.maximum) == (100, 10000)
-    assert m.deck.color != old_color and m.position == 0 and m.strikes == 0
-    assert all(not stack for stack in m.stacks.values()) and m.denomination == 1
-    assert not rig.led("green") and not rig.led("red")
-    # Without limits: the config's fixed limits (25-1000 in the tests).
-    reply = w.command({"command": "reset"})
-    assert reply["ok"] and (m.limits.minimum, m.limits.maximum) == (25, 1000)
-
-
-def test_force_solve_command(prop_factory, watcher_factory):
-    rig = prop_factory(mqtt_extra={"room": "lab"})
-    connected(rig)
-    w = watcher_factory()
-    reply = w.command({"command": "force-solve"})
-    assert reply["ok"] and reply["result"]["events"] == [{"event": "solved", "forced": True}]
-    assert rig.daemon.module.solved and rig.led("green")
-    w.wait_for("Room/lab/Props/baccarat/outbox", lambda p: p == "OVER baccarat")
-    again = w.command({"command": "force_solve"})
-    assert again["ok"] and again["result"]["events"][0]["event"] == "ignored"
-
-
-def test_set_limits_command(prop_factory, watcher_factory):
-    rig = prop_factory()
-    connected(rig)
-    w = watcher_factory()
-    reply = w.command({"command": "set_limits", "min": 5, "max": 200})
-    assert reply["ok"]
-    m = rig.daemon.module
-    assert (m.limits.minimum, m.limits.maximum) == (5, 200)
-    assert m.deck.cards == build_deck(m.edgework, TableLimits(5, 200), m.deck.color, 0).cards
-
-
-def test_set_edgework_command_keeps_the_solved_count_unless_given(prop_factory, watcher_factory):
-    rig = prop_factory()
-    connected(rig)
-    w = watcher_factory()
-    assert w.command({"command": "set_solved", "solved": 2})["ok"]
-    reply = w.command(
-        {"command": "set_edgework", "serial": "q1w2e3", "ports": ["serial", "rj45"], "lit": ["frk"], "unlit": []}
-    )
-    assert reply["ok"], reply
-    assert rig.daemon.module.edgework == Edgework("Q1W2E3", ("Serial", "RJ-45"), ("FRK",), (), 2)
-    assert w.command({"command": "set_edgework", "serial": "A1", "solved": 7})["ok"]
-    assert rig.daemon.module.edgework == Edgework("A1", (), (), (), 7)
-
-
-def test_set_solved_command(prop_factory, watcher_factory):
-    rig = prop_factory()
-    connected(rig)
-    w = watcher_factory()
-    reply = w.command({"command": "set_solved", "solved": 4})
-    assert reply == {
-        "id": reply["id"],
-        "ok": True,
-        "command": "set_solved",
-        "result": {"events": [{"event": "solved_count", "solved": 4}]},
-    }
-    assert rig.daemon.module.edgework.solved == 4
-
-
 def test_edgework_published_without_a_solved_count_keeps_the_modules(prop_factory, watcher_factory):
     """The bomb's edgework topic may leave the count to bomb/solved: edgework without
     ``solved`` keeps the module's count; edgework with one sets it."""
@@ -399,62 +330,6 @@ def test_hint_command_names_the_winning_bet(prop_factory, watcher_factory):
     assert rig.daemon.module.solved
     round_event = next(e for e in rig.events if e.kind == "round")
     assert list(round_event.player) == hint["player"] and list(round_event.banker) == hint["banker"]
-
-
-def test_status_command(prop_factory, watcher_factory):
-    rig = prop_factory()
-    connected(rig)
-    rig.chips("banker", 25)
-    w = watcher_factory()
-    reply = w.command({"command": "status"})
-    assert reply["ok"] and reply["result"]["bets"]["banker"] == 25
-
-
-BAD_COMMANDS = [
-    ("not json", "not JSON"),
-    ("[1, 2]", "must be a JSON object"),
-    ('{"id": "x"}', 'no "command"'),
-    ('{"id": "x", "command": "explode"}', "unknown command"),
-    ('{"id": "x", "command": "set_limits", "min": 7, "max": 100}', "minimum $7"),
-    ('{"id": "x", "command": "set_limits", "min": 25}', "both"),
-    ('{"id": "x", "command": "set_solved", "solved": -1}', "solved count -1"),
-    ('{"id": "x", "command": "set_solved", "solved": "3"}', 'solved count "3"'),
-    ('{"id": "x", "command": "set_edgework", "serial": "TOO-LONG!"}', "serial"),
-    ('{"id": "x", "command": "reset", "colour": "red"}', "unknown argument"),
-]
-
-BAD_BOMB_MESSAGES = [
-    ("bomb/solved", "three"),
-    ("bomb/solved", "-2"),
-    ("bomb/edgework", '{"serial": 42}'),
-    ("bomb/edgework", '{"serial": "AB1", "ports": "Parallel", "colour": 1}'),
-    ("bomb/edgework", "\xff"),
-]
-
-
-def test_bad_messages_are_answered_and_change_nothing(prop_factory, watcher_factory, caplog):
-    rig = prop_factory()
-    connected(rig)
-    w = watcher_factory(topics=(f"{P}/reply",))
-    before = rig.daemon.module.snapshot()
-    with caplog.at_level("WARNING"):
-        for payload, error in BAD_COMMANDS:
-            start = len(w.on(f"{P}/reply"))
-            w.publish(f"{P}/command", payload)
-            reply = json.loads(w.wait_after(f"{P}/reply", start, lambda p: True))
-            assert reply["ok"] is False and error in reply["error"], (payload, reply)
-        for topic, payload in BAD_BOMB_MESSAGES:
-            start = len(w.on(f"{P}/reply"))
-            w.publish(topic, payload)
-            reply = json.loads(w.wait_after(f"{P}/reply", start, lambda p: True))
-            assert reply["ok"] is False and reply["topic"] == topic, (payload, reply)
-        settle(rig)
-    assert rig.daemon.module.snapshot() == before
-    assert rig.kinds() == ["limits", "deck"]
-    # Each bad message is one log line, not a traceback.
-    warnings = [r for r in caplog.records if r.levelname == "WARNING"]
-    assert len(warnings) == len(BAD_COMMANDS) + len(BAD_BOMB_MESSAGES)
-    assert not any(r.exc_info for r in caplog.records)
 
 
 # -- Room 2.0 -----------------------------------------------------------------------------------
@@ -536,134 +411,3 @@ def test_room_disconnected_will(prop_factory, watcher_factory):
     )
     room.link.client.socket().shutdown(socket.SHUT_RDWR)
     w.wait_for(outbox, lambda p: p == "DISCONNECTED")
-
-
-# -- the broker going away ------------------------------------------------------------------------
-
-
-def test_no_broker_at_start_does_not_delay_the_game(mock_factory, tmp_path):
-    from tests.mosquitto import free_port
-
-    config = make_config(
-        mqtt={"host": "127.0.0.1", "port": free_port(), "reconnect_min_seconds": 0.1, "reconnect_max_seconds": 0.2},
-        state={"file": ""},
-        control={"socket": ""},
-    )
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
-    rig = Rig(daemon, mock_factory)
-    closers = attach_services(daemon, config)
-    started = time.monotonic()
-    daemon.start()
-    try:
-        assert daemon.ready.wait(5)
-        rig.chips("player", 25)
-        assert time.monotonic() - started < 3
-        assert daemon.module.bets()["player"] == 25
-    finally:
-        daemon.stop()
-        for close in closers:
-            close()
-        close_daemon(daemon)
-
-
-def test_broker_restart_mid_game_loses_no_event(prop_factory, watcher_factory, broker):
-    w = watcher_factory(topics=(f"{P}/events",), client_id="console", persistent=True)
-    rig = prop_factory()
-    connected(rig)
-    rig.chips("player", 5, 1)
-    w.wait_for(f"{P}/events", lambda p: json.loads(p)["seq"] == len(rig.events))
-
-    broker.stop()
-    from firmware.room.mqtt import MqttService
-
-    service = next(
-        listener.__self__
-        for listener in rig.daemon.on_settled
-        if isinstance(getattr(listener, "__self__", None), MqttService)
-    )
-    deadline = time.monotonic() + 5
-    while service.link.connected.is_set():
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
-    # Offline: the buttons, the displays and the rules go on at full speed.
-    started = time.monotonic()
-    rig.tap("player", 0.6)  # held: clears the stack
-    rig.chips("banker", 25)
-    rig.deal()
-    rig.wait_for("round")
-    assert time.monotonic() - started < 5
-    assert rig.frame("bets") is not None
-    offline_count = len(rig.events)
-
-    broker.start()
-    assert service.link.listening.wait(10), "the prop did not reconnect"
-    w.wait_for(f"{P}/events", lambda p: json.loads(p)["seq"] == offline_count, timeout=10)
-    settle(rig)
-    received = {}
-    for payload in w.on(f"{P}/events"):
-        event = json.loads(payload)
-        received.setdefault(event["seq"], event)  # QoS 1: a duplicate is possible, a gap is not
-    assert sorted(received) == list(range(1, len(rig.events) + 1))
-    assert [received[s]["event"] for s in sorted(received)] == rig.kinds()
-    assert [{k: v for k, v in received[s].items() if k != "seq"} for s in sorted(received)] == [
-        json.loads(json.dumps(e.to_dict())) for e in rig.events
-    ]
-
-
-def test_offline_queue_is_bounded_and_the_game_goes_on(prop_factory, broker, caplog):
-    rig = prop_factory(mqtt_extra={"queue_limit": 3})
-    connected(rig)
-    broker.stop()
-    time.sleep(0.3)
-    with caplog.at_level("WARNING", logger="baccarat.mqtt"):
-        for _ in range(3):
-            rig.tap("right")
-            rig.tap("left")
-    full = [r for r in caplog.records if "dropping events" in r.getMessage()]
-    assert len(full) == 1 and "which is away" in full[0].getMessage()
-    assert rig.daemon.module.denomination == 1
-
-
-def test_a_link_connects_only_once_the_prop_is_ready_and_sends_what_it_held_in_order(broker, watcher_factory):
-    """paho is imported and the client built after the daemon's first frame (``after``): what was
-    published before is held, in order, and sent once the client exists."""
-    from firmware.config import MqttConfig
-    from firmware.room.mqtt import Link
-
-    w = watcher_factory(topics=("held/#",))
-    cfg = MqttConfig(host=broker.host, port=broker.port, reconnect_min_seconds=0.1, reconnect_max_seconds=0.3)
-    ready = threading.Event()
-    link = Link(cfg, f"held-{random.randrange(10**9)}", will=("held/status", "offline"))
-    for i in range(3):
-        assert link.publish("held/events", str(i), kind="event")
-    link.publish_latest("held/state", "first")
-    link.publish_latest("held/state", "newest")
-    link.start(after=ready)
-    time.sleep(0.3)
-    assert link.client is None and not link.connected.is_set() and w.messages == []
-    ready.set()
-    try:
-        assert link.listening.wait(5)
-        w.wait_after("held/events", 0, lambda p: p == "2")
-        assert w.on("held/events") == ["0", "1", "2"]
-        w.wait_for("held/state", lambda p: p == "newest")
-        assert w.on("held/state") == ["first", "newest"]  # the copy in flight, then only the newest
-        assert link.waiting("event") == 0
-    finally:
-        link.stop()
-
-
-def test_a_link_stopped_before_the_prop_was_ready_never_connects(broker):
-    from firmware.config import MqttConfig
-    from firmware.room.mqtt import Link
-
-    cfg = MqttConfig(host=broker.host, port=broker.port)
-    ready = threading.Event()
-    link = Link(cfg, "never", will=("never/status", "offline"))
-    link.publish("never/events", "x", kind="event")
-    link.start(after=ready)
-    link.stop()
-    ready.set()
-    time.sleep(0.3)
-    assert link.client is None and not link.connected.is_set()
-    assert not [t for t in threading.enumerate() if t.name == "baccarat-mqtt-connect" and t.is_alive()]

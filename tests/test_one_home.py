@@ -72,7 +72,11 @@ def test_the_state_document_is_built_once_a_batch(mock_factory, monkeypatch):
     rig = Rig(daemon, mock_factory)
     game_master = GameMaster(daemon, default_limits=config.limits)
     backend = DaemonBackend(daemon, game_master, name="test-prop")
-    services = [MqttService(daemon, game_master, config.mqtt), RoomService(daemon, game_master, config.mqtt)]
+    mqtt = config.settings["mqtt"]
+    services = [
+        MqttService(daemon, game_master, mqtt),
+        RoomService(daemon, game_master, mqtt, config.settings["room2"]),
+    ]
     for service in services:
         service.start()  # no broker at that port: the prop plays on offline, and still publishes its state
     daemon.start()

@@ -12,7 +12,7 @@ from firmware.room.commands import parse_command
 from firmware.room.home_assistant import HomeAssistantService
 from firmware.room.mqtt import MqttService
 from tests import browser as web_helpers
-from tests import test_home_assistant, test_mqtt
+from tests import test_home_assistant, test_home_assistant_templates, test_mqtt
 from tests.browser import TOKEN
 from tests.conftest import make_config, start_served
 from tests.test_outputs import HORN, LOCK, lit, until
@@ -104,7 +104,7 @@ def test_home_assistant_gets_a_switch_or_a_pulse_button_per_output(mock_factory,
         )
         for payload in (switch["payload_on"], switch["payload_off"], button["payload_press"]):
             assert parse_command(json.loads(payload)).name == "output"
-        render = test_home_assistant.render
+        render = test_home_assistant_templates.render
         state = w.wait_for(f"{P}/state")
         assert render(switch["value_template"], state) == "OFF"
         w.publish(switch["command_topic"], switch["payload_on"])  # Home Assistant turns the switch on

@@ -47,11 +47,11 @@ def test_the_config_keeps_the_requests_in_order():
         '[mqtt]\nhost = "h"\nroom = "Casino"\n[mqtt.room_requests]\n'
         'solved = ["REQU Arduino Relay -> door:open", "PROG audio-final:start"]\nstrike = ["PROG alarm:start"]\n'
     )
-    assert config.mqtt.room_requests == (
+    assert config.settings["room2"].requests == (
         ("solved", ("REQU Arduino Relay -> door:open", "PROG audio-final:start")),
         ("strike", ("PROG alarm:start",)),
     )
-    assert parse('[mqtt]\nhost = "h"\n').mqtt.room_requests == ()
+    assert parse('[mqtt]\nhost = "h"\n').settings["room2"].requests == ()
 
 
 @pytest.mark.parametrize(

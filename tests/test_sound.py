@@ -15,7 +15,8 @@ import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from baccarat_core import events as ev
-from firmware.config import ConfigError, describe_wiring, parse_sound_section
+from firmware.config import ConfigError, describe_wiring
+from firmware.services.sound import parse_sound_section
 from firmware.sound import (
     BUZZER_SEQUENCES,
     CUES,
@@ -769,10 +770,10 @@ def test_an_i2s_card_keeps_the_inputs_off_its_pins() -> None:
         for d in data_displays
     ] + [bets_on_i2c | {"width": 128, "height": 64}]
     config = make_config(sound=i2s, inputs=moved, displays=displays)
-    assert config.sound.i2s
+    assert config.settings["sound"].i2s
     wiring = describe_wiring(config)
     assert 'Sound: ALSA "plughw:CARD=MAX98357A,DEV=0", an I2S card on GPIO18-21 (dtparam=i2s=on)' in wiring
     assert not [line for line in wiring.splitlines() if line.startswith(("GPIO18 ", "GPIO19 ", "GPIO20 ", "GPIO21 "))]
     # Without i2s the same ALSA device leaves the pins to the config (nothing is known about the card).
     plain = make_config(sound={"output": "alsa", "device": "plughw:CARD=MAX98357A,DEV=0"})
-    assert not plain.sound.i2s
+    assert not plain.settings["sound"].i2s

@@ -7,6 +7,7 @@ import gc
 import logging
 import random
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -100,6 +101,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    return run_config(args, load_config(config_path(args.config)))
+
+
+def run_config(
+    args: argparse.Namespace, config: Config, *, before_start: Callable[[Config], None] | None = None
+) -> int:
+    """``run``'s work with a config already read (``baccarat party`` makes its own); ``args`` are
+    ``run``'s options. ``before_start(config)`` runs once the services listen, before the game starts."""
     from gpiozero.exc import BadPinFactory, GPIOZeroError
 
     from ..app import (
@@ -115,23 +124,23 @@ def _run(args: argparse.Namespace) -> int:
 
     if not args.simulate and (args.gm or args.scale is not None):
         raise PropError("--gm and --scale are for the simulator: add --simulate")
-    config = load_config(config_path(args.config))
     if args.port is not None:
-        if config.web_table is None and not args.simulate:
+        web = config.settings.get("web")
+        if web is None or (not web.present and not args.simulate):
             raise PropError(f"--port {args.port}: the console is off on a Pi until {config.source} has a [web] section")
-        config = replace(config, web_table={**(config.web_table or {}), "port": args.port})
+        config = config.with_settings("web", web.with_port(args.port))
     if args.simulate:
         check_displays(config)  # luma's dummy devices take any size: ask luma's real drivers
     if args.card_seconds is not None:  # the quick pacing, at this pace
         config = replace(config, timing=replace(config.timing, card_seconds=args.card_seconds, pacing="quick"))
-    if args.sound and config.sound.output == "none":  # the simulator through the PC's speakers
-        config = replace(config, sound=replace(config.sound, output="alsa"))
+    sound = config.settings.get("sound")
+    if args.sound and sound is not None and sound.output == "none":  # the simulator through the PC's speakers
+        config = config.with_settings("sound", replace(sound, output="alsa"))
     if args.simulate and config.state_file is None:
         # The simulator starts a fresh game each time unless [state] file asks to keep one.
         config = replace(config, state_file="")
     setup_logging(args.log_level)
-    web = config.web_table or {}
-    secret = bool(config.mqtt and config.mqtt.password) or bool(web.get("password") or web.get("controller_token"))
+    secret = config.has_secrets
     warn_if_readable(config.source, has_secret=secret)
     rng = random.Random()
 
@@ -154,6 +163,8 @@ def _run(args: argparse.Namespace) -> int:
 
         closers = attach_services(daemon, config, simulate=True, pin_driver=PinDriver(daemon.board))
         try:
+            if before_start is not None:
+                before_start(config)
             return run_simulator(
                 daemon,
                 view=args.view,

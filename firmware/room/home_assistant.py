@@ -6,27 +6,19 @@ prop's own topics (the retained state document, the events, the retained
 diagnostics) and send the prop's own JSON commands, so nothing new is published
 while the game runs:
 
-- solved and exploded (binary sensors), strikes, deck colour, table limits, time left (sensors),
-- solved modules on the bomb (number: ``set_solved``),
-- reset, force solve, start the timer, identify (buttons), enabled (switch: ``enable``/``disable``),
-- strike, solve and explosion (``event`` entities, for automations: "when the prop strikes"),
-- each output (``[[outputs]]``): a switch (``on``/``off``), or for a ``pulse`` output a button
-  that pulses it,
-- the firmware (an ``update`` entity: the version running), started, last error, the last
-  self-test's result (diagnostic sensors), and a button that runs the self-test,
-- available while the prop's status topic says ``online`` (its last will says ``offline``),
-- ``origin`` names this software and its version, as the device-discovery spec requires.
+(the entities: docs/mqtt.md, "Home Assistant"). Home Assistant 2024.11 or newer reads it.
 
-The discovery message is published on every connect and again whenever Home
-Assistant announces itself (``homeassistant/status`` = ``online``).
+The discovery message is published on every connect and again when Home Assistant
+announces itself (``homeassistant/status`` = ``online``), at most once in :data:`BIRTH_SECONDS`.
 
 **Entities no longer configured are removed.** On connect the prop reads its
 own retained discovery message back from the broker before publishing the new
-one; an entity the old one declares and the new one does not (an upgrade that
-renamed it, an output taken out of the config) is published once as Home
-Assistant's removal form (``{"p": "<platform>"}``), then the document without
-it. A prop whose config turns ``home_assistant`` off clears its retained
-discovery message (an empty retained payload): Home Assistant removes the device.
+one; an entity of this prop's the old one declares and the new one does not (an
+upgrade that renamed it, an output taken out of the config) is published once as
+Home Assistant's removal form (``{"p": "<platform>"}``), then the document without
+it. Only the retained copy counts (read strictly, at most :data:`MAX_REMOVALS` entities).
+With ``home_assistant`` off the prop clears its retained discovery message (an empty
+retained payload): Home Assistant removes the device.
 
 :class:`HomeAssistantService` rides on :class:`~firmware.room.mqtt.MqttService`'s
 connection: no third client, and availability is that connection's will.
@@ -37,40 +29,25 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from baccarat_core import BaccaratError, strict
 from baccarat_core.deck import COLORS
 from baccarat_core.strict import MAX_SOLVED
+
+from . import ha_templates as templates
 
 log = logging.getLogger("baccarat.mqtt")
 
 DEFAULT_PREFIX = "homeassistant"
 ORIGIN = "baccarat-prop"
 
-#: Each event entity's payload, from an event on ``P/events``: Home Assistant's JSON with
-#: ``event_type`` (the rest become the event's attributes), or nothing for the other kinds of
-#: event (Home Assistant ignores an empty rendering).
-STRIKE_TEMPLATE = (
-    "{{ {'event_type': 'strike', 'strikes': value_json.strikes, 'reason': value_json.reason, "
-    "'detail': value_json.detail} | tojson if value_json.event == 'strike' else '' }}"
-)
-#: The update entity: the version running, from the diagnostics document (one source: the package's
-#: metadata, see firmware/cli/helptext.py). The prop learns of no newer release by itself (it may have
-#: no internet): the latest version is the one installed, and an update is `sudo baccarat update`.
-UPDATE_TEMPLATE = (
-    "{{ {'installed_version': value_json.version, 'latest_version': value_json.version, "
-    "'title': 'Baccarat prop'} | tojson }}"
-)
-SOLVED_TEMPLATE = (
-    "{{ {'event_type': 'solved', 'forced': value_json.forced} | tojson if value_json.event == 'solved' else '' }}"
-)
-EXPLODED_TEMPLATE = (
-    "{{ {'event_type': 'exploded', 'cause': value_json.cause, 'strikes': value_json.strikes} | tojson "
-    "if value_json.event == 'exploded' else '' }}"
-)
-#: The countdown's seconds left as of the last state document (``None``: unknown, a bomb without a timer).
-TIME_LEFT_TEMPLATE = "{{ value_json.timer.seconds_left if value_json.timer else None }}"
+#: Home Assistant's birth message (``online``) republishes the discovery at most once in this many seconds.
+BIRTH_SECONDS = 30.0
+#: Most entities one retained discovery document of an earlier run can have removed.
+MAX_REMOVALS = 100
 
 
 def device_id(client_id: str) -> str:
@@ -171,11 +148,11 @@ def discovery_payload(
                 "sensor",
                 "Time left",
                 state_topic=state,
-                value_template=TIME_LEFT_TEMPLATE,
+                value_template=templates.TIME_LEFT_TEMPLATE,
                 device_class="duration",
                 unit_of_measurement="s",
                 json_attributes_topic=state,
-                json_attributes_template="{{ (value_json.timer or {}) | tojson }}",
+                json_attributes_template=templates.TIME_LEFT_ATTRIBUTES,
                 icon="mdi:timer-sand",
             ),
             entity(
@@ -266,7 +243,7 @@ def discovery_payload(
                 "Strike",
                 state_topic=events,
                 event_types=["strike"],
-                value_template=STRIKE_TEMPLATE,
+                value_template=templates.STRIKE_TEMPLATE,
                 icon="mdi:alert-octagon",
             ),
             entity(
@@ -275,7 +252,7 @@ def discovery_payload(
                 "Solve",
                 state_topic=events,
                 event_types=["solved"],
-                value_template=SOLVED_TEMPLATE,
+                value_template=templates.SOLVED_TEMPLATE,
                 icon="mdi:check-decagram",
             ),
             entity(
@@ -284,7 +261,7 @@ def discovery_payload(
                 "Explosion",
                 state_topic=events,
                 event_types=["exploded"],
-                value_template=EXPLODED_TEMPLATE,
+                value_template=templates.EXPLODED_TEMPLATE,
                 icon="mdi:bomb-off",
             ),
             entity(
@@ -292,7 +269,7 @@ def discovery_payload(
                 "update",
                 "Firmware",
                 state_topic=diagnostics,
-                value_template=UPDATE_TEMPLATE,
+                value_template=templates.UPDATE_TEMPLATE,
                 device_class="firmware",
                 entity_category="diagnostic",
             ),
@@ -358,26 +335,28 @@ def discovery_payload(
     }
 
 
-def stale_components(previous: bytes | str, current: dict[str, Any]) -> dict[str, dict[str, str]]:
+_PLATFORM = re.compile(r"[a-z_]{1,40}")
+
+
+def stale_components(previous: bytes | str, current: dict[str, Any], prop_id: str) -> dict[str, dict[str, str]]:
     """Home Assistant's removal form (``{"p": platform}``) for each component of a ``previous``
     discovery document that ``current`` (the new one's ``cmps``) no longer has.
 
-    Components already in the removal form, and a ``previous`` that is not a discovery
-    document, give nothing.
+    Only this prop's own components count (their IDs start with ``<prop_id>_``); components
+    already in the removal form give nothing. ``previous`` is read strictly (size, depth:
+    :func:`baccarat_core.strict.loads`): one that is not a discovery document raises
+    :class:`~baccarat_core.BaccaratError`.
     """
-    try:
-        data = json.loads(previous)
-    except (ValueError, UnicodeDecodeError):
-        return {}
+    data = strict.loads(previous, "discovery document")
     components = data.get("cmps", data.get("components")) if isinstance(data, dict) else None
     if not isinstance(components, dict):
-        return {}
+        raise strict.InputError("discovery document has no components (cmps)")
     stale = {}
     for key, config in components.items():
-        if key in current or not isinstance(config, dict):
+        if key in current or not key.startswith(f"{prop_id}_") or not isinstance(config, dict):
             continue
         platform = config.get("p", config.get("platform"))
-        if isinstance(platform, str) and set(config) - {"p", "platform"}:
+        if isinstance(platform, str) and _PLATFORM.fullmatch(platform) and set(config) - {"p", "platform"}:
             stale[key] = {"p": platform}
     return stale
 
@@ -388,6 +367,7 @@ class HomeAssistantService:
     Call :meth:`start` before the MQTT service starts (or after: a live
     connection gets the document at once). With ``enabled=False`` (``home_assistant =
     false``) it publishes nothing, and clears a discovery message an earlier config left.
+    ``clock`` measures :data:`BIRTH_SECONDS` (a test's own clock).
     """
 
     def __init__(
@@ -400,6 +380,7 @@ class HomeAssistantService:
         sw_version: str | None = None,
         enabled: bool = True,
         outputs: Sequence[tuple[str, str]] = (),
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.mqtt = mqtt_service
         self.outputs = tuple(outputs)
@@ -409,12 +390,15 @@ class HomeAssistantService:
         self.topic = discovery_topic(self.prop_id, prefix)
         self.birth_topic = f"{prefix}/status"
         self.name = name
+        self.clock = clock
         self._sw_version = sw_version
         self._document: dict[str, Any] | None = None
         self._text: str | None = None
         self.published = 0
-        #: Components removed from Home Assistant since the start (their IDs).
+        #: Components removed from Home Assistant since the start (their IDs, the last :data:`MAX_REMOVALS`).
         self.removed: list[str] = []
+        self._births = 0  # births heard since the last republish
+        self._birth_published = float("-inf")  # clock() of the last republish for a birth
 
     @property
     def document(self) -> dict[str, Any]:
@@ -434,11 +418,16 @@ class HomeAssistantService:
         return self._text
 
     def start(self) -> None:
-        """Publish on every connect and on Home Assistant's ``online``; watch the retained document."""
+        """Publish on every connect and on Home Assistant's ``online``; read the retained document back.
+
+        The link subscribes to the prop's own discovery topic at each connect, before its connect
+        hooks run: the broker answers with the retained document of the last run before it
+        handles the new one published then."""
         self.link.connect_hooks.append(self.on_connect)
         self.link.on_topic(self.topic, self._on_discovery)
         if self.enabled:
             self.link.on_topic(self.birth_topic, self._on_birth)
+            self.link.tick_hooks.append(self._tick)
         if self.link.listening.is_set():
             self.on_connect()
 
@@ -448,43 +437,59 @@ class HomeAssistantService:
         self.link.on_topic(self.topic, None)
 
     def on_connect(self) -> None:
-        """Connected: read the retained document back, listen for Home Assistant's birth message,
-        publish the document.
-
-        The subscription to the prop's own discovery topic goes first: the broker answers it
-        with the retained document of the last run before it handles the new one published next.
-        """
-        client = self.link.client
-        client.subscribe(self.topic, qos=1)
-        if not self.enabled:
-            return
-        client.subscribe(self.birth_topic, qos=1)
-        self.publish()
+        """Connected and listening: publish the document."""
+        if self.enabled:
+            self.publish()
 
     def publish(self) -> None:
         """Queue the retained discovery message (paho's thread sends it)."""
         self.published += 1
         self.link.publish(self.topic, self.text, retain=True)
 
-    def _on_discovery(self, client: Any, userdata: Any, message: Any) -> None:
-        """A message on the prop's own discovery topic: the retained one of an earlier run, or our own."""
-        if not message.payload:
+    def _on_discovery(self, topic: str, payload: bytes, retained: bool) -> None:
+        """A message on the prop's own discovery topic. Only the retained one the broker hands back
+        at the subscription counts (the last run's document): a live one is our own, or a stranger's."""
+        if not payload or not retained:
             return
         if not self.enabled:
-            if message.retain:
-                log.info("home assistant: home_assistant = false: removing this prop from it (%s)", self.topic)
-                self.link.publish(self.topic, "", retain=True)
+            log.info("home assistant: home_assistant = false: removing this prop from it (%s)", self.topic)
+            self.link.publish(self.topic, "", retain=True)
             return
-        stale = stale_components(message.payload, self.document["cmps"])
+        try:
+            stale = stale_components(payload, self.document["cmps"], self.prop_id)
+        except BaccaratError as error:
+            self.link.noise.note("discovery", f"home assistant: the retained {self.topic} is ignored: {error}")
+            return
         if not stale:
             return
-        self.removed.extend(stale)
-        log.info("home assistant: removing entities no longer configured: %s", ", ".join(sorted(stale)))
-        removal = {**self.document, "cmps": {**self.document["cmps"], **stale}}
+        keys = sorted(stale)
+        if len(keys) > MAX_REMOVALS:
+            log.warning(
+                "home assistant: the retained %s names %d entities no longer configured; removing the first %d",
+                self.topic,
+                len(keys),
+                MAX_REMOVALS,
+            )
+            keys = keys[:MAX_REMOVALS]
+        self.removed = (self.removed + keys)[-MAX_REMOVALS:]
+        shown = ", ".join(keys[:10]) + (f" and {len(keys) - 10} more" if len(keys) > 10 else "")
+        log.info("home assistant: removing entities no longer configured: %s", strict.one_line(shown, 400))
+        removal = {**self.document, "cmps": {**self.document["cmps"], **{key: stale[key] for key in keys}}}
         self.link.publish(self.topic, json.dumps(removal, sort_keys=True), retain=True)
         self.publish()  # then the document without them, as Home Assistant's documentation asks
 
-    def _on_birth(self, client: Any, userdata: Any, message: Any) -> None:
-        if message.payload.strip().lower() == b"online":
-            log.info("home assistant is online: discovery published again on %s", self.topic)
-            self.publish()
+    def _on_birth(self, topic: str, payload: bytes, retained: bool) -> None:
+        """Home Assistant says ``online``: the discovery again, at most once in :data:`BIRTH_SECONDS`."""
+        if payload.strip().lower() == b"online":
+            self._births += 1
+            self._tick()
+
+    def _tick(self) -> None:
+        """A birth heard, or paho's loop passing by (about once a second): republish when one is due."""
+        if not self._births or self.clock() - self._birth_published < BIRTH_SECONDS:
+            return
+        births, self._births = self._births, 0
+        self._birth_published = self.clock()
+        more = f" ({births} births since the last)" if births > 1 else ""
+        log.info("home assistant is online: discovery published again on %s%s", self.topic, more)
+        self.publish()

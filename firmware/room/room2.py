@@ -29,10 +29,10 @@ from baccarat_core import BaccaratModule, strict
 from baccarat_core import events as ev
 from baccarat_core.timer import shown_seconds
 
-from ..config import MqttConfig
 from ..daemon import Daemon
 from .commands import GameMaster
-from .mqtt import Link
+from .link import Link
+from .mqtt_settings import MqttConfig, RoomSettings
 
 log = logging.getLogger("baccarat.room")
 
@@ -68,23 +68,23 @@ class RoomService:
     """A second MQTT connection that speaks Room 2.0 (its own will: ``DISCONNECTED``)."""
 
     def __init__(
-        self, daemon: Daemon, commands: GameMaster, cfg: MqttConfig, *, data_seconds: float = DATA_SECONDS
+        self,
+        daemon: Daemon,
+        commands: GameMaster,
+        cfg: MqttConfig,
+        room: RoomSettings,
+        *,
+        data_seconds: float = DATA_SECONDS,
     ) -> None:
         self.daemon = daemon
         self.commands = commands
         self.data_seconds = data_seconds
-        self.requests = dict(cfg.room_requests)
-        base = f"Room/{cfg.room}/Props/{cfg.prop}"
+        self.requests = dict(room.requests)
+        base = f"Room/{room.room}/Props/{room.prop}"
         self.inbox, self.outbox = f"{base}/inbox", f"{base}/outbox"
-        self.link = Link(
-            cfg,
-            f"{cfg.client_id}-room",
-            will=(self.outbox, "DISCONNECTED"),
-            subscriptions=(self.inbox,),
-            on_message=self._on_message,
-            on_connect=self._on_connect,
-            name="room",
-        )
+        self.link = Link(cfg, f"{cfg.client_id}-room", will=(self.outbox, "DISCONNECTED"), name="room")
+        self.link.on_topic(self.inbox, self._on_message)
+        self.link.connect_hooks.append(self._on_connect)
         self.link.tick_hooks.append(self._tick)
         self._lock = threading.Lock()
         self._data: str | None = None
@@ -154,7 +154,9 @@ class RoomService:
             )
             return
         if not payload:
-            log.info("room: ignored an empty message on %s (a retained command being cleared)", topic)
+            self.link.noise.note(
+                "empty", f"room: ignored an empty message on {topic} (a retained command being cleared)", logging.INFO
+            )
             return
         text = payload.decode("utf-8", "replace").strip() if len(payload) <= strict.MAX_BYTES else ""
         if text == "@PING":

@@ -15,8 +15,8 @@ import logging
 import sys
 import time
 
-from ..config import parse_sound_section
 from ..errors import ConfigError
+from ..services.sound import parse_sound_section
 from . import CUES, make_player
 from .cues import BUZZER_SEQUENCES, sequence_seconds
 from .players import AlsaPlayer, BuzzerPlayer, load_clips

@@ -1,5 +1,5 @@
-"""The ``[sound]`` settings as plain values (the config reads and checks the table:
-:func:`firmware.config.parse_sound_section`); no sound library imported here."""
+"""The ``[sound]`` settings as plain values (the sound service reads and checks the table:
+:mod:`firmware.services.sound`); no sound library imported here."""
 
 from __future__ import annotations
 

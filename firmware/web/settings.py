@@ -1,22 +1,25 @@
 """The ``[web]`` section of the config: the console, the room controllers' endpoints, webhooks.
 
-``parse_web_section`` validates the table once, up front, with the config's
-section validator (:class:`firmware.config.Section`), and raises
-:class:`WebConfigError` (a config error) with one line that names the key.
-The password and the controller token never appear in a message or a repr.
+The web service (:mod:`firmware.services.web`) declares the table's keys (:data:`WEB_KEYS`) and
+reads it once, up front, with the config's section validator (:class:`firmware.sections.Section`):
+every problem is a :class:`WebConfigError` (a config error) with one line that names the key.
+What depends on the simulator (on by default there, off on a Pi until ``[web]`` exists) is decided
+at start from what was read (:meth:`WebSection.resolved`). The password and the controller token
+never appear in a message or a repr.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from baccarat_core.records import field, record
+from baccarat_core.records import field, record, replace
 
-from ..config import MAX_STRING, Section, port_problem, show_setting, within
 from ..errors import ConfigError
+from ..sections import MAX_STRING, Key, Section, port_problem, read_keys, show_setting, within
 
 #: Events a webhook can be sent on, as named in the config and in the event's JSON (``"event"``).
 WEBHOOK_EVENTS: tuple[str, ...] = ("solved", "strike", "reset", "exploded")
@@ -102,52 +105,133 @@ def redact_url(url: str) -> str:
     return f"{parts.scheme}://{host}{port}{parts.path}"
 
 
-def parse_web_section(data: dict[str, Any] | None, *, simulate: bool) -> WebSettings:
-    """Validate the ``[web]`` table (``None`` when the file has no such section).
+@record
+class WebSection:
+    """``[web]`` as the file gives it, read once: ``present`` (the file has the section), the
+    settings, and ``front_panel`` as written (None: on in the simulator only)."""
 
-    The console is on by default in the simulator (bound to localhost, no
-    password); on a Pi it is off until a ``[web]`` section exists.
-    """
-    if data is None:
-        return WebSettings(enabled=simulate, front_panel=simulate)
-    section = Section("web", data, error=WebConfigError)
-    enabled = section.get("enabled", bool, True)
-    bind = section.get("bind", str, LOOPBACK_BIND, check=_bind_problem)
-    port = section.get("port", int, DEFAULT_PORT, check=port_problem)
-    password = _secret(section, "password", minimum=8)
-    token = _secret(section, "controller_token", minimum=12)
-    if token is not None and not _TOKEN.fullmatch(token):
-        raise section.fail(
-            "controller_token",
-            "must be 12-128 letters, digits or . _ ~ - (it goes into the controllers' URLs as typed)",
-        )
-    front_panel = section.get("front_panel", bool, simulate)
-    casing_public = section.get("casing_public", bool, False)
+    present: bool
+    settings: WebSettings
+    front_panel: bool | None = None
+
+    def resolved(self, *, simulate: bool) -> WebSettings:
+        """The settings for this run: without a ``[web]`` section the console is on in the
+        simulator (bound to localhost, no password) and off on a Pi."""
+        if not self.present:
+            return replace(self.settings, enabled=simulate, front_panel=simulate)
+        front_panel = simulate if self.front_panel is None else self.front_panel
+        return replace(self.settings, front_panel=front_panel)
+
+    def with_port(self, port: int) -> WebSection:
+        """These settings on another port (``baccarat run --port``)."""
+        return replace(self, settings=replace(self.settings, port=port))
+
+
+def _password_problem(minimum: int) -> Callable[[str], str | None]:
+    def check(value: str) -> str | None:
+        if value == "":
+            return None
+        if len(value) < minimum:
+            return f"must be at least {minimum} characters"
+        if value != value.strip() or any(not c.isprintable() for c in value):
+            return "must not start or end with spaces or hold control characters"
+        return None
+
+    check.__doc__ = f"at least {minimum} characters"
+    return check
+
+
+def _token_problem(value: str) -> str | None:
+    problem = _password_problem(12)(value)
+    if problem or value == "" or _TOKEN.fullmatch(value):
+        return problem
+    return "must be 12-128 letters, digits or . _ ~ - (it goes into the controllers' URLs as typed)"
+
+
+_token_problem.__doc__ = "12-128 letters, digits or . _ ~ -"
+
+#: The ``[web]`` keys.
+WEB_KEYS: tuple[Key, ...] = (
+    Key("enabled", bool, True, help="the console and the controllers' endpoints (a [web] section turns them on)"),
+    Key(
+        "bind",
+        str,
+        LOOPBACK_BIND,
+        check=lambda v: _bind_problem(v),
+        help="the address to listen on (0.0.0.0: every one)",
+    ),
+    Key("port", int, DEFAULT_PORT, check=port_problem, help="the console's port"),
+    Key(
+        "password",
+        str,
+        "",
+        check=_password_problem(8),
+        help="the console's login (needed beyond localhost)",
+        secret=True,
+    ),
+    Key(
+        "controller_token",
+        str,
+        "",
+        check=_token_problem,
+        help="the room controllers' ?token= (Escape Room Master, Houdini)",
+        secret=True,
+    ),
+    Key("front_panel", bool, None, help="the players' buttons on the console page (default: in the simulator only)"),
+    Key("casing_public", bool, False, help="/casing for anyone on the network, read-only"),
+    Key("webhook_timeout_seconds", float, 3.0, check=within(0, 60, above=True), help="a webhook's timeout"),
+    Key(
+        "webhook_retries",
+        int,
+        3,
+        check=lambda v: None if 0 <= v <= 10 else "must be 0-10",
+        help="tries again after a failed webhook (0-10)",
+    ),
+    Key(
+        "webhooks", object, [], help='URLs called on events: [{ event = "solved", url = "http://...", method = "GET" }]'
+    ),
+)
+
+
+def read_web_section(section: Section) -> WebSection:
+    """``[web]`` alone, every key checked (:func:`web_section`)."""
+    return web_section(read_keys(section, WEB_KEYS, finish=False), section)
+
+
+def web_section(values: dict[str, Any], section: Section) -> WebSection:
+    """``[web]`` from its keys' checked ``values``; refuses listening beyond localhost without a
+    password."""
+    bind, casing_public = values["bind"], values["casing_public"]
     if casing_public and is_loopback(bind):
         raise section.fail(
             "casing_public",
             f'with bind = "{bind}" only this machine reaches the casing; '
             'set bind = "0.0.0.0" (and a password, which the console then asks for)',
         )
-    timeout = float(section.get("webhook_timeout_seconds", float, 3.0, check=within(0, 60, above=True)))
-    retries = section.get("webhook_retries", int, 3, check=lambda v: None if 0 <= v <= 10 else "must be 0-10")
-    hooks = _webhooks(section.value("webhooks", []))
+    hooks = _webhooks(values["webhooks"])
     section.finish()
     settings = WebSettings(
-        enabled=enabled,
+        enabled=values["enabled"],
         bind=bind,
-        port=port,
-        password=password,
-        controller_token=token,
-        front_panel=front_panel,
+        port=values["port"],
+        password=values["password"] or None,
+        controller_token=values["controller_token"] or None,
+        front_panel=bool(values["front_panel"]),
         casing_public=casing_public,
         webhooks=hooks,
-        webhook_timeout_seconds=timeout,
-        webhook_retries=retries,
+        webhook_timeout_seconds=float(values["webhook_timeout_seconds"]),
+        webhook_retries=values["webhook_retries"],
     )
-    if enabled:
+    if settings.enabled and section.present:
         settings.check_listen()
-    return settings
+    return WebSection(section.present, settings, values["front_panel"])
+
+
+def parse_web_section(data: dict[str, Any] | None, *, simulate: bool) -> WebSettings:
+    """Validate the ``[web]`` table (``None`` when the file has no such section) and resolve it
+    for a run (:meth:`WebSection.resolved`)."""
+    section = Section("web", {} if data is None else data, error=WebConfigError, present=data is not None)
+    return read_web_section(section).resolved(simulate=simulate)
 
 
 def _bind_problem(bind: str) -> str | None:
@@ -158,18 +242,6 @@ def _bind_problem(bind: str) -> str | None:
     except ValueError:
         return "must be an IP address such as 127.0.0.1, 0.0.0.0 or ::, or localhost"
     return None
-
-
-def _secret(section: Section, key: str, *, minimum: int) -> str | None:
-    """A password or token; its value is never part of a message (the section shows only its key)."""
-    value: str = section.get(key, str, "")
-    if value == "":
-        return None
-    if len(value) < minimum:
-        raise section.fail(key, f"must be at least {minimum} characters")
-    if value != value.strip() or any(not c.isprintable() for c in value):
-        raise section.fail(key, "must not start or end with spaces or hold control characters")
-    return value
 
 
 def _webhooks(raw: Any) -> tuple[Webhook, ...]:

@@ -1,0 +1,128 @@
+"""Finding the room services: the entry-point group ``baccarat.services``.
+
+Every service, the prop's own included, is registered in ``pyproject.toml`` under
+``[project.entry-points."baccarat.services"]``; one installed with pip into the same venv is found
+the same way. A service that cannot be imported is one log line (:attr:`Services.broken`), and
+the prop runs on without it. Run from a checkout that was never installed, the prop reads its own
+entry points from that checkout's ``pyproject.toml``, so that they are written in one place.
+
+>>> services = installed()
+>>> [service.name for service in services.ordered()][:3]
+['history', 'sound', 'control']
+"""
+
+from __future__ import annotations
+
+import logging
+import tomllib
+from collections.abc import Iterator
+from functools import cache
+from importlib import metadata
+from importlib.util import find_spec
+from pathlib import Path
+
+from ..errors import ConfigError
+from . import Service
+
+log = logging.getLogger("baccarat.services")
+
+GROUP = "baccarat.services"
+#: The prop's own distribution (pyproject's ``[project] name``).
+DISTRIBUTION = "baccarat-prop"
+PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+
+
+class Services:
+    """The services found: by name, and those that could not be loaded (name -> why)."""
+
+    def __init__(self, services: dict[str, Service], broken: dict[str, str]) -> None:
+        self.by_name = services
+        self.broken = broken
+
+    def __iter__(self) -> Iterator[Service]:
+        return iter(self.by_name.values())
+
+    def get(self, name: str) -> Service | None:
+        """The service called ``name``, or None."""
+        return self.by_name.get(name)
+
+    def tables(self) -> dict[str, list[Service]]:
+        """Config table -> the services that read it, the table's own service first."""
+        out: dict[str, list[Service]] = {}
+        for service in self.ordered():
+            if service.table is not None:
+                out.setdefault(service.table, []).append(service)
+        for table, owners in out.items():
+            owners.sort(key=lambda s: s.name != table)
+        return out
+
+    def ordered(self) -> list[Service]:
+        """Start order: by ``order``, then name, each after the services it names in ``after``."""
+        pending = sorted(self.by_name.values(), key=lambda s: (s.order, s.name))
+        done: list[Service] = []
+        names: set[str] = set()
+        while pending:
+            ready = next(
+                (s for s in pending if all(a in names or a not in self.by_name for a in s.after)), pending[0]
+            )  # a circle of `after`s: the first in order goes first
+            pending.remove(ready)
+            done.append(ready)
+            names.add(ready.name)
+        return done
+
+
+def _entry_points() -> list[tuple[str, str]]:
+    """(name, "module:Class") of every installed service; the checkout's own from its pyproject.toml
+    when the prop's distribution is not installed (or installed without them)."""
+    points = metadata.entry_points(group=GROUP)
+    found = [(ep.name, ep.value) for ep in points]
+    ours = {ep.name for ep in points if _dist_name(ep) == DISTRIBUTION}
+    if not ours and PYPROJECT.is_file():
+        project = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
+        own = project.get("project", {}).get("entry-points", {}).get(GROUP, {})
+        names = {name for name, _ in found}
+        found += [(name, value) for name, value in own.items() if name not in names]
+    return found
+
+
+def _dist_name(ep: metadata.EntryPoint) -> str | None:
+    dist = getattr(ep, "dist", None)
+    return None if dist is None else dist.metadata["Name"]
+
+
+def load(name: str, value: str) -> type[Service]:
+    """The class ``value`` (``module:Class``) names; raises what importing it raises."""
+    module_name, _, attribute = value.partition(":")
+    if find_spec(module_name) is None:
+        raise ModuleNotFoundError(f"no module named {module_name!r}")
+    module = __import__(module_name, fromlist=[attribute or "_"])
+    cls = getattr(module, attribute) if attribute else module
+    if not (isinstance(cls, type) and issubclass(cls, Service)):
+        raise TypeError(f"{value} is not a firmware.services.Service")
+    if cls.name != name:
+        raise TypeError(f"{value} calls itself {cls.name!r}, not {name!r} as its entry point does")
+    return cls
+
+
+@cache
+def installed() -> Services:
+    """Every service installed (loaded once a process); those that fail to load are logged once."""
+    services: dict[str, Service] = {}
+    broken: dict[str, str] = {}
+    for name, value in _entry_points():
+        if name in services or name in broken:
+            continue
+        try:
+            services[name] = load(name, value)()
+        except Exception as error:  # noqa: BLE001 - a broken plugin costs itself, not the prop
+            reason = f"{type(error).__name__}: {error}"
+            broken[name] = reason
+            log.error("service %s (%s) cannot be loaded (%s); the prop runs without it", name, value, reason)
+    return Services(services, broken)
+
+
+def unknown_section(name: str, known: list[str]) -> ConfigError:
+    """``[mqt]: unknown section (did you mean mqtt?)``."""
+    from ..sections import did_you_mean
+
+    return ConfigError(f"[{name}]: unknown section{did_you_mean(name, known)}")

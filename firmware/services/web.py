@@ -1,0 +1,69 @@
+"""The web console: the game master's page, the players' pages, the room controllers' endpoints
+(Escape Room Master, Houdini) and the webhooks, on one port (``[web]``).
+
+Read always: on in the simulator by default, on a Pi once ``[web]`` exists. Docs:
+``docs/run/console.md``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from ..netaddr import reachable_urls
+from ..web.settings import WEB_KEYS, WebConfigError, WebSection, web_section
+from . import Prop, Running, Section, Service
+
+if TYPE_CHECKING:
+    from ..config import Config
+
+log = logging.getLogger("baccarat")
+
+
+class Web(Service):
+    """The console and the controllers' HTTP endpoints (:mod:`firmware.web`)."""
+
+    name = "web"
+    title = "Web console"
+    keys = WEB_KEYS
+    error = WebConfigError
+    always = True
+    after = ("history",)
+    order = 50
+    docs = "run/console.md"
+
+    def configure(self, values: dict[str, Any], section: Section, config: Config) -> WebSection:
+        """The table, read once (:func:`~firmware.web.settings.read_web_section`)."""
+        return web_section(values, section)
+
+    def describe(self, settings: WebSection) -> list[str]:
+        """``Web console: http://0.0.0.0:8080/ (password set, ...)``, when the file turns it on."""
+        web = settings.resolved(simulate=False)
+        if not web.enabled:
+            return []
+        extras = [
+            "password set" if web.password else "no password (localhost only)",
+            "controllers' token set" if web.controller_token else "no controllers' token",
+            f"{len(web.webhooks)} webhook(s)",
+        ]
+        return [f"Web console: http://{web.bind}:{web.port}/ ({', '.join(extras)})"]
+
+    def start(self, prop: Prop, settings: WebSection) -> Running | None:
+        """Serve the console before the game thread starts (its log then has the first events); a port
+        that cannot be opened is one log line and the prop runs on without it."""
+        web = settings.resolved(simulate=prop.simulate)
+        if not web.enabled:
+            return None
+        from ..web.attach import CONSOLE_LINE, announce, attach_web
+
+        service = attach_web(
+            prop.daemon, prop.commands, web, pin_driver=prop.pin_driver, history=prop.service("history")
+        )
+        if service is None:
+            return None
+        urls = reachable_urls(web.bind, service.port)
+        where = urls[0] if len(urls) == 1 else f"{', '.join(urls[:-1])} (on this machine {urls[-1]})"
+        log.info("web console at %s", where, extra=CONSOLE_LINE)  # the simulator keeps it on screen
+        if prop.simulate:
+            announce(urls[-1])  # this machine's browser
+        return Running(service.stop, service)
