@@ -72,3 +72,10 @@ def test_the_game_masters_pulse_while_a_pulse_is_on_starts_it_again(outputs):
     assert again.seconds == pytest.approx(30)
     clock.advance(10)
     assert made.expire() == []
+
+
+def test_a_saved_output_the_config_no_longer_has_does_not_stop_the_others_coming_back(outputs):
+    """mutmut's ``break`` for ``continue``: an output removed from the config since the save."""
+    made, _, _ = outputs
+    events = made.restore({"door": 10.0, "lock": 10.0})
+    assert [(e.name, e.on) for e in events] == [("lock", True)]
