@@ -71,10 +71,12 @@ def test_a_panel_solves_resets_enables_and_switches_outputs(m3_prop, watcher_fac
     w.publish(f"{N}/set/Room_Reset", "1")
     w.wait_for(f"{N}/get/Room_Reset")
     assert w.on(f"{N}/get/Game_Reset") == ["", ""]  # the room's reset is the game's too
-    # Every state topic is retained: a panel started now has them at once.
-    late = watcher_factory(topics=(f"{N}/solve", f"{N}/output0", f"{N}/enable"))
+    w.publish(f"{N}/set/relay1", "on")
+    until(lambda: w.on(f"{N}/output1")[-1] == "Yes", what="output1 Yes again")
+    # Every state topic is retained, as it is now: a panel started now has them at once.
+    late = watcher_factory(topics=(f"{N}/solve", f"{N}/output0", f"{N}/output1", f"{N}/enable"))
     assert late.wait_for(f"{N}/solve") == "No" and late.wait_for(f"{N}/output0") == "No"
-    assert late.wait_for(f"{N}/enable") == "Yes"
+    assert late.wait_for(f"{N}/output1") == "Yes" and late.wait_for(f"{N}/enable") == "Yes"
     assert all(retained for topic, _, retained in late.messages)
 
 
