@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import logging
 import time
 
 import pytest
 
-from tests.conftest import Rig, make_config, start_served
-from tests.mosquitto import Broker
-from tests.test_mqtt import connected, mqtt_section
+from tests.conftest import Rig
+from tests.test_mqtt import connected
 
 #: Two outputs: the reference build's lock (on at a solve, off at a reset) and a horn only commands switch.
 OUTPUTS = [
@@ -19,24 +20,17 @@ OUTPUTS = [
 
 
 @pytest.fixture
-def convention_prop(mock_factory, broker: Broker):
-    """``make(**sections)``: a running daemon with its services (MQTT on the test's broker, and
-    the sections given), connected and listening."""
-    stops: list = []
+def convention_prop(prop_factory):
+    """``make(**sections)``: test_mqtt's prop (MQTT on the test's broker) with two outputs and the
+    sections given, connected and listening."""
 
     def make(**sections) -> Rig:
-        sections.setdefault("state", {"file": ""})
-        sections.setdefault("control", {"socket": ""})
         sections.setdefault("outputs", OUTPUTS)
-        config = make_config(mqtt=mqtt_section(broker), **sections)
-        rig, stop = start_served(config, mock_factory)
-        stops.append(stop)
+        rig = prop_factory(**sections)
         connected(rig)
         return rig
 
-    yield make
-    for stop in stops:
-        stop()
+    return make
 
 
 def convention_of(rig: Rig, cls: type):
@@ -61,3 +55,18 @@ def until(test, timeout: float = 5.0, what: str = "") -> None:
 
 def lines(caplog, level: int = logging.WARNING) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.levelno >= level]
+
+
+def run_examples(name: str) -> None:
+    """The docstring examples of module ``name`` run."""
+    module = importlib.import_module(name)
+    failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS, report=False)
+    assert attempted >= 2 and failed == 0, f"{name}: {failed} of {attempted} examples failed"
+
+
+def count_line(noise, caplog) -> str:
+    """The line that counts a flood's repeats, said once ``noise``'s quiet time has passed (moved on
+    here: the link ticks at least once a second); inside ``caplog.at_level``."""
+    noise.clock = lambda: time.monotonic() + noise.quiet
+    until(lambda: any("more like it" in line for line in lines(caplog)), what="the count")
+    return next(line for line in lines(caplog) if "more like it" in line)

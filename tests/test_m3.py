@@ -4,8 +4,6 @@ in one line, and the config's checks."""
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import json
 import time
 
@@ -17,11 +15,12 @@ from firmware.services.m3 import M3, M3Settings
 from firmware.services.m3.convention import M3Convention
 from tests import test_mqtt
 from tests.conftest import make_config, served_prop
-from tests.conventions import OUTPUTS, convention_of, convention_prop, lines, output_on, until
+from tests.conventions import OUTPUTS, convention_of, convention_prop, count_line, lines, output_on, run_examples, until
 from tests.test_mqtt import P, mqtt_section, settle
 
 broker = test_mqtt.broker  # the fixtures
 watcher_factory = test_mqtt.watcher_factory
+prop_factory = test_mqtt.prop_factory
 __all__ = ["convention_prop"]
 
 N = "baccarat"
@@ -187,9 +186,7 @@ def test_bad_input_is_one_line_and_the_next_command_runs(m3_prop, watcher_factor
         w.publish(f"{N}/set/solve", "1")
         w.wait_for(f"{N}/solve", lambda p: p == "Yes")
         # The rest are counted, and said once the quiet time has passed, with the last one's text.
-        noise.clock = lambda: time.monotonic() + noise.quiet
-        until(lambda: any("more like it" in line for line in lines(caplog)), what="the count")
-    count = next(line for line in lines(caplog) if "more like it" in line)
+        count = count_line(noise, caplog)
     assert count.startswith(f'{len(BAD)} more like it in 60 s, the last: m3: "{N}/set/input0"')
 
 
@@ -250,6 +247,4 @@ def test_check_config_and_doctor_lines():
     "name", ["firmware.services.m3.topics", "firmware.services.m3.convention", "firmware.services.conventions"]
 )
 def test_the_examples_run(name):
-    module = importlib.import_module(name)
-    failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS, report=False)
-    assert attempted >= 2 and failed == 0, f"{name}: {failed} of {attempted} examples failed"
+    run_examples(name)

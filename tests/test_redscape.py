@@ -4,8 +4,6 @@ bad input in one line, and the config's checks. Node-RED itself: tests/test_reds
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import json
 import time
 
@@ -17,11 +15,12 @@ from firmware.services.redscape import Redscape, RedscapeSettings
 from firmware.services.redscape.device import RedscapeDevice
 from tests import test_mqtt
 from tests.conftest import make_config, served_prop
-from tests.conventions import OUTPUTS, convention_of, convention_prop, lines, output_on, until
+from tests.conventions import OUTPUTS, convention_of, convention_prop, count_line, lines, output_on, run_examples, until
 from tests.test_mqtt import P, mqtt_section, settle
 
 broker = test_mqtt.broker  # the fixtures
 watcher_factory = test_mqtt.watcher_factory
+prop_factory = test_mqtt.prop_factory
 __all__ = ["convention_prop"]
 
 TO, FROM = "ToDevice/baccarat", "FromDevice/baccarat"
@@ -161,9 +160,7 @@ def test_bad_input_is_one_line_and_the_next_command_runs(redscape_prop, watcher_
         assert len(warnings) == 1 and warnings[0].startswith(f'redscape: ignored a retained message on "{TO}"')
         assert not any(r.exc_info for r in caplog.records)
         assert command(w, {"command": "SOLVE"})["state"] == "SOLVED"  # the connection lives on
-        noise.clock = lambda: time.monotonic() + noise.quiet
-        until(lambda: any("more like it" in line for line in lines(caplog)), what="the count")
-    count = next(line for line in lines(caplog) if "more like it" in line)
+        count = count_line(noise, caplog)
     assert count.startswith(f'{len(BAD) + 1} more like it in 60 s, the last: redscape: "ToDevice/All": ')
 
 
@@ -223,6 +220,4 @@ def test_check_config_and_doctor_lines():
 
 @pytest.mark.parametrize("name", ["firmware.services.redscape.messages", "firmware.services.redscape.device"])
 def test_the_examples_run(name):
-    module = importlib.import_module(name)
-    failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS, report=False)
-    assert attempted >= 2 and failed == 0, f"{name}: {failed} of {attempted} examples failed"
+    run_examples(name)

@@ -26,7 +26,8 @@ from tests.conftest import ROOT
 from tests.conventions import convention_prop, output_on, until
 from tests.mosquitto import Broker, free_port
 
-broker = test_mqtt.broker  # the fixture
+broker = test_mqtt.broker  # the fixtures
+prop_factory = test_mqtt.prop_factory
 __all__ = ["convention_prop"]
 
 pytestmark = pytest.mark.slow

@@ -31,6 +31,7 @@ from baccarat_core.numbers import show_value
 from baccarat_core.strict import InputError, decode_text
 
 from ..room.mqtt_settings import mqtt_string_problem
+from . import Running
 
 if TYPE_CHECKING:
     from ..room.link import Link
@@ -86,6 +87,18 @@ def output_name(outputs: Sequence[str], index: int) -> str:
         raise InputError(f"no output {index}: this prop has none ([[outputs]] in the config)")
     listed = ", ".join(f"{i} = {name}" for i, name in enumerate(outputs))
     raise InputError(f"no output {index}: this prop has {len(outputs)} ({listed})")
+
+
+def start_on_mqtt(prop: Prop, what: str, make: Callable[[Link], Convention]) -> Running | None:
+    """Start the convention ``make(link)`` makes on the MQTT service's connection; None (one log
+    line naming ``what`` cannot reach the prop) when the MQTT service does not run."""
+    mqtt = prop.service("mqtt")
+    if mqtt is None:
+        log.error("the MQTT service is not running: %s cannot reach the prop", what)
+        return None
+    convention = make(mqtt.link)
+    convention.start()
+    return Running(convention.stop, convention)
 
 
 class Convention:

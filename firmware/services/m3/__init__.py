@@ -8,7 +8,6 @@ config error). The topics: :mod:`.topics`; on the link: :mod:`.convention`. Docs
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING, Any
 
 from baccarat_core.records import record
@@ -16,13 +15,11 @@ from baccarat_core.records import record
 from ...findings import OK, WARN, Finding
 from ...sections import Key
 from .. import Prop, Running, Section, Service
-from ..conventions import topic_level_problem
+from ..conventions import start_on_mqtt, topic_level_problem
 from .topics import HEARTBEAT_SECONDS
 
 if TYPE_CHECKING:
     from ...config import Config
-
-log = logging.getLogger("baccarat.mqtt")
 
 
 @record
@@ -87,12 +84,6 @@ class M3(Service):
 
     def start(self, prop: Prop, settings: M3Settings) -> Running | None:
         """Add the topics to the MQTT service's connection."""
-        mqtt = prop.service("mqtt")
-        if mqtt is None:
-            log.error("m3: the MQTT service is not running; M3/BAC panels cannot reach the prop")
-            return None
         from .convention import M3Convention
 
-        convention = M3Convention(prop, mqtt.link, settings)
-        convention.start()
-        return Running(convention.stop, convention)
+        return start_on_mqtt(prop, "M3/BAC panels", lambda link: M3Convention(prop, link, settings))

@@ -9,7 +9,6 @@ Node-RED flow that drives the prop: ``examples/node-red/baccarat-flow.json``. Do
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING, Any
 
 from baccarat_core.records import record
@@ -17,13 +16,11 @@ from baccarat_core.records import record
 from ...findings import OK, WARN, Finding
 from ...sections import Key
 from .. import Prop, Running, Section, Service
-from ..conventions import topic_level_problem
+from ..conventions import start_on_mqtt, topic_level_problem
 from .messages import ALL, STATES
 
 if TYPE_CHECKING:
     from ...config import Config
-
-log = logging.getLogger("baccarat.mqtt")
 
 #: Longest word for a state in a report.
 MAX_STATE_WORD = 32
@@ -111,12 +108,6 @@ class Redscape(Service):
 
     def start(self, prop: Prop, settings: RedscapeSettings) -> Running | None:
         """Add the device's topics to the MQTT service's connection."""
-        mqtt = prop.service("mqtt")
-        if mqtt is None:
-            log.error("redscape: the MQTT service is not running; Node-RED cannot reach the prop")
-            return None
         from .device import RedscapeDevice
 
-        device = RedscapeDevice(prop, mqtt.link, settings)
-        device.start()
-        return Running(device.stop, device)
+        return start_on_mqtt(prop, "Node-RED", lambda link: RedscapeDevice(prop, link, settings))
