@@ -5,6 +5,7 @@ senders ``allow`` lets in."""
 from __future__ import annotations
 
 import socket
+import threading
 
 from tests.test_osc import cues, listening, osc_of, osc_prop, port_of, send, udp_port, until  # noqa: F401 - fixtures
 
@@ -100,19 +101,14 @@ def test_the_port_is_closed_at_the_stop(mock_factory, cues):  # noqa: F811
         state={"file": ""},
         control={"socket": ""},
     )
+    before = set(threading.enumerate())
     rig, stop = start_served(config, mock_factory)
-    threads = {t.name for t in osc_threads()}
-    assert threads == {"baccarat-osc-in", "baccarat-osc-out"}
+    started = [t for t in threading.enumerate() if t not in before and t.name.startswith("baccarat-osc")]
+    assert sorted(t.name for t in started) == ["baccarat-osc-in", "baccarat-osc-out"]
     stop()
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as again:
         again.bind(("127.0.0.1", port))  # free again
-    assert until(lambda: not osc_threads()), "a thread of the service outlived its stop"
-
-
-def osc_threads() -> list:
-    import threading
-
-    return [t for t in threading.enumerate() if t.name.startswith("baccarat-osc")]
+    assert not [t for t in started if t.is_alive()], "a thread of the service outlived its stop"
 
 
 def test_a_refusal_is_the_command_paths_own(osc_prop, caplog):  # noqa: F811

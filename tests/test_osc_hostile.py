@@ -14,7 +14,7 @@ import time
 from pythonosc.osc_bundle_builder import OscBundleBuilder
 from pythonosc.osc_message_builder import OscMessageBuilder
 
-from tests.test_osc import cues, listening, osc_prop, port_of, send, until  # noqa: F401 - fixtures
+from tests.test_osc import cues, listening, osc_of, osc_prop, port_of, send, until  # noqa: F401 - fixtures
 
 
 def message(address: str, *args) -> bytes:
@@ -110,8 +110,11 @@ def test_a_flood_of_garbage_is_a_few_lines_and_costs_no_command(osc_prop, caplog
             raw.sendto(kinds[i % len(kinds)], ("127.0.0.1", port))
             if i % 100 == 99:
                 time.sleep(0.01)  # the kernel's buffer for the port holds about 200 of them
-        raw.sendto(message("/baccarat/disable"), ("127.0.0.1", port))
-    assert until(lambda: not rig.daemon.module.enabled, timeout=30), "the listener died or fell behind"
+        for _ in range(60):  # sent again until heard: a busy machine's kernel may drop it as the buffer fills
+            raw.sendto(message("/baccarat/disable"), ("127.0.0.1", port))
+            if until(lambda: not rig.daemon.module.enabled, timeout=0.5):
+                break
+    assert not rig.daemon.module.enabled, "the listener died or fell behind"
     assert len(osc_lines(caplog)) <= 3, osc_lines(caplog)
     assert not rig.daemon.module.solved
 
@@ -146,11 +149,11 @@ def test_a_flood_of_commands_is_bounded_by_what_waits_for_the_game(osc_prop, cap
     finally:
         free.set()
     held.result(5)
-    resets = len([e for e in until(lambda: rig.events) if e.kind == "reset"])
-    send(port, "/baccarat/solve")
+    listener = osc_of(rig).listener
+    assert until(lambda: listener.pending == 0, timeout=20), "the commands that waited did not run"
+    assert len([e for e in rig.events if e.kind == "reset"]) == 32
+    send(port, "/baccarat/solve")  # heard again once the game is free
     assert until(lambda: rig.daemon.module.solved)
-    assert until(lambda: len([e for e in rig.events if e.kind == "reset"]) == 32)
-    assert resets <= 32
     assert len([line for line in osc_lines(caplog) if "dropped" in line]) == 1
 
 

@@ -118,11 +118,7 @@ class CueSender:
         self.kinds = frozenset(settings.addresses)
         self._queue: queue.SimpleQueue[list[ev.Event] | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
-        # An IP address needs no look-up: its client is made now. A name's, by the resolver.
-        self._clients: dict[Target, UDPClient] = {
-            t: _client(t.host, t.port) for t in settings.targets if _numeric(t.host)
-        }
-        self._names = [t for t in settings.targets if not _numeric(t.host)]
+        self._clients: dict[Target, UDPClient] = {}  # made at the start, and by the resolver
         self._resolved: dict[Target, str] = {}
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -136,9 +132,12 @@ class CueSender:
             self._queue.put(picked)
 
     def start(self) -> None:
-        """Start the sender (and, for targets given by name, the resolver)."""
+        """Make the clients of the targets given by IP address (no look-up), then start the sender,
+        and the resolver for the targets given by name (or whose client could not be made)."""
+        numeric = [t for t in self.settings.targets if _numeric(t.host)]
+        ready = [t for t in numeric if self._resolve(t)]
         self._threads = [threading.Thread(target=self._send_loop, name="baccarat-osc-out", daemon=True)]
-        if self._names:
+        if len(ready) < len(self.settings.targets):
             self._threads.append(threading.Thread(target=self._resolve_loop, name="baccarat-osc-names", daemon=True))
         for thread in self._threads:
             thread.start()
@@ -182,7 +181,7 @@ class CueSender:
             if client is None:
                 self.noise.note(
                     f"unknown {target}",
-                    f"osc: {target}: its name is not known (yet), so {message.address} was not sent",
+                    f"osc: no address for {target} yet, so {message.address} was not sent",
                 )
                 return
             try:
@@ -196,23 +195,28 @@ class CueSender:
 
     # -- the resolver's thread ----------------------------------------------------------------
     def _resolve_loop(self) -> None:
+        """Names looked up again every :data:`RESOLVE_SECONDS`; a target without a client every
+        :data:`RETRY_SECONDS` (an IP address's only until it has one)."""
         while not self._stopping.is_set():
             missing = 0
-            for target in self._names:
+            for target in self.settings.targets:
+                if _numeric(target.host) and target in self._resolved:
+                    continue
                 missing += not self._resolve(target)
             self._stopping.wait(RETRY_SECONDS if missing else RESOLVE_SECONDS)
 
     def _resolve(self, target: Target) -> bool:
-        """Look ``target``'s name up; a new address gets a new client. False when not found."""
+        """Look ``target`` up; a new address gets a new client. False when it is not found, or its
+        socket cannot be made (no IPv6 here, say)."""
         try:
             found = socket.getaddrinfo(target.host, target.port, type=socket.SOCK_DGRAM)
-        except OSError as error:
-            self.noise.note(f"resolve {target}", f"osc: the name of target {target} is not known ({error})")
+            ip = str(found[0][4][0])
+            if self._resolved.get(target) == ip:
+                return True
+            client = _client(ip, target.port)
+        except Exception as error:  # noqa: BLE001 - the name, the socket: one line, and a retry
+            self.noise.note(f"resolve {target}", f"osc: target {target} cannot be reached now ({error})")
             return False
-        ip = str(found[0][4][0])
-        if self._resolved.get(target) == ip:
-            return True
-        client = _client(ip, target.port)
         with self._lock:
             if self._stopping.is_set():  # stopped while the name was looked up: nothing sends any more
                 client.close()
@@ -222,5 +226,6 @@ class CueSender:
             self._resolved[target] = ip
         if old is not None:
             old.close()
-        log.info("osc: target %s is %s", target, ip)
+        if ip != target.host:
+            log.info("osc: target %s is %s", target, ip)
         return True
