@@ -274,8 +274,9 @@ def _label(label: str, kind: str) -> str:
 
 
 def split_list(text: str | None) -> tuple[str, ...]:
-    """Split a comma-separated list; ``None`` or blank is the empty list."""
-    if text is None or not text.strip():
+    """Split a comma-separated list; ``None``, blank or ``none`` (what :func:`join_names` writes for
+    no names) is the empty list."""
+    if text is None or not text.strip() or text.strip().lower() == "none":
         return ()
     return tuple(part.strip() for part in text.split(","))
 

@@ -3,46 +3,64 @@
 Every method takes one input and returns the events it caused, in order.
 Randomness (table limits, the colour of a replacement deck) comes from the
 ``random.Random`` passed in, so a seed replays a whole game.
+
+Each input returns the events it caused. A losing round, then the one the manual
+finds (the hint the game master's cheat sheet gives):
+
+>>> import random
+>>> from baccarat_core import BaccaratModule, Edgework, TableLimits
+>>> from baccarat_core.inputs import Arrow, Deal, Press
+>>> bomb = Edgework("AB3DE4", ports=("Parallel",), lit=("FRK",), unlit=())
+>>> module = BaccaratModule(bomb, TableLimits(5, 200), rng=random.Random(1), first_color="red")
+>>> [event.kind for event in module.start()]
+['limits', 'deck']
+>>> module.handle(Arrow("right"))  # the $5 chip, the table's minimum
+[DenominationChanged(value=5)]
+>>> module.handle(Press("player"))[0].describe()
+'chip $5 on player: stack bottom to top $5 = $5'
+>>> events = module.handle(Deal())  # the gesture: the round, up to its result
+>>> [event.describe() for event in events[-2:]]
+['round: player KD QS 10C = 0, banker 10S QD 4C = 4, banker wins; ...', 'STRIKE 1 (loss): the round lost $5.00']
+>>> module.stacks["player"], [event.kind for event in module.finish_round()]  # the chips go when it ends
+([5], ['chips_cleared'])
+>>> module.next_round().winner
+'banker'
+>>> module.handle(Press("banker"))[0].total
+5
+>>> module.handle(Deal())[-1].describe()
+'SOLVED: the round made money'
 """
 
 from __future__ import annotations
 
-import json
 import random
 from typing import Any
 
 from . import events as ev
 from .bets import bet_inputs
-from .bomb import RandomBombs, check_game
+from .bomb import RandomBombs
 from .cards import Card, hand_score
 from .chips import DENOMINATIONS, is_ordered, reorder
 from .deck import COLORS, Deck, build_deck, check_color
-from .edgework import Edgework, check_solved
+from .edgework import Edgework
 from .errors import BaccaratError
 from .inputs import Arrow, Deal, Hold, Input, Press, SetSolved, check_area
 from .limits import TableLimits, random_limits
-from .numbers import check_count, format_cents, format_dollars, show_value
+from .numbers import format_cents, format_dollars, show_value
 from .rounds import AREAS, MAIN_AREAS, SIDE_AREAS, Round, bet_results, play_round
-from .strict import MAX_GAMES, MAX_STRIKES, check_bool, check_keys, check_limits
-from .timer import CAUSES, BombRules, Countdown, check_seconds, rate_after
+from .status import ModuleStatus
+from .strict import MAX_GAMES
+from .timer import BombRules
 
 #: A deck with fewer cards than this left after a round is replaced.
 REPLACE_BELOW = 26
 
 _AREA_NAMES = ev.AREA_NAMES
 
-_SNAPSHOT_KEYS = frozenset({"edgework", "limits", "deck", "position", "denomination", "strikes", "solved"})
-_SNAPSHOT_OPTIONAL = frozenset(
-    {"limits_random", "round_pending", "enabled", "game", "edgework_drawn", "exploded", "timer"}
-)
-_EDGEWORK_KEYS = frozenset({"serial", "ports", "lit", "unlit", "solved"})
-_EDGEWORK_OPTIONAL = frozenset({"batteries", "plates"})
-_DECK_KEYS = frozenset({"color", "unshuffled", "cards", "solved", "letter", "digit", "port_column"})
-_DECK_OPTIONAL = frozenset({"first_index", "multiplier"})
 
-
-class BaccaratModule:
-    """One Baccarat module: limits, deck, chips, strikes and the solved flag.
+class BaccaratModule(ModuleStatus):
+    """One Baccarat module: limits, deck, chips and rounds, on top of its status (strikes, the
+    solve, the explosion, the countdown and the open table: :class:`~baccarat_core.status.ModuleStatus`).
 
     With ``bombs`` (random edgework) each reset draws the next game's bomb from it, and an
     ``edgework`` of None draws the first game's; without, the edgework stays until the game
@@ -51,31 +69,13 @@ class BaccaratModule:
     its countdown (:attr:`timer`) counts only as far as its owner advances it, and the owner calls
     :meth:`expire` when it reaches 0.
 
-    Each input returns the events it caused. A losing round, then the one the manual
-    finds (the hint the game master's cheat sheet gives):
+    Each input returns the events it caused (the module's docstring plays a whole game):
 
     >>> import random
     >>> from baccarat_core import BaccaratModule, Edgework, TableLimits
-    >>> from baccarat_core.inputs import Arrow, Deal, Press
-    >>> bomb = Edgework("AB3DE4", ports=("Parallel",), lit=("FRK",), unlit=())
-    >>> module = BaccaratModule(bomb, TableLimits(5, 200), rng=random.Random(1), first_color="red")
-    >>> [event.kind for event in module.start()]
-    ['limits', 'deck']
-    >>> module.handle(Arrow("right"))  # the $5 chip, the table's minimum
-    [DenominationChanged(value=5)]
-    >>> module.handle(Press("player"))[0].describe()
-    'chip $5 on player: stack bottom to top $5 = $5'
-    >>> events = module.handle(Deal())  # the gesture: the round, up to its result
-    >>> [event.describe() for event in events[-2:]]
-    ['round: player KD QS 10C = 0, banker 10S QD 4C = 4, banker wins; ...', 'STRIKE 1 (loss): the round lost $5.00']
-    >>> module.stacks["player"], [event.kind for event in module.finish_round()]  # the chips go when it ends
-    ([5], ['chips_cleared'])
-    >>> module.next_round().winner
-    'banker'
-    >>> module.handle(Press("banker"))[0].total
-    5
-    >>> module.handle(Deal())[-1].describe()
-    'SOLVED: the round made money'
+    >>> module = BaccaratModule(Edgework("AB3DE4"), TableLimits(5, 200), rng=random.Random(1))
+    >>> [event.kind for event in module.start()], module.cards_left
+    (['limits', 'deck'], 52)
     """
 
     def __init__(
@@ -88,13 +88,8 @@ class BaccaratModule:
         bombs: RandomBombs | None = None,
         rules: BombRules | None = None,
     ) -> None:
+        super().__init__(rules)
         self.rng = rng if rng is not None else random.Random()
-        #: The bomb's countdown and strike limit (``[bomb]``).
-        self.rules = rules if rules is not None else BombRules()
-        #: The countdown (None: the bomb has no timer); its owner advances it with a clock.
-        self.timer: Countdown | None = (
-            Countdown(self.rules.timer_seconds) if self.rules.timer_seconds is not None else None
-        )
         #: Where each reset's bomb comes from (random edgework), or None (the edgework stays).
         self.bombs = bombs
         #: The game since the first start: 1, and one more at each reset (saved with the game).
@@ -113,16 +108,9 @@ class BaccaratModule:
         self.position = 0
         self.denomination_index = 0
         self.stacks: dict[str, list[int]] = {area: [] for area in AREAS}
-        self.strikes = 0
-        self.solved = False
-        #: False while the game master has closed the table: player inputs are ignored.
-        self.enabled = True
         #: A round was played and its chips are still on the table: :meth:`finish_round` is due.
         self.round_pending = False
-        #: Why the bomb exploded (``timer`` or ``strikes``), or None; an exploded module takes no input.
-        self.exploded: str | None = None
 
-    # -- starting -----------------------------------------------------------
     def start(self) -> list[ev.Event]:
         """The limits and the first deck, as the module shows them at power-on (after the bomb, when
         it was drawn at random)."""
@@ -137,7 +125,6 @@ class BaccaratModule:
         """After a restore: finish a round that was cut short between its result and its clearing."""
         return self.finish_round() if self.round_pending else []
 
-    # -- reading ------------------------------------------------------------
     @property
     def denomination(self) -> int:
         """The active chip's value in dollars."""
@@ -226,10 +213,10 @@ class BaccaratModule:
             return refused
         bets = self.bets()
         out: list[ev.Event] = [*self._first_input(), ev.DealStarted({a: b for a, b in bets.items() if b})]
-        problem = self._exclusive_problem(bets)
+        problem = exclusive_problem(bets)
         if problem:
             return out + self._strike("exclusive", problem)
-        problem = self._limits_problem(bets)
+        problem = limits_problem(bets, self.limits)
         if problem:
             return out + self._strike("limits", problem)
         disordered = [area for area in AREAS if not is_ordered(self.stacks[area])]
@@ -309,11 +296,7 @@ class BaccaratModule:
         self.limits = limits if limits is not None else random_limits(self.rng)
         self.stacks = {area: [] for area in AREAS}
         self.denomination_index = 0
-        self.strikes = 0
-        self.solved = False
-        self.exploded = None
-        if self.timer is not None:
-            self.timer.reset()
+        self.reset_status()
         self.round_pending = False
         old = self.deck.color if self.deck else None
         color = self.rng.choice([c for c in COLORS if c != old])
@@ -324,94 +307,12 @@ class BaccaratModule:
             self._new_deck(color),
         ]
 
-    def set_enabled(self, enabled: bool) -> list[ev.Event]:
-        """The game master opens (True) or closes (False) the table; a closed table ignores
-        every player input. A reset does not reopen it."""
-        if enabled == self.enabled:
-            return []
-        self.enabled = enabled
-        if self.timer is not None:
-            self.timer.resume() if enabled else self.timer.pause()
-        return [ev.EnabledChanged(enabled)]
-
-    def force_solve(self) -> list[ev.Event]:
-        """The game master solves the module."""
-        if self.solved or self.exploded:
-            return [ev.InputIgnored("force solve", "solved" if self.solved else "exploded")]
-        self.solved = True
-        self._stop_timer()
-        return [ev.Solved(forced=True)]
-
-    def start_timer(self) -> list[ev.Event]:
-        """The game master starts the countdown now, as the players' first input would (paused
-        while the table is closed); nothing if it runs already or the game is over."""
-        if self.timer is None:
-            raise BaccaratError("this bomb has no timer (set [bomb] timer_seconds)")
-        if self.solved or self.exploded or not self.timer.start(paused=not self.enabled):
-            return []
-        return [ev.TimerStarted(round(self.timer.left, 1), forced=True)]
-
-    def add_time(self, seconds: float) -> list[ev.Event]:
-        """The game master adds ``seconds`` to the countdown (takes them away when negative; at 0
-        the bomb explodes). Refused (an ``ignored`` event) once the game is over."""
-        if self.timer is None:
-            raise BaccaratError("this bomb has no timer (set [bomb] timer_seconds)")
-        seconds = check_seconds(seconds, "time to add")
-        if refused := self._over("add time"):
-            return refused
-        self.timer.add(seconds)
-        out: list[ev.Event] = [ev.TimeAdded(seconds, round(self.timer.left, 1))]
-        return out + (self.explode("timer") if self.timer.done else [])
-
-    def expire(self) -> list[ev.Event]:
-        """The countdown reached 0 (its owner says so): the bomb explodes."""
-        if self.timer is None or not self.timer.done:
-            return []
-        return self.explode("timer")
-
-    def explode(self, cause: str) -> list[ev.Event]:
-        """The bomb explodes (``cause``: ``timer`` or ``strikes``): the countdown stops, and every
-        player input is ignored until a reset. Nothing once the game is over."""
-        if cause not in CAUSES:
-            raise BaccaratError(f"cause {show_value(cause)} is not one of {', '.join(CAUSES)}")
-        if self.solved or self.exploded:
-            return []
-        self.exploded = cause
-        self._stop_timer()
-        if cause == "timer" and self.timer is not None:
-            self.timer.left = 0.0
-        return [ev.Exploded(cause, self.strikes)]
-
     # -- state that survives a restart ----------------------------------------
     def snapshot(self) -> dict[str, Any]:
-        """What survives a restart, as JSON-ready data (bets on the table are not kept)."""
-        deck = self._require_deck()
-        bomb: dict[str, Any] = {}  # only with a bomb around the module: older saved games read the same
-        if self.exploded is not None:
-            bomb["exploded"] = self.exploded
-        if self.timer is not None:
-            bomb["timer"] = self.timer.to_dict()
-        return {
-            "edgework": self.edgework.to_dict(),
-            "limits": self.limits.to_dict(),
-            "limits_random": self.limits_random,
-            "deck": {
-                **deck.to_dict(),
-                "solved": deck.solved,
-                "letter": deck.letter,
-                "digit": deck.digit,
-                "port_column": deck.port_column,
-            },
-            "position": self.position,
-            "denomination": self.denomination,
-            "strikes": self.strikes,
-            "solved": self.solved,
-            "enabled": self.enabled,
-            "round_pending": self.round_pending,
-            "game": self.game,
-            "edgework_drawn": self.edgework_drawn,
-            **bomb,
-        }
+        """What survives a restart, as JSON-ready data (:func:`baccarat_core.snapshot.snapshot`)."""
+        from .snapshot import snapshot
+
+        return snapshot(self)
 
     @classmethod
     def restore(
@@ -422,99 +323,12 @@ class BaccaratModule:
         bombs: RandomBombs | None = None,
         rules: BombRules | None = None,
     ) -> BaccaratModule:
-        """Rebuild a module from :meth:`snapshot` (bets on the table are not kept); ``bombs`` draws
-        the bombs of the resets to come (random edgework); ``rules`` are the bomb's (a saved
-        countdown must be one of ``rules.timer_seconds``, and there must be one when they have it).
+        """Rebuild a module from :meth:`snapshot`, strictly (:func:`baccarat_core.snapshot.restore`)."""
+        from .snapshot import restore
 
-        The schema is strict: every key known and of its exact type (``"false"`` is not
-        false, ``1.9`` or ``"2"`` is not a number of strikes), every number within its
-        bounds, and the deck exactly the one its colour, edgework, limits and solved
-        count deal. Anything else is a :class:`BaccaratError` naming the first problem.
-        """
-        s = check_keys(state, "saved state", required=_SNAPSHOT_KEYS, optional=_SNAPSHOT_OPTIONAL)
-        limits_data = check_keys(s["limits"], "saved limits", required=frozenset({"min", "max"}))
-        limits = check_limits(limits_data["min"], limits_data["max"])
-        edgework = Edgework.from_dict(
-            check_keys(s["edgework"], "saved edgework", required=_EDGEWORK_KEYS, optional=_EDGEWORK_OPTIONAL)
-        )
-        d = check_keys(s["deck"], "saved deck", required=_DECK_KEYS, optional=_DECK_OPTIONAL)
-        color = d["color"]
-        if not isinstance(color, str) or color not in COLORS:
-            raise BaccaratError(f"saved deck colour {show_value(color)} is not one of {', '.join(COLORS)}")
-        deck = build_deck(edgework, limits, color, check_solved(d["solved"]))
-        expected = {
-            **deck.to_dict(),
-            "solved": deck.solved,
-            "letter": deck.letter,
-            "digit": deck.digit,
-            "port_column": deck.port_column,
-        }
-        # Compared as JSON, so that true is not 1 and 3.0 is not 3.
-        if json.dumps(d, sort_keys=True) != json.dumps(expected, sort_keys=True):
-            raise BaccaratError("saved deck is not the deck its colour, edgework, limits and solved count deal")
-        module = cls(edgework, limits, rng=rng, bombs=bombs, rules=rules)
-        module.deck = deck
-        module.position = check_count(s["position"], "saved deck position", maximum=52 - 6)
-        denomination = s["denomination"]
-        if isinstance(denomination, bool) or not isinstance(denomination, int) or denomination not in DENOMINATIONS:
-            raise BaccaratError(f"saved active chip {show_value(denomination)} is not a chip value")
-        module.denomination_index = DENOMINATIONS.index(denomination)
-        module.strikes = check_count(s["strikes"], "saved strikes", maximum=MAX_STRIKES)
-        module.solved = check_bool(s["solved"], "saved solved flag")
-        module.limits_random = check_bool(s.get("limits_random", False), "saved limits_random")
-        module.round_pending = check_bool(s.get("round_pending", False), "saved round_pending")
-        module.enabled = check_bool(s.get("enabled", True), "saved enabled flag")
-        module.game = check_game(s.get("game", 1))
-        module.edgework_drawn = check_bool(s.get("edgework_drawn", False), "saved edgework_drawn flag")
-        exploded = s.get("exploded")
-        if exploded is not None and exploded not in CAUSES:
-            raise BaccaratError(f"saved explosion cause {show_value(exploded)} is not one of {', '.join(CAUSES)}")
-        if exploded is not None and module.solved:
-            raise BaccaratError("saved game is both solved and exploded")
-        module.exploded = exploded
-        saved_timer = s.get("timer")
-        seconds = module.rules.timer_seconds
-        if seconds is None:
-            if saved_timer is not None:
-                raise BaccaratError("saved game has a timer, and the bomb has none")
-        else:
-            if saved_timer is None:
-                raise BaccaratError("saved game has no timer, and the bomb has one")
-            module.timer = Countdown.from_dict(saved_timer, seconds)
-            module.timer.rate = module._rate()
-        return module
+        return restore(cls, state, rng=rng, bombs=bombs, rules=rules)
 
     # -- internals --------------------------------------------------------------
-    def _refuse(self, what: str) -> list[ev.Event]:
-        """``[InputIgnored]`` when a player input cannot be taken now, else ``[]``."""
-        if refused := self._over(what):
-            return refused
-        if not self.enabled:
-            return [ev.InputIgnored(what, "disabled")]
-        return []
-
-    def _over(self, what: str) -> list[ev.Event]:
-        """``[InputIgnored]`` once the game is over (solved or exploded), else ``[]``."""
-        if self.exploded:
-            return [ev.InputIgnored(what, "exploded")]
-        if self.solved:
-            return [ev.InputIgnored(what, "solved")]
-        return []
-
-    def _first_input(self) -> list[ev.Event]:
-        """A player input was taken: the countdown starts if it waits for one."""
-        if self.timer is None or not self.timer.start():
-            return []
-        return [ev.TimerStarted(round(self.timer.left, 1))]
-
-    def _rate(self) -> float:
-        """The countdown's rate for the strikes so far."""
-        return rate_after(self.strikes) if self.rules.speed_up else 1.0
-
-    def _stop_timer(self) -> None:
-        if self.timer is not None:
-            self.timer.stop()
-
     def _edgework_event(self) -> ev.EdgeworkChanged:
         e = self.edgework
         return ev.EdgeworkChanged(
@@ -532,83 +346,70 @@ class BaccaratModule:
         deck = build_deck(self.edgework, self.limits, color, self.edgework.solved if solved is None else solved)
         self.deck = deck
         self.position = 0
-        return ev.DeckAppeared(
-            deck.color,
-            deck.solved,
-            deck.unshuffled,
-            deck.first_index,
-            deck.multiplier,
-            deck.letter,
-            deck.digit,
-            deck.port_name,
-            str(deck.cards[0]),
-            replaces,
-        )
-
-    def _strike(self, reason: str, detail: str) -> list[ev.Event]:
-        """A strike: the countdown runs faster, and at the strike limit the bomb explodes."""
-        self.strikes += 1
-        out: list[ev.Event] = [ev.Strike(reason, detail, self.strikes)]
-        if self.timer is not None:
-            self.timer.rate = self._rate()
-        limit = self.rules.strike_limit
-        if limit is not None and self.strikes >= limit:
-            out += self.explode("strikes")
-        return out
-
-    def _exclusive_problem(self, bets: dict[str, int]) -> str | None:
-        placed = [a for a in MAIN_AREAS if bets[a]]
-        if len(placed) == 1:
-            return None
-        if placed:
-            return (
-                f"bets on both Player ({format_dollars(bets['player'])}) and Banker ({format_dollars(bets['banker'])})"
-            )
-        return "no bet on Player or Banker"
-
-    def _limits_problem(self, bets: dict[str, int]) -> str | None:
-        for area in MAIN_AREAS:
-            if bets[area] and not self.limits.allows(bets[area]):
-                return (
-                    f"{_AREA_NAMES[area]} bet {format_dollars(bets[area])} is outside the limits "
-                    f"{self.limits.placard()}"
-                )
-        for area in SIDE_AREAS:
-            if bets[area] and not self.limits.allows_side(bets[area]):
-                return (
-                    f"{_AREA_NAMES[area]} bet {format_dollars(bets[area])} is outside the side-bet "
-                    f"limits {self.limits.side_placard()}"
-                )
-        return None
+        return deck_event(deck, replaces)
 
     def _play(self, bets: dict[str, int]) -> list[ev.Event]:
-        deck = self._require_deck()
-        game = play_round(deck.cards[self.position :])
+        game = play_round(self._require_deck().cards[self.position :])
         self.position += len(game.order)
-        out: list[ev.Event] = []
-        hands: dict[str, list[Card]] = {"player": [], "banker": []}
-        for hand, card in game.order:
-            hands[hand].append(card)
-            out.append(ev.CardDealt(hand, str(card), hand_score(hands[hand])))
-        results = bet_results(game, bets)
-        profit = sum(results.values())
-        out.append(
-            ev.RoundPlayed(
-                tuple(map(str, game.player)),
-                tuple(map(str, game.banker)),
-                game.player_score,
-                game.banker_score,
-                game.winner,
-                profit,
-                results,
-            )
-        )
+        out, profit = round_events(game, bets)
         if profit > 0:
-            self.solved = True
-            self._stop_timer()
-            out.append(ev.Solved())
-            return out
+            return out + self._win()
         if profit < 0:
             out += self._strike("loss", f"the round lost {format_cents(-profit)}")
         self.round_pending = True
         return out
+
+
+def exclusive_problem(bets: dict[str, int]) -> str | None:
+    """Why the bets are not exactly one of Player and Banker, or None (the deal's first check)."""
+    placed = [a for a in MAIN_AREAS if bets[a]]
+    if len(placed) == 1:
+        return None
+    if placed:
+        return f"bets on both Player ({format_dollars(bets['player'])}) and Banker ({format_dollars(bets['banker'])})"
+    return "no bet on Player or Banker"
+
+
+def limits_problem(bets: dict[str, int], limits: TableLimits) -> str | None:
+    """The first bet outside the table's limits (or the side-bet limits), or None (the second check)."""
+    for area in MAIN_AREAS:
+        if bets[area] and not limits.allows(bets[area]):
+            return f"{_AREA_NAMES[area]} bet {format_dollars(bets[area])} is outside the limits {limits.placard()}"
+    for area in SIDE_AREAS:
+        if bets[area] and not limits.allows_side(bets[area]):
+            return (
+                f"{_AREA_NAMES[area]} bet {format_dollars(bets[area])} is outside the side-bet "
+                f"limits {limits.side_placard()}"
+            )
+    return None
+
+
+def round_events(game: Round, bets: dict[str, int]) -> tuple[list[ev.Event], int]:
+    """A round's events as the players see them (each card with its hand's score, then the result
+    and each bet's payout) and the profit of ``bets`` in cents."""
+    out: list[ev.Event] = []
+    hands: dict[str, list[Card]] = {"player": [], "banker": []}
+    for hand, card in game.order:
+        hands[hand].append(card)
+        out.append(ev.CardDealt(hand, str(card), hand_score(hands[hand])))
+    results = bet_results(game, bets)
+    profit = sum(results.values())
+    player, banker = tuple(map(str, game.player)), tuple(map(str, game.banker))
+    out.append(ev.RoundPlayed(player, banker, game.player_score, game.banker_score, game.winner, profit, results))
+    return out, profit
+
+
+def deck_event(deck: Deck, replaces: str | None = None) -> ev.DeckAppeared:
+    """The event of ``deck`` appearing (in place of a deck of the colour ``replaces``)."""
+    return ev.DeckAppeared(
+        deck.color,
+        deck.solved,
+        deck.unshuffled,
+        deck.first_index,
+        deck.multiplier,
+        deck.letter,
+        deck.digit,
+        deck.port_name,
+        str(deck.cards[0]),
+        replaces,
+    )

@@ -155,6 +155,13 @@ def restore_game(config: Config, rng: random.Random) -> saved_state.SavedGame | 
     return saved_state.restore_game(config, rng)
 
 
+class Attached(list[Callable[[], None]]):
+    """The stop functions of what :func:`attach_services` started, last first; ``prop`` is what the
+    services were given (its ``commands``: the one command path; ``running``: each one's value)."""
+
+    prop: Prop
+
+
 def attach_services(
     daemon: Daemon,
     config: Config,
@@ -162,9 +169,9 @@ def attach_services(
     simulate: bool = False,
     pin_driver: PinDriver | None = None,
     pin_factory: Factory | None = None,
-) -> list[Callable[[], None]]:
+) -> Attached:
     """Start the state keeper and every room service the config turns on; returns their stop
-    functions, last first.
+    functions, last first (:class:`Attached`).
 
     Call before the daemon's game thread starts, so that the hooks see the first events. The
     services are found through their entry points (:mod:`firmware.services.registry`), each
@@ -196,7 +203,9 @@ def attach_services(
         for close in reversed(closers):
             close()
         raise
-    return closers[::-1]
+    attached = Attached(reversed(closers))
+    attached.prop = prop
+    return attached
 
 
 def _start(service: Service, prop: Prop, settings: object, closers: list[Callable[[], None]]) -> None:

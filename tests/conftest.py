@@ -252,6 +252,7 @@ def start_served(
     daemon = build_daemon(config, pin_factory=factory, device_factory=open_dummy_device, **build)
     rig = Rig(daemon, factory, clock)
     closers = attach_services(daemon, config)
+    rig.master = closers.prop.commands  # the one command path the services were given
 
     def stop() -> None:
         daemon.stop()

@@ -106,3 +106,136 @@ def test_test_sh_checks_the_types() -> None:
     typeless = {module for override in config.get("overrides", []) for module in override["module"]}
     assert all(name.split(".")[0] in {"gpiozero", "luma"} for name in typeless), typeless
     assert any(req.startswith("mypy") for req in project["project"]["optional-dependencies"]["test"])
+
+
+# -- sizes and circles (issue 30) ---------------------------------------------------------------
+
+#: The longest product file and class: a file past it holds more than one idea; split it along its seams.
+MAX_FILE_LINES = 500
+MAX_CLASS_LINES = 300
+
+
+def _product_files() -> list[Path]:
+    return [*_files("baccarat_core"), *_files("firmware")]
+
+
+@pytest.mark.parametrize("path", _product_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_product_file_or_class_is_too_long(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    lines = len(text.splitlines())
+    assert lines <= MAX_FILE_LINES, f"{path.relative_to(ROOT)} has {lines} lines"
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ClassDef):
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
+            assert length <= MAX_CLASS_LINES, f"class {node.name} of {path.name} has {length} lines"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _runtime_imports(path: Path) -> set[str]:
+    """The modules a file imports when it runs (``if TYPE_CHECKING:`` blocks left out: they are for the
+    type checker), at module level or inside a function alike."""
+    package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for inner in ast.walk(node)
+    }
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    return names
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the project's modules it imports; a module's own packages are left out (Python
+    imports a package before its modules, whatever the module says)."""
+    modules = {_module_name(path): path for path in _product_files()}
+    graph = {}
+    for name, path in modules.items():
+        ancestors = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
+        graph[name] = {n for n in _runtime_imports(path) if n in modules and n != name and n not in ancestors}
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    circles.append(sorted(component))
+    return circles
+
+
+def test_no_import_circles() -> None:
+    assert _circles(_import_graph()) == []
+
+
+def test_the_circle_finder_finds_a_circle() -> None:
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_only_the_assembly_and_the_tools_know_the_room_services() -> None:
+    """The daemon, the devices, the rules, the views and the room systems' own code know no
+    service: the app, the config's loader, the doctor and the command line find them."""
+    allowed = {
+        "firmware.app",
+        "firmware.config",
+        "firmware.config_report",
+        "firmware.doctor",
+        "firmware.sound.__main__",
+    }
+    graph = _import_graph()
+    for name, imported in graph.items():
+        if name in allowed or name.startswith(("firmware.services", "firmware.cli", "firmware.doctor")):
+            continue
+        services = {n for n in imported if n.startswith("firmware.services")}
+        assert not services, f"{name} imports {services}"

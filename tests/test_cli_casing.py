@@ -190,3 +190,20 @@ def test_plates_for_ports_never_puts_two_alike_on_one_plate() -> None:
     assert plates == (("Parallel", "Serial"), ("Serial",), ("DVI-D", "Stereo RCA"), ("DVI-D",))
     for plate in plates:
         assert len(set(plate)) == len(plate)
+
+
+def test_ports_none_is_no_port_and_minutes_print_the_clock(tmp_path: Path, capsys) -> None:
+    """``--ports none`` (what ``status`` prints for no ports) draws no plate and counts no port; a
+    casing for a party with a countdown shows its full time, not NO TIMER (issue 32, path 3)."""
+    from baccarat_core.edgework import join_names, split_list
+
+    assert split_list("none") == split_list(" None ") == () and split_list(join_names(())) == ()
+    out = tmp_path / "casing.svg"
+    code, said, _ = run(["--out", str(out), "--serial", "AB1CD2", "--ports", "none", "--minutes", "5"], capsys)
+    assert code == 0, said
+    root = ET.parse(out).getroot()
+    text = " ".join(t.text or "" for t in root.iter(f"{SVG}text"))
+    assert "none" not in text.lower().split() and "05:00" in text and "TIME LEFT" in text and "NO TIMER" not in text
+    assert not groups(root, "plate")
+    code, said, _ = run(["--out", str(out), "--serial", "AB1CD2"], capsys)
+    assert code == 0 and "NO TIMER" in " ".join(t.text or "" for t in ET.parse(out).getroot().iter(f"{SVG}text"))

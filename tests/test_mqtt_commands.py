@@ -154,3 +154,20 @@ def test_bad_messages_are_answered_and_change_nothing(prop_factory, watcher_fact
     counts = sorted(r.getMessage() for r in caplog.records if "more like it" in r.getMessage())
     assert counts[0].startswith(f"{len(BAD_BOMB_MESSAGES) - 1} more like it in 60 s, the last: ignored the message")
     assert counts[1].startswith(f"{len(BAD_COMMANDS) - 1} more like it in 60 s, the last: mqtt: command rejected: ")
+
+
+def test_a_flood_of_commands_that_fail_as_they_run_is_counted_too(prop_factory, watcher_factory, caplog):
+    """A command that parses but fails on the game thread (``add_time`` on a bomb without a timer) is
+    answered each time; its log line is counted like a refused one's, not written 50 times."""
+    rig = prop_factory()
+    connected(rig)
+    w = watcher_factory(topics=(f"{P}/reply",))
+    with caplog.at_level("WARNING"):
+        for n in range(50):
+            start = len(w.on(f"{P}/reply"))
+            w.publish(f"{P}/command", json.dumps({"command": "add_time", "seconds": 5, "id": n}))
+            reply = json.loads(w.wait_after(f"{P}/reply", start, lambda p: True))
+            assert reply["id"] == n and not reply["ok"] and "no timer" in reply["error"], reply
+        settle(rig)
+    failed = [r.getMessage() for r in caplog.records if "add_time failed" in r.getMessage()]
+    assert failed == ["mqtt: command add_time failed: this bomb has no timer (set [bomb] timer_seconds)"], failed

@@ -72,6 +72,7 @@ COMMAND_MODULES = {
     "play": "deck_play",
     "casing": "casing",
     "run": "run",
+    "party": "party",
     "check-config": "run",
     "doctor": "doctor",
     "update": "update",
@@ -85,7 +86,9 @@ COMMAND_MODULES = {
     "start-timer": "gm",
     "add-time": "gm",
     "output": "gm",
+    "send": "gm",
     "history": "history",
+    "unit-dropin": "unit",
 }
 
 

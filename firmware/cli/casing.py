@@ -30,7 +30,8 @@ def cmd_casing(args: argparse.Namespace) -> int:
         from ..config import load_config
 
         edgework = config_edgework(args, load_config(config_path(args.config)), None)
-    drawing = draw_casing(Casing.from_edgework(edgework))
+    timer = None if not args.minutes else args.minutes * 60.0  # the countdown's full time, as at a reset
+    drawing = draw_casing(Casing.from_edgework(edgework, timer=timer))
     try:
         write(drawing, out, paper=args.paper, dpi=args.dpi)
     except OSError as error:
@@ -56,6 +57,12 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     bomb.add_argument("--game", type=game_number, default=1, help="which game's bomb: 1 (default) is the first")
     casing.add_argument(
         "--config", metavar="FILE", help="a config: its edgework or seed (default: the prop's config, as run)"
+    )
+    casing.add_argument(
+        "--minutes",
+        type=arg_type(lambda t: parse_count(t, "minutes", maximum=600)),
+        default=None,
+        help="the bomb's countdown, printed as its full time (default: NO TIMER)",
     )
     casing.add_argument("--paper", choices=("a4", "letter"), default="a4", help="the PDF's paper (default a4)")
     casing.add_argument(

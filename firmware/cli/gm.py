@@ -267,6 +267,13 @@ def _seconds(text: str) -> float:
     return check_seconds(value, "seconds")
 
 
+def cmd_send(args: argparse.Namespace) -> int:
+    """Any command the daemon takes, in words (a room service's own too); its result as JSON."""
+    result = _send(args, {"words": " ".join(args.words)})
+    print(json.dumps(result, indent=2, sort_keys=True))
+    return 0
+
+
 def cmd_self_test(args: argparse.Namespace) -> int:
     """Run the pre-game self-test and print each part's result; exit 1 when something is wrong."""
     payload: dict[str, Any] = {"command": "self_test"}
@@ -327,6 +334,10 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     parser("start-timer", "start the bomb's countdown on a running daemon now", cmd_start_timer)
     p = parser("add-time", "add seconds to the running bomb's countdown (negative: take them away)", cmd_add_time)
     p.add_argument("seconds", type=arg_type(_seconds), metavar="SECONDS", help="seconds to add, e.g. 120 or -30")
+    p = parser("send", "send a running daemon any command it takes, in words (a room service's too)", cmd_send)
+    p.add_argument(
+        "words", nargs="+", metavar="WORDS", help="the command and its arguments: log-note round 3 was a tie"
+    )
     p = parser("output", "switch one of a running prop's outputs ([[outputs]]): on, off or pulse", cmd_output)
     p.add_argument("name", help="the output's name, as the config's [[outputs]] name it")
     p.add_argument("state", choices=OUTPUT_STATES, help="on (held), off, or pulse (on for its pulse_seconds)")

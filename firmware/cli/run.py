@@ -7,6 +7,7 @@ import gc
 import logging
 import random
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -100,6 +101,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    return run_config(args, load_config(config_path(args.config)))
+
+
+def run_config(
+    args: argparse.Namespace, config: Config, *, before_start: Callable[[Config], None] | None = None
+) -> int:
+    """``run``'s work with a config already read (``baccarat party`` makes its own); ``args`` are
+    ``run``'s options. ``before_start(config)`` runs once the services listen, before the game starts."""
     from gpiozero.exc import BadPinFactory, GPIOZeroError
 
     from ..app import (
@@ -115,7 +124,6 @@ def _run(args: argparse.Namespace) -> int:
 
     if not args.simulate and (args.gm or args.scale is not None):
         raise PropError("--gm and --scale are for the simulator: add --simulate")
-    config = load_config(config_path(args.config))
     if args.port is not None:
         web = config.settings.get("web")
         if web is None or (not web.present and not args.simulate):
@@ -155,6 +163,8 @@ def _run(args: argparse.Namespace) -> int:
 
         closers = attach_services(daemon, config, simulate=True, pin_driver=PinDriver(daemon.board))
         try:
+            if before_start is not None:
+                before_start(config)
             return run_simulator(
                 daemon,
                 view=args.view,

@@ -42,6 +42,25 @@ log = logging.getLogger("baccarat.mqtt")
 #: What the game or a log line hands the out thread to publish the diagnostics document again.
 DIAGNOSTICS = "diagnostics"
 
+#: The prop's topics: name -> (the ``[mqtt]`` key of its prefix, the rest, who publishes, what it
+#: carries). The one list of them: the service builds its topics from it, the docs' MQTT reference
+#: is generated from it.
+TOPICS: dict[str, tuple[str, str, str, str]] = {
+    "state": ("topic_prefix", "state", "prop, retained", "the state document (JSON), at every change"),
+    "events": ("topic_prefix", "events", "prop", "each game event as it is shown (JSON, with a sequence number)"),
+    "status": ("topic_prefix", "status", "prop, retained", "online, or offline (the will)"),
+    "diagnostics": ("topic_prefix", "diagnostics", "prop, retained", "version, start, last warning, self-test"),
+    "command": ("topic_prefix", "command", "you", 'a command: {"command": "reset", "id": 7} or {"words": ...}'),
+    "reply": ("topic_prefix", "reply", "prop", "the reply to each command (JSON, with its id)"),
+    "edgework": ("bomb_prefix", "edgework", "the bomb, retained", "the bomb's edgework (JSON)"),
+    "solved": ("bomb_prefix", "solved", "the bomb, retained", "modules solved on the bomb (a number)"),
+}
+
+
+def topics(cfg: MqttConfig) -> dict[str, str]:
+    """The prop's topics for ``cfg``'s prefixes (:data:`TOPICS`)."""
+    return {name: f"{getattr(cfg, prefix)}/{rest}" for name, (prefix, rest, _, _) in TOPICS.items()}
+
 
 class MqttService:
     """The prop's own topics: events, state, presence, commands and the bomb's edgework."""
@@ -50,17 +69,7 @@ class MqttService:
         self.daemon = daemon
         self.commands = commands
         self.cfg = cfg
-        p, b = cfg.topic_prefix, cfg.bomb_prefix
-        self.topics = {
-            "events": f"{p}/events",
-            "state": f"{p}/state",
-            "status": f"{p}/status",
-            "diagnostics": f"{p}/diagnostics",
-            "command": f"{p}/command",
-            "reply": f"{p}/reply",
-            "edgework": f"{b}/edgework",
-            "solved": f"{b}/solved",
-        }
+        self.topics = topics(cfg)
         t = self.topics
         self.link = Link(cfg, cfg.client_id, will=(t["status"], "offline"), name="mqtt")
         for topic in (t["command"], t["edgework"], t["solved"]):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from ..netaddr import reachable_urls
 from ..web.settings import WEB_KEYS, WebConfigError, WebSection, web_section
 from . import Prop, Running, Section, Service
 
@@ -60,7 +61,9 @@ class Web(Service):
         )
         if service is None:
             return None
-        log.info("web console at %s", service.url, extra=CONSOLE_LINE)  # the simulator keeps it on screen
+        urls = reachable_urls(web.bind, service.port)
+        where = urls[0] if len(urls) == 1 else f"{', '.join(urls[:-1])} (on this machine {urls[-1]})"
+        log.info("web console at %s", where, extra=CONSOLE_LINE)  # the simulator keeps it on screen
         if prop.simulate:
-            announce(service.url)
+            announce(urls[-1])  # this machine's browser
         return Running(service.stop, service)

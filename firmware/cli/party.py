@@ -1,0 +1,170 @@
+"""``baccarat party``: a party in one step, on a PC with no hardware.
+
+The simulator with a bomb drawn at random for each game, a countdown and a strike limit, and the
+players' page reachable from a tablet on the same Wi-Fi: it prints that page's address (this
+machine's address on the network, not 127.0.0.1), a QR code of it for the tablet's camera, and the
+password the page asks for, then waits for Enter before the game starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+import tomllib
+from typing import Any
+
+from baccarat_core.numbers import parse_count
+
+from ..config import Config, parse_config
+from ..errors import ConfigError
+from . import Parser, arg_type
+from .run import VIEWS, config_path, run_config
+
+#: A password a party host can read out and a guest can type on a tablet: no 0/O, 1/l/I.
+PASSWORD_LETTERS = "abcdefghjkmnpqrstuvwxyz23456789"
+
+
+def new_password() -> str:
+    """Nine characters in two groups (``k7m3-x9p2``): at least the console's eight."""
+    pick = "".join(secrets.choice(PASSWORD_LETTERS) for _ in range(8))
+    return f"{pick[:4]}-{pick[4:]}"
+
+
+def party_data(
+    base: dict[str, Any], *, minutes: int, strikes: int, seed: int | None, port: int, password: str
+) -> dict[str, Any]:
+    """``base`` (a config file's tables) turned into a party's: random bombs, the countdown and the
+    strike limit (0: none), the console on every interface with a password, and no saved game (each
+    start is a fresh party)."""
+    data = {name: (dict(table) if isinstance(table, dict) else table) for name, table in base.items()}
+    solved = data.get("edgework", {}).get("solved", 0)
+    data["edgework"] = {"mode": "random", "solved": solved, **({"seed": seed} if seed is not None else {})}
+    bomb: dict[str, Any] = {}
+    if minutes:
+        bomb["timer_seconds"] = minutes * 60
+    if strikes:
+        bomb["strike_limit"] = strikes
+    data["bomb"] = bomb
+    data["web"] = {**data.get("web", {}), "enabled": True, "bind": "0.0.0.0", "port": port, "password": password}
+    data["state"] = {"file": ""}
+    return data
+
+
+def party_config(args: argparse.Namespace, password: str) -> Config:
+    """The party's config, from ``--config`` (or the reference build's) and the options."""
+    path = config_path(args.config)
+    try:
+        base = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: cannot be read as a config file ({error})") from None
+    data = party_data(
+        base, minutes=args.minutes, strikes=args.strikes, seed=args.seed, port=args.port, password=password
+    )
+    try:
+        return parse_config(data, source=f"{path} (as a party)")
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}") from None
+
+
+def banner(config: Config, password: str, urls: list[str], *, qr: bool = True) -> str:
+    """What the party host reads before the game starts: the tablet's address, its QR code, the
+    password, and the game master's console on this machine."""
+    bomb = config.bomb
+    clock = f"{bomb.timer_seconds / 60:g} minutes on the clock" if bomb.timer_seconds else "no countdown"
+    strikes = f"explodes at strike {bomb.strike_limit}" if bomb.strike_limit else "no strike limit"
+    lan = [url for url in urls if "//127.0.0.1:" not in url]
+    local = next((url for url in urls if "//127.0.0.1:" in url), urls[-1])
+    lines = [f"The party: a new bomb drawn at random each game, {clock}, {strikes}.", ""]
+    if lan:
+        lines.append(f"The players' tablet (same Wi-Fi as this computer): {lan[0]}play")
+        lines += [f"  or {url}play" for url in lan[1:]]
+        if qr:
+            lines.append(_qr(f"{lan[0]}play"))
+    else:
+        lines.append("No network address found: connect this computer to the tablet's Wi-Fi, then start again.")
+    lines += [
+        f"Password (the tablet asks once): {password}",
+        "",
+        f"The game master's console, on this computer: {local}   (the same password)",
+        "The experts read the manual: the QR code on the casing (the console's Casing page prints it).",
+    ]
+    return "\n".join(lines)
+
+
+def _qr(url: str) -> str:
+    import io
+
+    import segno
+
+    out = io.StringIO()
+    segno.make(url, error="m").terminal(out=out, compact=True, border=2)
+    return out.getvalue().rstrip("\n")
+
+
+def cmd_party(args: argparse.Namespace) -> int:
+    """Start the party: print the tablet's address and its QR code, wait for Enter, play."""
+    from ..netaddr import reachable_urls
+
+    password = args.password or new_password()
+    config = party_config(args, password)
+    run_args = argparse.Namespace(
+        simulate=True, view=args.view, scale=None, gm=False, port=None, card_seconds=None, sound=args.sound,
+        log_level="INFO",
+    )  # fmt: skip
+
+    def before_start(running: Config) -> None:
+        print(banner(running, password, reachable_urls("0.0.0.0", args.port, "/")), flush=True)
+        if args.wait and sys.stdin.isatty():
+            input("\nPress Enter to start the game (q in the simulator, or Ctrl+C, ends it). ")
+
+    return run_config(run_args, config, before_start=before_start)
+
+
+def _minutes(text: str) -> int:
+    return parse_count(text, "minutes", minimum=0, maximum=600)
+
+
+def _strikes(text: str) -> int:
+    return parse_count(text, "strikes", minimum=0, maximum=99)
+
+
+def _port(text: str) -> int:
+    return parse_count(text, "port", minimum=1, maximum=65535)
+
+
+def _seed(text: str) -> int:
+    return parse_count(text, "seed", minimum=0, maximum=2**63 - 1)
+
+
+def _password(text: str) -> str:
+    from baccarat_core import BaccaratError
+
+    if len(text) < 8 or text != text.strip() or not text.isprintable():
+        raise BaccaratError("the password must be 8 or more characters, without spaces at either end")
+    return text
+
+
+def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
+    """Register ``party``."""
+    party = sub.add_parser(
+        "party",
+        help="a party in one step: the simulator, a random bomb, a timer, the players' page on a tablet",
+        description=(
+            "Start the simulator for a party: a bomb drawn at random each game, a countdown and a strike "
+            "limit, and the players' page reachable from a tablet on this computer's Wi-Fi (its address, "
+            "a QR code of it and the password are printed first)."
+        ),
+    )
+    party.add_argument("--minutes", type=arg_type(_minutes), default=5, help="the countdown (0: none; default 5)")
+    party.add_argument(
+        "--strikes", type=arg_type(_strikes), default=3, help="the bomb explodes at this strike (0: never; default 3)"
+    )
+    party.add_argument("--seed", type=arg_type(_seed), help="the same bombs each time (default: new ones)")
+    party.add_argument("--port", type=arg_type(_port), default=8080, help="the pages' port (default 8080)")
+    party.add_argument("--password", type=arg_type(_password), help="the pages' password (default: a new one)")
+    party.add_argument("--config", help="start from this config (default: the reference build's)")
+    party.add_argument("--view", choices=VIEWS, default="auto", help="the simulator's view (as run --simulate)")
+    party.add_argument("--sound", action="store_true", help="play the cues through this computer's speakers")
+    party.add_argument("--no-wait", dest="wait", action="store_false", help="start at once, without waiting for Enter")
+    party.set_defaults(handler=cmd_party)

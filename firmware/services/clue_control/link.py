@@ -1,0 +1,228 @@
+"""Both Clue Control roles on one thread of their own, for a caller that has threads, not a loop.
+
+:class:`ClueControl` runs the :class:`~.switch.Switch` (Clue Control commands the prop)
+and the :class:`~.trigger.Trigger` (the prop writes Clue Control's coils) on one asyncio
+loop in a thread. pymodbus is imported there (about 0.1 s on a PC, more on a small Pi), so
+the caller's thread does not wait for it; :meth:`ClueControl.start` returns once the
+switch listens, or raises :class:`ClueControlError` with one line saying why it cannot.
+:meth:`ClueControl.update` may be called from any thread. pymodbus's own log lines are
+silenced below CRITICAL: the link says what matters in its own words
+(``baccarat.clue_control``), aggregated (:class:`~firmware.room.noise.Noise`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import threading
+from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from ...errors import PropError
+from ...room.noise import Noise
+from .protocol import ENABLED, MODBUS_PORT, SOLVED, Key, output_key
+
+if TYPE_CHECKING:
+    from .switch import CommandSink, Switch
+    from .trigger import Trigger
+
+log = logging.getLogger("baccarat.clue_control")
+
+#: How long :meth:`ClueControl.start` waits for the switch to listen.
+START_SECONDS = 15.0
+
+
+class ClueControlError(PropError):
+    """The Clue Control link cannot start (the message is one line naming the port and why)."""
+
+
+class ClueControl:
+    """The prop's Clue Control link: a switch on ``port`` (None: none), a trigger to ``controller``
+    (``(host, port)``; None: none).
+
+    ``on_commands(commands, sender)`` runs on the link's thread for each command Clue Control
+    writes (:data:`.switch.CommandSink`): hand the commands on, do not wait for them there.
+
+    >>> from pymodbus.client import ModbusTcpClient
+    >>> got = []
+    >>> link = ClueControl(lambda commands, sender: got.extend(commands), ["lock"], host="127.0.0.1", port=0)
+    >>> link.start()
+    >>> client = ModbusTcpClient("127.0.0.1", port=link.port)
+    >>> client.write_register(1, 2).registers  # reset: echoed
+    [2]
+    >>> client.close(); link.stop()
+    >>> [command.payload() for command in got]
+    [{'command': 'reset'}]
+    """
+
+    def __init__(
+        self,
+        on_commands: CommandSink,
+        outputs: Sequence[str],
+        *,
+        port: int | None = MODBUS_PORT,
+        host: str = "0.0.0.0",
+        allow: Collection[str] | None = None,
+        controller: tuple[str, int] | None = None,
+        coil_base: int | None = None,
+    ) -> None:
+        self.on_commands = on_commands
+        self.outputs = tuple(outputs)
+        self.host = host
+        #: The switch's port; once started, the port bound (0 asks the system for one).
+        self.port = port
+        self.allow = allow
+        self.controller = controller
+        self.coil_base = coil_base
+        self.tally = Noise(log)
+        self.switch: Switch | None = None
+        self.trigger: Trigger | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        #: Set once the link's thread has opened what it could (the switch listens, or failed to).
+        self.ready = threading.Event()
+        self._error: BaseException | None = None
+        self._lock = threading.Lock()  # guards _state and _loop between update() and the thread
+        self._state: dict[Key, bool] = {}  # the prop's state as update() said it last
+        self._stopped = threading.Event()
+        self._stopping: asyncio.Event | None = None  # set on the loop: the thread closes everything and ends
+
+    def start(self, after: threading.Event | None = None) -> None:
+        """Start the thread; return once the switch listens (ClueControlError: it cannot).
+
+        With ``after`` (the daemon's ``ready``), return at once: the link starts on a thread of its
+        own once ``after`` is set (pymodbus is not imported before the prop's first frame), and a
+        switch that cannot listen is one log line.
+        """
+        if after is None:
+            self._start_now()
+            return
+        threading.Thread(
+            target=self._start_after, args=(after,), name="baccarat-clue-control-start", daemon=True
+        ).start()
+
+    def _start_after(self, after: threading.Event) -> None:
+        after.wait()
+        if self._stopped.is_set():
+            return
+        try:
+            self._start_now()
+        except ClueControlError as error:
+            log.error("%s; the prop runs without Clue Control", error)
+
+    def _start_now(self) -> None:
+        with self._lock:
+            if self._stopped.is_set() or self._thread is not None:
+                return
+            self._thread = threading.Thread(target=self._run, name="baccarat-clue-control", daemon=True)
+            self._thread.start()
+        if not self.ready.wait(START_SECONDS):
+            raise ClueControlError(f"Clue Control: the link did not start within {START_SECONDS:g} s")
+        if self._error is not None:
+            raise ClueControlError(_listen_problem(self.host, self.port, self._error))
+
+    def stop(self) -> None:
+        """Close the switch and the trigger, end the thread (at once, or as soon as it has started)."""
+        with self._lock:
+            self._stopped.set()
+            loop, thread, stopping = self._loop, self._thread, self._stopping
+            if loop is not None and stopping is not None:
+                loop.call_soon_threadsafe(stopping.set)
+        if thread is not None:
+            thread.join(10)
+
+    def update(
+        self, *, solved: bool | None = None, enabled: bool | None = None, outputs: Mapping[str, bool] | None = None
+    ) -> None:
+        """The prop's state now (any thread); only what changed is written to Clue Control.
+
+        ``outputs`` by name; a name that is not one of the prop's outputs is ignored.
+        """
+        if self.controller is None:
+            return
+        changes = [(key, bool(on)) for key, on in ((SOLVED, solved), (ENABLED, enabled)) if on is not None]
+        for name, on in (outputs or {}).items():
+            if name in self.outputs:
+                changes.append((output_key(self.outputs.index(name)), bool(on)))
+        with self._lock:
+            self._state.update(changes)
+            if self._loop is not None:  # else the thread takes them from _state when it starts
+                self._loop.call_soon_threadsafe(self._push, changes)
+
+    def _push(self, changes: list[tuple[Key, bool]]) -> None:
+        if self.trigger is not None:
+            for key, on in changes:
+                self.trigger.set(key, on)
+
+    # -- the thread ----------------------------------------------------------------------
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_until_complete(self._main(loop))
+        finally:
+            loop.close()
+
+    async def _main(self, loop: asyncio.AbstractEventLoop) -> None:
+        try:
+            try:
+                await self._open(loop)
+            except (OSError, ValueError) as error:
+                self._error = error
+                return
+            finally:
+                self.ready.set()
+            assert self._stopping is not None  # made by _open
+            await self._stopping.wait()
+        finally:
+            with self._lock:  # update() and stop() no longer reach this loop
+                self._loop = None
+            await self._close()
+
+    async def _open(self, loop: asyncio.AbstractEventLoop) -> None:
+        logging.getLogger("pymodbus").setLevel(logging.CRITICAL)  # said here, in the link's words
+        from .switch import Switch
+        from .trigger import Trigger
+
+        self.tally.bind(loop)
+        with self._lock:  # the state so far now; what update() says from here on, through the loop
+            if self.controller is not None:
+                host, port = self.controller
+                self.trigger = Trigger(host, port, coil_base=self.coil_base, tally=self.tally)
+                self._push(list(self._state.items()))
+            self._stopping = asyncio.Event()
+            if self._stopped.is_set():  # stop() came first: open nothing
+                self._stopping.set()
+            self._loop = loop
+        if self.trigger is not None:
+            self.trigger.start()
+        if self.port is not None:
+            self.switch = Switch(
+                self.on_commands, self.outputs, host=self.host, port=self.port, allow=self.allow, tally=self.tally
+            )
+            await self.switch.start()
+            self.port = self.switch.port
+            log.info("Clue Control switch listening on %s port %d", self.host, self.port)
+
+    async def _close(self) -> None:
+        if self.switch is not None:
+            await self.switch.close()
+        if self.trigger is not None:
+            await self.trigger.close()
+        self.tally.close_all()
+
+
+def _listen_problem(host: str, port: int | None, error: BaseException) -> str:
+    """One line: why the switch cannot listen on ``host`` ``port``."""
+    number = getattr(error, "errno", None)
+    where = f"Clue Control: cannot listen on {host} port {port}"
+    if number == errno.EACCES and port is not None and port < 1024:
+        return (
+            f"{where}: permission denied (a port below 1024 needs CAP_NET_BIND_SERVICE, which the "
+            "service unit gives when [clue_control] port is below 1024; or choose a port from 1024)"
+        )
+    if number == errno.EADDRINUSE:
+        return f"{where}: the port is taken (another program, or another prop on this machine)"
+    reason = getattr(error, "strerror", None) or str(error)
+    return f"{where}: {reason}"

@@ -1,0 +1,311 @@
+"""The prop as a Modbus TCP server: a "switch" in Clue Control, which writes commands to it.
+
+Clue Control writes holding register 1 with function code 6; the value is a command
+(:func:`.protocol.commands_for`). A command is answered at once, as Modbus answers a
+write (the request echoed), and handed to ``on_commands`` as the prop's own command
+names, in order: the caller runs them through the prop's one command path, which
+refuses them there as it does for every other surface (during the self-test, after an
+explosion) and logs why. Everything else is answered as Modbus answers it and changes
+nothing: another function code (exception 1, illegal function), another register (2,
+illegal data address), a value that is no command or a write of the wrong length (3,
+illegal data value).
+
+The frames are read and written by pymodbus (its socket framer, its PDUs); the server
+around them is this module's, because what a stranger on the room network can send
+must cost little and say little:
+
+- the MBAP header is checked first (protocol id 0, a length from 2 to 254): a stream
+  that breaks it is not Modbus TCP, and the connection is closed (it cannot be resynced);
+- a frame must be whole within ``frame_seconds`` of its first byte, else the connection
+  is closed; frames sent back to back are each answered, in order;
+- at most ``max_connections`` at once: a new one closes the one idle the longest;
+- with ``allow``, a connection from any other address is closed unanswered;
+- each of these is a :class:`~firmware.room.noise.Noise` note: one log line, then one count per spell,
+  never a traceback, and the server serves on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import socket
+import time
+from collections.abc import Callable, Collection, Sequence
+
+from pymodbus.constants import ExcCodes
+from pymodbus.framer import FramerSocket
+from pymodbus.pdu import DecodePDU, ExceptionResponse, ModbusPDU
+
+from ...room.noise import Noise
+from .protocol import COMMAND_REGISTER, MODBUS_PORT, Command, commands_for
+
+log = logging.getLogger("baccarat.clue_control")
+
+#: The MBAP header: transaction id, protocol id, length (two bytes each), unit id.
+MBAP_BYTES = 7
+#: The MBAP length field counts the unit id and the PDU (at most 253 bytes).
+MIN_LENGTH, MAX_LENGTH = 2, 254
+#: Function code 6, write single register: Clue Control's only request.
+WRITE_REGISTER = 6
+#: A write-single-register PDU: the function code, the address and the value (two bytes each).
+WRITE_REGISTER_BYTES = 5
+#: Connections served at once (Clue Control needs one).
+MAX_CONNECTIONS = 8
+#: A frame must be whole this many seconds after its first byte.
+FRAME_SECONDS = 5.0
+
+#: ``on_commands(commands, sender)``: the commands of one write, in order, and the sender's address.
+CommandSink = Callable[[tuple[Command, ...], str], None]
+
+
+class Switch:
+    """The Modbus TCP server; :meth:`start` on a running event loop, :meth:`close` on the same loop.
+
+    >>> import asyncio
+    >>> from pymodbus.client import AsyncModbusTcpClient
+    >>> async def demo():
+    ...     got = []
+    ...     switch = Switch(lambda commands, sender: got.extend(commands), ["lock"], host="127.0.0.1", port=0)
+    ...     await switch.start()
+    ...     client = AsyncModbusTcpClient("127.0.0.1", port=switch.port)
+    ...     await client.connect()
+    ...     echo = await client.write_register(1, 101)  # output 0 on
+    ...     refused = await client.write_register(1, 7)  # no command
+    ...     client.close()
+    ...     await switch.close()
+    ...     return got, echo.registers, refused.exception_code
+    >>> asyncio.run(demo())
+    ([Command(name='output', output='lock', state='on')], [101], 3)
+    """
+
+    def __init__(
+        self,
+        on_commands: CommandSink,
+        outputs: Sequence[str],
+        *,
+        host: str = "0.0.0.0",
+        port: int = MODBUS_PORT,
+        allow: Collection[str] | None = None,
+        tally: Noise | None = None,
+        max_connections: int = MAX_CONNECTIONS,
+        frame_seconds: float = FRAME_SECONDS,
+    ) -> None:
+        self.on_commands = on_commands
+        self.outputs = tuple(outputs)
+        self.host = host
+        #: The port asked for; once listening, the port bound (a port of 0 asks the system for one).
+        self.port = port
+        #: The addresses that may connect (None: any); host names among them are looked up at :meth:`start`.
+        self.allow: set[str] | None = None if allow is None else set()
+        self._allow_given = tuple(allow or ())
+        self.tally = tally or Noise(log)
+        self.max_connections = max_connections
+        self.frame_seconds = frame_seconds
+        self._decoder = DecodePDU(True)
+        self._server: asyncio.Server | None = None
+        self._sessions: set[_Session] = set()
+        #: Commands handed on, since the start.
+        self.commands = 0
+
+    async def start(self) -> None:
+        """Listen; an OSError (the port taken, a port below 1024 without the capability) goes to the caller."""
+        loop = asyncio.get_running_loop()
+        self.tally.bind(loop)
+        if self.allow is not None:
+            self.allow = await _addresses(loop, self._allow_given)
+        self._server = await loop.create_server(lambda: _Session(self), self.host, self.port, reuse_address=True)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def close(self) -> None:
+        """Stop listening and close every connection."""
+        if self._server is not None:
+            self._server.close()
+            for session in list(self._sessions):
+                session.drop()
+            await self._server.wait_closed()
+            self._server = None
+        self.tally.close_all()
+
+    def admit(self, session: _Session) -> bool:
+        """Take a new connection (closing the one idle the longest at the cap); False for a stranger."""
+        if self.allow is not None and session.peer not in self.allow:
+            self.tally.note("stranger", f"Clue Control switch: closed a connection from {session.peer} (not allowed)")
+            return False
+        if len(self._sessions) >= self.max_connections:
+            oldest = min(self._sessions, key=lambda s: s.last_seen)
+            self.tally.note("busy", f"Clue Control switch: {self.max_connections} connections open, closed the idlest")
+            oldest.drop()
+        self._sessions.add(session)
+        return True
+
+    def forget(self, session: _Session) -> None:
+        """A connection closed."""
+        self._sessions.discard(session)
+
+    def answer(self, pdu: bytes, unit: int, transaction: int, sender: str) -> ModbusPDU:
+        """The answer to one request's PDU; a command in it goes to ``on_commands`` first."""
+        try:
+            request = self._run(pdu, sender)
+        except _Refused as refused:
+            code = refused.code
+            self.tally.note(
+                _WORDS[code],
+                f"Clue Control switch: refused {refused.what} from {sender} "
+                f"(exception {int(code)}, {_WORDS[code]}); nothing changed",
+            )
+            return ExceptionResponse(pdu[0] & 0x7F, code, device_id=unit, transaction=transaction)
+        request.dev_id, request.transaction_id = unit, transaction
+        return request  # a write single register is answered with the request itself
+
+    def _run(self, pdu: bytes, sender: str) -> ModbusPDU:
+        """Hand on the commands of a write to the command register (the request); else :class:`_Refused`."""
+        function = pdu[0]
+        if function != WRITE_REGISTER:
+            raise _Refused(ExcCodes.ILLEGAL_FUNCTION, f"function code {function}")
+        request = self._decoder.decode(pdu) if len(pdu) == WRITE_REGISTER_BYTES else None
+        if request is None:
+            raise _Refused(ExcCodes.ILLEGAL_VALUE, f"a {len(pdu)}-byte write")
+        value = request.registers[0]
+        if request.address != COMMAND_REGISTER:
+            raise _Refused(ExcCodes.ILLEGAL_ADDRESS, f"a write to register {request.address} (value {value})")
+        commands = commands_for(value, self.outputs)
+        if commands is None:
+            raise _Refused(ExcCodes.ILLEGAL_VALUE, f"value {value}")
+        try:
+            self.on_commands(commands, sender)
+        except Exception as error:  # noqa: BLE001 - the caller's fault: answered, and logged in one line
+            raise _Refused(ExcCodes.DEVICE_FAILURE, f"value {value}: {type(error).__name__}: {error}") from None
+        self.commands += 1
+        return request
+
+
+class _Refused(Exception):
+    """A request answered with an exception response."""
+
+    def __init__(self, code: ExcCodes, what: str) -> None:
+        super().__init__(what)
+        self.code = code
+        self.what = what
+
+
+_WORDS = {
+    ExcCodes.ILLEGAL_FUNCTION: "illegal function",
+    ExcCodes.ILLEGAL_ADDRESS: "illegal data address",
+    ExcCodes.ILLEGAL_VALUE: "illegal data value",
+    ExcCodes.DEVICE_FAILURE: "server device failure",
+}
+
+
+async def _addresses(loop: asyncio.AbstractEventLoop, given: Sequence[str]) -> set[str]:
+    """The addresses of ``given`` (IP addresses as they are, host names looked up); a name that is
+    not found is one log line, and nobody connects as it."""
+    found: set[str] = set()
+    for item in given:
+        try:
+            found.add(_address(item))
+            continue
+        except ValueError:
+            pass
+        try:
+            infos = await loop.getaddrinfo(item, None, type=socket.SOCK_STREAM)
+        except OSError as error:
+            log.warning("Clue Control switch: %s is not found (%s): commands from it are refused", item, error)
+            continue
+        found.update(_address(str(info[4][0])) for info in infos)
+    return found
+
+
+def _address(text: str) -> str:
+    """An address as a peer's is compared: IPv4-mapped IPv6 as plain IPv4."""
+    address = ipaddress.ip_address(text.split("%")[0])
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return str(address)
+
+
+class _Session(asyncio.Protocol):
+    """One connection: MBAP frames in, answers out."""
+
+    def __init__(self, switch: Switch) -> None:
+        self.switch = switch
+        self.framer = FramerSocket(switch._decoder)
+        self.transport: asyncio.Transport | None = None
+        self.peer = "?"
+        self.buffer = b""
+        self.last_seen = time.monotonic()
+        self._frame_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)  # a TCP server's
+        self.transport = transport
+        peer = transport.get_extra_info("peername")
+        self.peer = _address(peer[0]) if peer else "?"
+        if not self.switch.admit(self):
+            transport.abort()
+            self.transport = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_timer()
+        self.transport = None
+        self.switch.forget(self)
+
+    def drop(self) -> None:
+        """Close at once (over the cap, stopping, a broken stream)."""
+        self._stop_timer()
+        if self.transport is not None:
+            self.transport.abort()
+            self.transport = None
+        self.switch.forget(self)
+
+    def pause_writing(self) -> None:
+        if self.transport is not None:  # a peer that sends and does not read: read no more from it
+            self.transport.pause_reading()
+
+    def resume_writing(self) -> None:
+        if self.transport is not None:
+            self.transport.resume_reading()
+
+    def data_received(self, data: bytes) -> None:
+        self.last_seen = time.monotonic()
+        self.buffer += data
+        answered = False
+        while self.transport is not None and len(self.buffer) >= MBAP_BYTES:
+            protocol = int.from_bytes(self.buffer[2:4], "big")
+            length = int.from_bytes(self.buffer[4:6], "big")
+            if protocol != 0 or not MIN_LENGTH <= length <= MAX_LENGTH:
+                self.switch.tally.note(
+                    "garbage",
+                    f"Clue Control switch: closed a connection from {self.peer}: not Modbus TCP "
+                    f"(protocol id {protocol}, length {length})",
+                )
+                self.drop()
+                return
+            size = 6 + length
+            if len(self.buffer) < size:
+                break
+            frame, self.buffer = self.buffer[:size], self.buffer[size:]
+            _, unit, transaction, pdu = self.framer.decode(frame)
+            answer = self.switch.answer(pdu, unit, transaction, self.peer)
+            answered = True
+            if self.transport is not None:  # on_commands may have stopped the server
+                self.transport.write(self.framer.buildFrame(answer))
+        if answered or not self.buffer:
+            self._stop_timer()  # the frame that was waiting is whole
+        if self.buffer and self.transport is not None and self._frame_timer is None:
+            loop = asyncio.get_running_loop()  # a new frame begins: it has frame_seconds from now
+            self._frame_timer = loop.call_later(self.switch.frame_seconds, self._stalled)
+
+    def _stalled(self) -> None:
+        self._frame_timer = None
+        self.switch.tally.note(
+            "stalled",
+            f"Clue Control switch: closed a connection from {self.peer}: a frame not whole "
+            f"within {self.switch.frame_seconds:g} s",
+        )
+        self.drop()
+
+    def _stop_timer(self) -> None:
+        if self._frame_timer is not None:
+            self._frame_timer.cancel()
+            self._frame_timer = None
