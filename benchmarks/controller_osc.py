@@ -125,6 +125,7 @@ def measure(samples: int) -> dict[str, Any]:
             to_cue.append((cue_times[-1] - sent) * 1000)
             time.sleep(0.002)  # the game thread settles (its frame, the state document)
     finally:
+        controller.close()
         daemon.stop()
         for close in closers:
             close()

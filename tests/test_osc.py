@@ -88,7 +88,8 @@ class Cues:
 def send(port: int, address: str, *args: Any, source: str = "127.0.0.1") -> None:
     """One OSC message from python-osc's client (from ``source``, another loopback address if asked)."""
     if source == "127.0.0.1":
-        SimpleUDPClient("127.0.0.1", port).send_message(address, list(args))
+        with SimpleUDPClient("127.0.0.1", port) as client:
+            client.send_message(address, list(args))
         return
     builder = OscMessageBuilder(address=address)
     for value in args:
@@ -240,6 +241,7 @@ def test_a_send_that_fails_is_one_line_and_the_other_target_gets_every_cue(osc_p
     rig = osc_prop(targets=["192.0.2.1:53000", cues.target])
     sender = osc_of(rig).sender
     (unreachable,) = [c for t, c in sender._clients.items() if t.host == "192.0.2.1"]
+    unreachable._sock.close()
     unreachable._sock = Unreachable()
     for _ in range(3):
         rig.daemon.apply(lambda m: m.force_solve()).result(5)

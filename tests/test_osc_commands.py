@@ -152,7 +152,7 @@ def test_liblo_tools_send_and_receive_as_python_osc_does(mock_factory):
     finally:
         stop()
         dump.terminate()
-        dump.wait(5)
+        dump.communicate(timeout=5)  # and its pipe closed
     assert lines == ["/cue/solved/start", '/prop/output si "lock" 1']
 
 
