@@ -167,7 +167,7 @@ def _event_address_problem(kind: str) -> Any:
                 return f"has {{{name}}}, which the {kind} message has no value for ({offers})"
         return address_problem(fill(value, dict.fromkeys(names, "x")))
 
-    check.__doc__ = "an OSC address" + (f"; may hold {', '.join('{' + n + '}' for n in names)}" if names else "")
+    check.__doc__ = "an OSC address" + (f" that may hold {', '.join('{' + n + '}' for n in names)}" if names else "")
     return check
 
 
@@ -268,7 +268,7 @@ def _allow_problem(value: list[Any]) -> str | None:
     return None
 
 
-_allow_problem.__doc__ = 'the senders heard: IP addresses or networks ("192.168.1.0/24")'
+_allow_problem.__doc__ = 'IP addresses or networks ("192.168.1.0/24")'
 
 
 def _prefix_problem(value: str) -> str | None:
@@ -281,21 +281,20 @@ def _prefix_problem(value: str) -> str | None:
 _prefix_problem.__doc__ = "a plain OSC address"
 
 OSC_KEYS: tuple[Key, ...] = (
-    Key("targets", list, [], check=_targets_problem, help='where cues go, each "host:port" (QLab: port 53000)'),
+    Key("targets", list, [], check=_targets_problem, help="where the cues go (QLab listens on port 53000)"),
     *(
         Key(
             kind,
             str,
             None,
             check=_event_address_problem(kind),
-            help=f"the address the {kind} cue goes to"
-            + (f" (arguments: {', '.join(args)})" if args else " (no arguments)"),
+            help=f"the cue sent at each {kind} event; " + (f"arguments: {', '.join(args)}" if args else "no arguments"),
         )
         for kind, args in EVENTS.items()
     ),
     Key("arguments", bool, True, help="false: send each address alone, without the event's values"),
-    Key("listen", (int, str), None, check=_listen_problem, help='the UDP port for commands, or "address:port"'),
-    Key("allow", list, [], check=_allow_problem, help="the senders whose commands are heard (needed beyond loopback)"),
+    Key("listen", (int, str), None, check=_listen_problem, help="where OSC commands are heard"),
+    Key("allow", list, [], check=_allow_problem, help="the senders heard (needed unless listen is on loopback)"),
     Key("prefix", str, "/baccarat", check=_prefix_problem, help="the commands' addresses start with it"),
 )
 
