@@ -113,11 +113,9 @@ def test_the_port_is_closed_at_the_stop(mock_factory, cues):  # noqa: F811
 
 def test_a_refusal_is_the_command_paths_own(osc_prop, caplog):  # noqa: F811
     """An output the prop does not have: the same words the console and MQTT get back, in the log."""
-    from firmware.room.commands import GameMaster
-
     rig = osc_prop(**listening())
     send(port_of(rig), "/baccarat/output", "trapdoor", "on")
-    expected = GameMaster(rig.daemon).handle({"command": "output", "name": "trapdoor", "state": "on"}).result(5)
+    expected = rig.master.handle({"command": "output", "name": "trapdoor", "state": "on"}).result(5)
     assert expected["error"] == 'output: unknown output "trapdoor" (known: lock)'
     line = f"osc from 127.0.0.1: command rejected: {expected['error']}"
     assert until(lambda: line in [r.getMessage() for r in caplog.records]), [r.getMessage() for r in caplog.records]
