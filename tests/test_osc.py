@@ -251,3 +251,29 @@ def test_a_send_that_fails_is_one_line_and_the_other_target_gets_every_cue(osc_p
     assert lines == [
         "osc: cannot send /cue/solved/start to 192.0.2.1:53000 (Network is unreachable); the cue is dropped"
     ]
+
+
+def test_a_target_whose_socket_cannot_be_made_yet_is_tried_again(osc_prop, cues, monkeypatch, caplog):
+    """The first socket fails as Linux fails one for a family it lacks (EAFNOSUPPORT): one line,
+    the prop runs on, and the resolver makes the client on a later try."""
+    from firmware.services.osc import cues as cues_module
+
+    monkeypatch.setattr(cues_module, "RETRY_SECONDS", 0.05)
+    real_client, calls = cues_module._client, []
+
+    def first_fails(ip, port):
+        calls.append(ip)
+        if len(calls) == 1:
+            raise OSError(errno.EAFNOSUPPORT, os.strerror(errno.EAFNOSUPPORT))
+        return real_client(ip, port)
+
+    monkeypatch.setattr(cues_module, "_client", first_fails)
+    rig = osc_prop()
+    sender = osc_of(rig).sender
+    assert until(lambda: sender._clients), "the client was not made on a later try"
+    rig.daemon.apply(lambda m: m.force_solve()).result(5)
+    assert cues.wait(1)[0] == ("/cue/solved/start", ())
+    lines = [r.getMessage() for r in caplog.records if "cannot be reached now" in r.getMessage()]
+    assert lines == [
+        f"osc: target {cues.target} cannot be reached now ([Errno 97] Address family not supported by protocol)"
+    ]
