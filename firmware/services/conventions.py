@@ -30,7 +30,6 @@ from baccarat_core import events as ev
 from baccarat_core.numbers import show_value
 from baccarat_core.strict import InputError, decode_text
 
-from ..room.mqtt_settings import mqtt_string_problem
 from . import Running
 
 if TYPE_CHECKING:
@@ -40,34 +39,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("baccarat.mqtt")
 
 T = TypeVar("T")
-
-#: Longest name a convention gives the prop in its topics, in bytes.
-MAX_NAME_BYTES = 64
-
-
-def topic_level_problem(value: str) -> str | None:
-    """Why ``value`` cannot name the prop in one level of an MQTT topic, or None.
-
-    >>> topic_level_problem("baccarat") is None
-    True
-    >>> topic_level_problem("room/baccarat")
-    'must be one topic level, without /'
-    """
-    if not value.strip():
-        return "must not be empty"
-    problem = mqtt_string_problem(value)
-    if problem:
-        return problem
-    wildcard = next((c for c in value if c in "+#"), None)
-    if wildcard:
-        return f"contains {wildcard}, an MQTT wildcard, which brokers refuse in a topic; choose a name without + or #"
-    if "/" in value:
-        return "must be one topic level, without /"
-    if value.startswith("$"):
-        return "must not start with $: brokers keep those topics to themselves ($SYS/...)"
-    if len(value.encode("utf-8")) > MAX_NAME_BYTES:
-        return f"must be at most {MAX_NAME_BYTES} bytes"
-    return None
 
 
 def output_name(outputs: Sequence[str], index: int) -> str:

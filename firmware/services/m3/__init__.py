@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Any
 from baccarat_core.records import record
 
 from ...findings import OK, WARN, Finding
+from ...room.mqtt_settings import topic_level_problem
 from ...sections import Key
 from .. import Prop, Running, Section, Service
-from ..conventions import start_on_mqtt, topic_level_problem
-from .topics import HEARTBEAT_SECONDS
 
 if TYPE_CHECKING:
     from ...config import Config
@@ -55,6 +54,8 @@ class M3(Service):
 
     def describe(self, settings: M3Settings) -> list[str]:
         """``M3/BAC: baccarat/set/... in; baccarat/solve, /output<N>, /heartbeat out (output0 = lock)``."""
+        from .topics import HEARTBEAT_SECONDS  # the convention itself: loaded when asked for
+
         n = settings.name
         outputs = ", ".join(f"output{i} = {name}" for i, name in enumerate(settings.outputs)) or "no outputs"
         return [
@@ -84,6 +85,7 @@ class M3(Service):
 
     def start(self, prop: Prop, settings: M3Settings) -> Running | None:
         """Add the topics to the MQTT service's connection."""
+        from ..conventions import start_on_mqtt
         from .convention import M3Convention
 
         return start_on_mqtt(prop, "M3/BAC panels", lambda link: M3Convention(prop, link, settings))

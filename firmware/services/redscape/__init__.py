@@ -14,13 +14,17 @@ from typing import TYPE_CHECKING, Any
 from baccarat_core.records import record
 
 from ...findings import OK, WARN, Finding
+from ...room.mqtt_settings import topic_level_problem
 from ...sections import Key
 from .. import Prop, Running, Section, Service
-from ..conventions import start_on_mqtt, topic_level_problem
-from .messages import ALL, STATES
 
 if TYPE_CHECKING:
     from ...config import Config
+
+#: The topic every device hears: ``ToDevice/All``.
+ALL = "All"
+#: What ``state`` says in a report: node-redscape's flows' words (solved, unsolved).
+STATES = ("SOLVED", "UNSOLVED")
 
 #: Longest word for a state in a report.
 MAX_STATE_WORD = 32
@@ -108,6 +112,7 @@ class Redscape(Service):
 
     def start(self, prop: Prop, settings: RedscapeSettings) -> Running | None:
         """Add the device's topics to the MQTT service's connection."""
+        from ..conventions import start_on_mqtt
         from .device import RedscapeDevice
 
         return start_on_mqtt(prop, "Node-RED", lambda link: RedscapeDevice(prop, link, settings))

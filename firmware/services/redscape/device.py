@@ -15,7 +15,8 @@ from baccarat_core import events as ev
 from baccarat_core import strict
 
 from ..conventions import Convention
-from .messages import ALL, parse_command, report
+from . import ALL
+from .messages import parse_command, report
 
 if TYPE_CHECKING:
     from ...room.link import Link

@@ -31,9 +31,8 @@ from baccarat_core.numbers import show_value
 from baccarat_core.strict import InputError
 
 from ..conventions import output_name
+from . import STATES
 
-#: Where the props of a node-redscape room hear the commands for all of them.
-ALL = "All"
 #: node-redscape's commands (upper case; read in any case) -> the prop's command.
 COMMANDS: dict[str, str] = {
     "SOLVE": "force_solve",
@@ -43,8 +42,6 @@ COMMANDS: dict[str, str] = {
     "STATUS": "status",
     "OUTPUT": "output",
 }
-#: What ``state`` says in a report: node-redscape's flows' words (solved, unsolved).
-STATES = ("SOLVED", "UNSOLVED")
 #: The longest command read, in bytes (node-redscape's RESET carries its flow's description of the prop).
 MAX_MESSAGE = 16 * 1024
 _OUTPUT_STATES = {"on": "on", "off": "off", "pulse": "pulse", True: "on", False: "off"}
