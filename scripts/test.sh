@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
 # Installs what the tests need (a venv, Mosquitto, tmux, Chromium, systemd-analyze, shellcheck, ...) and runs
-# ruff, mypy, the Raspberry Pi wheel check (needs the package index) and the whole suite.
-# Extra arguments go to pytest.
+# ruff, mypy, the Raspberry Pi wheel check (needs the package index) and the whole suite, on every core
+# (pytest-xdist; a test file stays on one worker). docs/develop/tests.md describes the tiers.
+#   bash scripts/test.sh           everything, as CI runs it (.ci/run)
+#   bash scripts/test.sh --fast    the fast tier only: no install or browser tests, fewer hypothesis examples,
+#                                  no ruff, mypy or wheel check
+# Other arguments go to pytest (after --fast): a file, -k EXPR, -n 0 for one process, ...
 set -euo pipefail
+fast=0
+if [ "${1:-}" = --fast ]; then
+  fast=1
+  shift
+fi
 # The Debian packages the tests need: _venv.sh installs every missing one in one apt-get run (or, with
 # neither root nor sudo, names them all in one line). The browser tests drive Debian's chromium
 # through Playwright (never `playwright install`), whose driver needs libatomic1 (Debian 13's
@@ -14,8 +23,13 @@ set -euo pipefail
 apt_packages=(mosquitto tmux chromium libatomic1 fonts-dejavu-core systemd shellcheck util-linux alsa-utils git)
 # shellcheck source=scripts/_venv.sh
 . "$(dirname "$0")/_venv.sh" test
-.venv/bin/ruff check .
-.venv/bin/ruff format --check .
-.venv/bin/mypy  # strict, on baccarat_core and firmware: pyproject's [tool.mypy]
-.venv/bin/python scripts/check_pi_wheels.py
-.venv/bin/python -m pytest "$@"
+pytest_args=(-n auto --dist loadfile)
+if [ "$fast" = 1 ]; then
+  pytest_args+=(--fast)
+else
+  .venv/bin/ruff check .
+  .venv/bin/ruff format --check .
+  .venv/bin/mypy  # strict, on baccarat_core and firmware: pyproject's [tool.mypy]
+  .venv/bin/python scripts/check_pi_wheels.py
+fi
+.venv/bin/python -m pytest "${pytest_args[@]}" "$@"
