@@ -5,6 +5,7 @@ kept over a restart (held ones only, never a pulse)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import threading
@@ -14,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from firmware.app import attach_services, build_daemon, close_daemon, restore_game
+from firmware.devices import board as board_module
 from firmware.devices.displays import open_dummy_device
+from firmware.devices.outputs import Outputs
 from firmware.devices.switching import OutputSwitched
 from firmware.room.commands import GameMaster
 from tests.conftest import Rig, config_data, make_config, start_served
@@ -364,31 +367,38 @@ def _state_with(path: Path, outputs) -> None:
     path.write_text(json.dumps(data))
 
 
-def test_a_restart_gives_a_cut_off_only_what_is_left_of_it(mock_factory, tmp_path):
+def test_a_restart_gives_a_cut_off_only_what_is_left_of_it(mock_factory, tmp_path, monkeypatch):
     """A held output with ``max_on_seconds`` is saved with the wall-clock end of its cut-off: a restart
     switches it on for what is left (never a fresh cut-off: a prop restarting over and over cannot keep
-    a solenoid on), and not at all once that has passed."""
+    a solenoid on), and not at all once that has passed. The outputs read the test's wall clock
+    (``Outputs(wall=...)``), which stands still: what is left at a restart is exact however long the
+    start takes; gpiozero's own thread then times the cut-off."""
+    now = 1_800_000_000.0
+    monkeypatch.setattr(board_module, "Outputs", functools.partial(Outputs, wall=lambda: now))
     path = tmp_path / "state.json"
     config = make_config(state={"file": str(path)}, control={"socket": ""}, outputs=[{**LOCK, "max_on_seconds": 60}])
     rig, stop = _prop(config, mock_factory)
     try:
         GameMaster(rig.daemon).handle({"command": "force_solve"}).result(5)
         assert until(lambda: saved_outputs(path) is not None)
-        assert saved_outputs(path)["lock"] == pytest.approx(time.time() + 60, abs=5)
+        assert saved_outputs(path)["lock"] == pytest.approx(now + 60, abs=5)
     finally:
         stop()
-    _state_with(path, {"lock": time.time() - 1})
+    _state_with(path, {"lock": now - 1})
     rig, stop = _prop(config, mock_factory)
     try:
         assert not lit(rig, "lock"), "a cut-off that passed while the prop was down came on again"
+        assert switched(rig, "lock") == []
     finally:
         stop()
-    _state_with(path, {"lock": time.time() + 0.3})
+    _state_with(path, {"lock": now + 0.3})
+    mock_factory.pin(LOCK["pin"]).clear_states()
     rig, stop = _prop(config, mock_factory)
     try:
-        assert lit(rig, "lock")
-        assert until(lambda: not lit(rig, "lock"), timeout=5), "on for a fresh minute, not the 0.3 s left"
-        assert until(lambda: switched(rig, "lock") == [(True, "restart"), (False, "cut-off")])
+        assert until(lambda: switched(rig, "lock") == [(True, "restart"), (False, "cut-off")]), switched(rig, "lock")
+        (restart,) = [e for e in rig.events if isinstance(e, OutputSwitched) and e.on]
+        assert restart.seconds == pytest.approx(0.3), "on for a fresh minute, not the 0.3 s left"
+        assert not lit(rig, "lock") and levels(rig, "lock") == [False, True, False]
     finally:
         stop()
 
