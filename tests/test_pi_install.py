@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tiers import seconds_left
+from tests.tiers import remove_later, seconds_left
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Installs take minutes on a loaded machine; a step's own timeout is what is left of this.
@@ -407,7 +407,7 @@ def unprivileged_base():
     try:
         yield base
     finally:
-        shutil.rmtree(base)
+        remove_later(base)
 
 
 def test_without_root_or_sudo_it_says_in_one_line_what_to_run_as_root(unprivileged_base, wheelhouse):

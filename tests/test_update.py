@@ -31,7 +31,7 @@ from packaging.requirements import Requirement
 
 from firmware import releases
 from tests.conftest import ROOT
-from tests.tiers import seconds_left
+from tests.tiers import remove_later, seconds_left
 
 #: The updates take minutes on a loaded machine; each step's own timeout is what is left of this
 #: (tests.tiers.seconds_left), so a hung step fails with its output before the test does.
@@ -186,7 +186,7 @@ def install():
         yield box
     finally:
         box.systemctl("stop", "baccarat.service")
-        shutil.rmtree(base, ignore_errors=True)
+        remove_later(base)
 
 
 def _game(box: Install) -> tuple:

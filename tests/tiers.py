@@ -18,8 +18,10 @@ another. Without it the ``ci`` profile runs the full counts.
 from __future__ import annotations
 
 import inspect
+import subprocess
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -151,3 +153,16 @@ def seconds_left(cap: float | None = None) -> float | None:
         return cap
     left = max(_deadline - time.monotonic(), 1.0)
     return left if cap is None else min(cap, left)
+
+
+def remove_later(path: Path) -> None:
+    """Remove the tree at ``path`` in a process of its own that nobody waits for: a fake install's
+    tens of thousands of files take half a minute to delete on a busy disk (more with ext4's
+    ``discard``), which would otherwise hold up the test that made them."""
+    subprocess.Popen(
+        ["rm", "-rf", "--", str(path)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
