@@ -7,7 +7,7 @@ base of :class:`~baccarat_core.module.BaccaratModule`, which adds the table: the
 deck, the chips and the rounds.
 
 >>> from baccarat_core.timer import BombRules
->>> status = ModuleStatus(BombRules(timer_seconds=60, strike_limit=2))
+>>> status = ModuleStatus(BombRules(timer_seconds=60.0, strike_limit=2))
 >>> [event.kind for event in status.set_enabled(False)], status.start_timer()  # paused while closed
 (['enabled'], [TimerStarted(seconds_left=60.0, forced=True)])
 >>> [event.describe() for event in status.add_time(-60)]
