@@ -11,7 +11,7 @@ deck, the chips and the rounds.
 >>> [event.kind for event in status.set_enabled(False)], status.start_timer()  # paused while closed
 (['enabled'], [TimerStarted(seconds_left=60.0, forced=True)])
 >>> [event.describe() for event in status.add_time(-60)]
-['time -60 s: 0.0 s left', 'EXPLODED (timer) with 0 strikes']
+['60 s taken away by the game master: 00:00 left', 'EXPLODED: the time ran out (0 strikes)']
 >>> status.force_solve()
 [InputIgnored(what='force solve', reason='exploded')]
 """
