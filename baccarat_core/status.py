@@ -13,7 +13,7 @@ deck, the chips and the rounds.
 >>> [event.describe() for event in status.add_time(-60)]
 ['60 s taken away by the game master: 00:00 left', 'EXPLODED: the time ran out (0 strikes)']
 >>> status.force_solve()
-[InputIgnored(what='force solve', reason='exploded')]
+[InputIgnored(input='force solve', reason='exploded')]
 """
 
 from __future__ import annotations
