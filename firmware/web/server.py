@@ -280,6 +280,9 @@ class WebService:
         app.router.add_static("/static/", self.static_dir, follow_symlinks=False)
         app.router.add_get("/sound/{cue}.wav", self._sound)
         self.players.register(app)
+        from .docs_site import register as register_docs  # the docs at /docs/: read-only, no login
+
+        register_docs(app)
         if self.history is not None:
             self.history.register(app)
         return app
