@@ -122,6 +122,20 @@ def test_every_installed_service_has_its_docs_page(site):
         assert "<h1" in page_text(site, page), f"{name}: {page} is not in the built site"
 
 
+def test_the_architecture_picture_names_what_is_there():
+    """docs/develop/architecture.svg is drawn by hand: every path it names exists, and its boxes are the
+    prop's own room services, all of them (a new built-in service fails this until it is drawn)."""
+    svg = (DOCS / "develop" / "architecture.svg").read_text(encoding="utf-8")
+    texts = re.findall(r">([^<>]+)</text>", svg)
+    paths = {m for text in texts for m in re.findall(r"(?:firmware|baccarat_core)/[\w/]*(?:\.py)?", text)}
+    assert len(paths) >= 8, paths
+    for path in paths:
+        assert (ROOT / path.rstrip("/")).exists(), path
+    built_in = {s.name for s in installed() if type(s).__module__.startswith("firmware.services")}
+    boxes = set(re.findall(r'<text x="\d+" y="71">([a-z_0-9]+)</text>', svg))  # the row of service boxes
+    assert boxes == built_in, (boxes, built_in)
+
+
 #: Resource-loading attributes: what a browser fetches by itself (a link's href it only follows).
 FETCHED = {("script", "src"), ("img", "src"), ("img", "srcset"), ("iframe", "src"), ("source", "src"),
            ("source", "srcset"), ("audio", "src"), ("video", "src"), ("embed", "src"), ("object", "data")}  # fmt: skip

@@ -57,8 +57,11 @@ def _default(key: Any) -> str:
 
 def _limits(key: Any) -> str:
     """What a key's check allows, in words: its docstring (``Key.limits``), as a user reads it. A
-    check whose docstring is written for a programmer ("Why ``value`` cannot be ..., or None: ...")
-    gives the part after "or None:", or nothing."""
+    GPIO's check says "2-27" (the header's GPIOs but the HAT EEPROM bus); a check whose docstring is
+    written for a programmer ("Why ``value`` cannot be ..., or None: ...") gives the part after
+    "or None:", or nothing."""
+    if getattr(key.check, "__name__", "") == "gpio_problem":
+        return "GPIO2-27"
     text = key.limits()
     if text.startswith("Why "):
         text = text.split("or None:", 1)[1].strip() if "or None:" in text else ""
@@ -66,12 +69,13 @@ def _limits(key: Any) -> str:
 
 
 def _key_rows(keys: Any) -> list[str]:
-    rows = ["| key | type | default | what |", "|---|---|---|---|"]
+    """A table of ``keys``: three columns, so that it fits a phone (the type goes with the default)."""
+    rows = ["| key | default, type | what |", "|---|---|---|"]
     for key in keys:
         limits = _limits(key)
         what = key.help + (f" ({limits})" if limits else "")
         secret = " *(secret: never shown)*" if key.secret else ""
-        rows.append(f"| `{key.name}` | {key.type_words()} | {_default(key)} | {_cell(what)}{secret} |")
+        rows.append(f"| `{key.name}` | {_default(key)}, {key.type_words()} | {_cell(what)}{secret} |")
     return rows
 
 

@@ -113,13 +113,23 @@ def _policy(path: Path) -> str:
     return policy
 
 
-async def _send(request: web.Request, response: web.StreamResponse) -> web.StreamResponse:
-    """Send ``response`` with the docs' headers (prepared here, so that they are the ones sent)."""
-    response.headers.update(HEADERS)
-    response.headers.setdefault("Content-Security-Policy", PLAIN_POLICY)
-    await response.prepare(request)
-    await response.write_eof()
+#: The header a docs response keeps its policy in until it is sent (:func:`_docs_headers`), never sent.
+POLICY_HEADER = "X-Baccarat-Docs-Policy"
+
+
+def _docs(response: web.StreamResponse, policy: str = PLAIN_POLICY) -> web.StreamResponse:
+    """Mark ``response`` as the docs', with ``policy``."""
+    response.headers[POLICY_HEADER] = policy
     return response
+
+
+async def _docs_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """Give a docs response the docs' headers as it is sent: after every middleware, so that the
+    console's own (a stricter policy, no inline script at all) do not replace them."""
+    policy = response.headers.pop(POLICY_HEADER, None)
+    if policy is not None:
+        response.headers.update(HEADERS)
+        response.headers["Content-Security-Policy"] = policy
 
 
 class DocsSite:
@@ -140,17 +150,14 @@ class DocsSite:
     async def page(self, request: web.Request) -> web.StreamResponse:
         """One file of the site, or its 404 page, or the page saying it is not built."""
         if not self.built:
-            return await _send(request, web.Response(status=404, text=NOT_BUILT, content_type="text/html"))
+            return _docs(web.Response(status=404, text=NOT_BUILT, content_type="text/html"))
         path = request.match_info["path"]
         target = docs_file(self.root, path)
         if target is not None and target.is_dir():  # a folder's page needs its slash: its links are relative
             raise web.HTTPFound(f"{PREFIX}{path}/")
         if target is None or not self._inside(target) or not target.is_file():
             return await self._not_found(request)
-        response = web.FileResponse(target)
-        if target.suffix == ".html":
-            response.headers["Content-Security-Policy"] = _policy(target)
-        return await _send(request, response)
+        return _docs(web.FileResponse(target), _policy(target) if target.suffix == ".html" else PLAIN_POLICY)
 
     def _inside(self, target: Path) -> bool:
         try:
@@ -159,12 +166,13 @@ class DocsSite:
             return False
 
     async def _not_found(self, request: web.Request) -> web.StreamResponse:
-        return await _send(request, web.Response(status=404, text=MISSING, content_type="text/html"))
+        return _docs(web.Response(status=404, text=MISSING, content_type="text/html"))
 
 
 def register(app: web.Application, root: Path | None = None) -> DocsSite:
     """Serve the site built in ``root`` (default :data:`SITE`) at ``/docs/`` (GET and HEAD)."""
     site = DocsSite(SITE if root is None else root)
+    app.on_response_prepare.append(_docs_headers)
     app.router.add_get(PREFIX.rstrip("/"), site.redirect)
     app.router.add_get(PREFIX + "{path:.*}", site.page)
     return site
