@@ -122,6 +122,20 @@ def test_every_installed_service_has_its_docs_page(site):
         assert "<h1" in page_text(site, page), f"{name}: {page} is not in the built site"
 
 
+def test_the_consoles_help_links_lead_to_pages_and_anchors_of_the_site(site):
+    """The console's pages link the docs page for what they show: each link is a page of the built site,
+    and its anchor is one of the page's headings."""
+    links = []
+    for page in (ROOT / "firmware" / "web" / "static").glob("*.html"):
+        links += re.findall(r'href="/docs/([^"#]*)(?:#([^"]*))?"', page.read_text(encoding="utf-8"))
+    assert len(links) >= 3, links
+    for path, anchor in links:
+        html = site / path / "index.html"
+        assert html.is_file(), path
+        if anchor:
+            assert f'id="{anchor}"' in html.read_text(encoding="utf-8"), (path, anchor)
+
+
 def test_the_architecture_picture_names_what_is_there():
     """docs/develop/architecture.svg is drawn by hand: every path it names exists, and its boxes are the
     prop's own room services, all of them (a new built-in service fails this until it is drawn)."""
