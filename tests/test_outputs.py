@@ -5,19 +5,16 @@ kept over a restart (held ones only, never a pulse)."""
 
 from __future__ import annotations
 
-import json
-import random
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
-from firmware.app import attach_services, build_daemon, close_daemon, restore_game
+from firmware.app import attach_services, build_daemon, close_daemon
 from firmware.devices.displays import open_dummy_device
 from firmware.devices.switching import OutputSwitched
 from firmware.room.commands import GameMaster
-from tests.conftest import Rig, config_data, make_config, start_served
+from tests.conftest import Rig, make_config
 
 LOCK = {"name": "lock", "pin": 15, "on": "solved"}  # the reference build's
 HORN = {"name": "horn", "pin": 14, "on": "strike", "mode": "pulse", "pulse_seconds": 0.2}
@@ -292,214 +289,6 @@ def test_a_stop_turns_the_outputs_off_and_keeps_the_held_ones_for_the_next_start
     rig.daemon.stop()
     assert not lit(rig, "lock") and not lit(rig, "horn")
     assert rig.daemon.held_outputs() == {"lock": None}
-
-
-def _prop(config, mock_factory):
-    """A daemon with its services (the state keeper), restored as ``baccarat run`` restores it."""
-    return start_served(config, mock_factory, restore=lambda: restore_game(config, random.Random(1)))
-
-
-def saved_outputs(path: Path) -> dict | None:
-    try:
-        return json.loads(path.read_text()).get("outputs")
-    except (OSError, ValueError):
-        return None
-
-
-def test_a_held_output_is_saved_with_the_game_and_a_pulse_never(mock_factory, tmp_path):
-    path = tmp_path / "state.json"
-    config = make_config(state={"file": str(path)}, control={"socket": ""}, outputs=[LOCK, HORN])
-    rig, stop = _prop(config, mock_factory)
-    try:
-        master = GameMaster(rig.daemon)
-        master.handle("output horn pulse", words=True).result(5)
-        rig.daemon.wait_idle()
-        assert until(lambda: path.exists()) and saved_outputs(path) is None, "a pulse was saved"
-        master.handle({"command": "force_solve"}).result(5)
-        assert until(lambda: saved_outputs(path) == {"lock": None}), saved_outputs(path)
-    finally:
-        stop()
-    assert saved_outputs(path) == {"lock": None}, "the stop forgot the lock"
-
-    rig, stop = _prop(config, mock_factory)
-    try:
-        assert lit(rig, "lock") and not lit(rig, "horn")
-        assert switched(rig, "lock") == [(True, "restart")]
-        assert rig.daemon.module.solved
-        GameMaster(rig.daemon).handle({"command": "reset"}).result(5)
-        assert not lit(rig, "lock")
-        assert until(lambda: path.exists() and saved_outputs(path) is None), "the reset's off was not saved"
-    finally:
-        stop()
-    rig, stop = _prop(config, mock_factory)
-    try:
-        assert not lit(rig, "lock") and switched(rig, "lock") == []
-    finally:
-        stop()
-
-
-def test_a_stop_mid_deal_still_opens_the_lock_at_the_next_start(mock_factory, tmp_path):
-    """The round was decided at the gesture and saved then; the lock it opens is saved with it, so a
-    stop (or a power cut) before the result shows opens it at the next start."""
-    path = tmp_path / "state.json"
-    config = make_config(state={"file": str(path)}, control={"socket": ""}, timing={"card_seconds": 1.0})
-    rig, stop = _prop(config, mock_factory)
-    try:
-        rig.chips(winning_side(rig), 25)
-        start_deal(rig)
-        assert not lit(rig, "lock")
-        assert saved_outputs(path) == {"lock": None}, "the gesture's save does not hold the lock it opens"
-    finally:
-        stop()
-    rig, stop = _prop(config, mock_factory)
-    try:
-        assert rig.daemon.module.solved and lit(rig, "lock")
-    finally:
-        stop()
-
-
-def _state_with(path: Path, outputs) -> None:
-    data = json.loads(path.read_text())
-    data["outputs"] = outputs
-    path.write_text(json.dumps(data))
-
-
-def test_a_restart_gives_a_cut_off_only_what_is_left_of_it(mock_factory, tmp_path):
-    """A held output with ``max_on_seconds`` is saved with the wall-clock end of its cut-off: a restart
-    switches it on for what is left (never a fresh cut-off: a prop restarting over and over cannot keep
-    a solenoid on), and not at all once that has passed."""
-    path = tmp_path / "state.json"
-    config = make_config(state={"file": str(path)}, control={"socket": ""}, outputs=[{**LOCK, "max_on_seconds": 60}])
-    rig, stop = _prop(config, mock_factory)
-    try:
-        GameMaster(rig.daemon).handle({"command": "force_solve"}).result(5)
-        assert until(lambda: saved_outputs(path) is not None)
-        assert saved_outputs(path)["lock"] == pytest.approx(time.time() + 60, abs=5)
-    finally:
-        stop()
-    _state_with(path, {"lock": time.time() - 1})
-    rig, stop = _prop(config, mock_factory)
-    try:
-        assert not lit(rig, "lock"), "a cut-off that passed while the prop was down came on again"
-    finally:
-        stop()
-    _state_with(path, {"lock": time.time() + 0.3})
-    rig, stop = _prop(config, mock_factory)
-    try:
-        assert lit(rig, "lock")
-        assert until(lambda: not lit(rig, "lock"), timeout=5), "on for a fresh minute, not the 0.3 s left"
-        assert until(lambda: switched(rig, "lock") == [(True, "restart"), (False, "cut-off")])
-    finally:
-        stop()
-
-
-@pytest.mark.parametrize(
-    "outputs, warning",
-    [
-        ("lock", "outputs 'lock' is not an object"),
-        ({"door": None}, "output 'door' is not in the config"),
-        ({"lock": "soon"}, "output lock = 'soon' is not a time"),
-        ({"lock": True}, "output lock = true is not a time"),
-        ({"lock": 1e300}, "is not a time"),
-    ],
-)
-def test_damaged_outputs_in_the_state_file_are_left_off_and_the_game_goes_on(
-    mock_factory, tmp_path, caplog, outputs, warning
-):
-    path = tmp_path / "state.json"
-    config = make_config(state={"file": str(path)}, control={"socket": ""})
-    rig, stop = _prop(config, mock_factory)
-    try:
-        GameMaster(rig.daemon).handle({"command": "force_solve"}).result(5)
-        assert until(lambda: saved_outputs(path) == {"lock": None})
-    finally:
-        stop()
-    _state_with(path, outputs)
-    rig, stop = _prop(config, mock_factory)
-    try:
-        assert rig.daemon.module.solved, "the game was lost with the outputs"
-        assert not lit(rig, "lock")
-        lines = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and "state file" in r.getMessage()]
-        assert len(lines) == 1 and warning.replace("'", '"') in lines[0].replace("'", '"'), lines
-    finally:
-        stop()
-
-
-# -- kill -9 and SIGTERM of a real process ------------------------------------------------------------
-
-
-@pytest.fixture
-def prop(tmp_path):
-    """tests/prop_process.py (built as ``baccarat run`` builds the prop) with outputs; kill -9 at will."""
-    from tests.test_state import PropProcess
-
-    made = []
-
-    def start(**sections):
-        data = config_data(state={"file": str(tmp_path / "state.json")}, control={"socket": ""}, **sections)
-        config_file = tmp_path / "config.json"
-        config_file.write_text(json.dumps(data))
-        made.append(PropProcess(config_file))
-        return made[-1]
-
-    yield start
-    for process in made:
-        process.stop()
-
-
-def test_kill_9_leaves_an_open_lock_open_and_never_repeats_a_pulse(prop, tmp_path):
-    outputs = [LOCK, {**HORN, "pulse_seconds": 30}]
-    first = prop(outputs=outputs)
-    assert first.ready["pins"] == {"lock": False, "horn": False}
-    for command in ({"command": "force_solve"}, {"command": "output", "name": "horn", "state": "pulse"}):
-        first.send(command=command)
-        assert first.expect("reply")["ok"]
-    first.send(pins=True)
-    assert first.expect("pins") == {"lock": True, "horn": True}
-    assert until(lambda: saved_outputs(tmp_path / "state.json") == {"lock": None})
-    first.kill9()
-
-    again = prop(outputs=outputs)
-    assert again.ready["restored"] and again.ready["snapshot"]["solved"]
-    assert again.ready["pins"] == {"lock": True, "horn": False}, "the lock shut, or the horn sounded again"
-    assert again.ready["held"] == {"lock": None}
-
-
-def test_kill_9_mid_deal_opens_the_lock_at_the_next_start(prop):
-    """Killed while the winning round's cards turn (1 s each): the round counts from its gesture, and so
-    does the lock it opens."""
-    first = prop(timing={"card_seconds": 1.0})
-    first.send(hint=True)
-    hint = first.expect("hint")
-    assert hint["winner"] != "tie"
-    first.tap("right")
-    first.tap("right")  # $1 -> $5 -> $25
-    first.tap(hint["winner"])
-    first.send(deal=True)
-    first.expect("events", test=lambda kinds: "round" in kinds)
-    dealt_at = time.monotonic()
-    first.send(pins=True)
-    assert first.expect("pins") == {"lock": False}, "the lock opened at the gesture"
-    first.kill9()
-    assert time.monotonic() - dealt_at < 1.0, "not mid-deal any more"
-
-    again = prop(timing={"card_seconds": 1.0})
-    assert again.ready["snapshot"]["solved"] and again.ready["pins"] == {"lock": True}
-
-
-def test_sigterm_turns_an_open_output_off(tmp_path):
-    """systemd's stop with an output on (here the lock opens at the deal gesture): exit 0, every
-    output and light off (tests/test_faults_sigterm.py checks the outputs with the lights)."""
-    from tests.test_faults_sigterm import DaemonProcess, check_stopped_cleanly, write_config
-
-    config = write_config(tmp_path)
-    config.write_text(config.read_text().replace('on = "solved"', 'on = "deal"', 1))
-    process = DaemonProcess(config, tmp_path / "first", "--play")
-    process.wait_for("dealt-frame")
-    code, took = process.terminate()
-    summary = check_stopped_cleanly(process, code, took)
-    assert "output lock on (deal)" in process.log()
-    assert summary["outputs"] == {"lock": 0}
 
 
 def test_the_self_test_switches_a_named_output_and_leaves_a_held_one(mock_factory, short_dir):

@@ -55,7 +55,7 @@ def test_temporary_files_left_by_a_kill_9_during_a_save_are_removed_at_start(tmp
     killed = (
         "import os, signal, sys\n"
         "from pathlib import Path\n"
-        "from firmware.room import saved_state\n"
+        "from firmware.room import state_file as saved_state\n"
         "os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGKILL)\n"
         "saved_state.write_atomic(Path(sys.argv[1]), 'half a save')\n"
     )

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from firmware.web.guard import Throttle
 from firmware.web.server import WebError, WebService
 from firmware.web.settings import WebConfigError, WebSettings
+from firmware.web.throttle import Throttle
 from tests import browser
 
 web_factory = browser.web_factory  # the fixture

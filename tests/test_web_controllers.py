@@ -10,7 +10,7 @@ import urllib.request
 
 import pytest
 
-from firmware.web.server import CONTROLLER_ACTIONS
+from firmware.web.controllers import CONTROLLER_ACTIONS
 from tests import browser
 from tests.browser import TOKEN
 
@@ -31,7 +31,7 @@ def get(web, path: str, token: str | None = TOKEN) -> tuple[int, str]:
 @pytest.mark.parametrize("path", PATHS)
 def test_every_path_refuses_a_missing_or_wrong_token(web_factory, path, caplog):
     web = web_factory()
-    web.service.wrong_secret_pause = 0  # the pause itself: test_web_hostile.py
+    web.service.wrong_secret_pause = 0  # the pause itself: test_web_guessing.py
     before = web.state()
     for token in (None, "", "wrong-token-0123456789", TOKEN + "x", TOKEN[:-1]):
         status, body = get(web, path, token)
@@ -213,3 +213,15 @@ def test_json_lists_outputs_from_the_state_document():
         "strikes": 2,
         "outputs": [{"name": "door", "on": 1}],
     }
+
+
+@pytest.mark.parametrize("action", ["trigger", "reset", "disable", "reset_disable"])
+def test_head_runs_no_action(web_factory, action):
+    web = web_factory()
+    web.rig.deal()  # a strike, which a reset would clear
+    before = web.state()
+    status, headers, _ = web.request("HEAD", f"/{action}?token={TOKEN}")
+    assert status == 405 and headers["allow"] == "GET"
+    web.daemon.wait_idle()
+    assert web.state() == before
+    assert web.request("HEAD", f"/status?token={TOKEN}")[0] == 200, "polling may use HEAD"

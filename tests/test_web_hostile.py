@@ -21,7 +21,6 @@ import subprocess
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from http.client import HTTPConnection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -30,15 +29,8 @@ import pytest
 
 from firmware.cli.gm import request as control_request
 from firmware.config import DEFAULT_CONFIG
-from firmware.web.guard import (
-    ACCEPT_BACKLOG,
-    MAX_CONNECTIONS,
-    MAX_PER_ADDRESS,
-    MAX_REFUSED,
-    Episodes,
-    Throttle,
-    address_key,
-)
+from firmware.room.noise import Noise
+from firmware.web.guard import ACCEPT_BACKLOG, MAX_CONNECTIONS, MAX_PER_ADDRESS, MAX_REFUSED
 from firmware.web.settings import Webhook
 from tests import browser
 from tests.browser import TOKEN
@@ -335,95 +327,7 @@ def browser_stream(web) -> Stream:
     return stream
 
 
-# -- guessing ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("login", ["/login", "/play/login"])  # the console's, the players' pages'
-def test_concurrent_slow_bodied_guesses_get_ten_comparisons(web_factory, login):
-    """Sixteen logins (all one address may hold) send their heads, wait, then their bodies: ten are compared
-    (the unit's documented limit), the right password among the rest gets no session."""
-    web = web_factory(settings={"password": PASSWORD})
-    port = web.service.port
-    guesses = [f"password=wrong-{n:02d}".encode() for n in range(MAX_PER_ADDRESS - 1)] + [
-        f"password={PASSWORD}".encode()
-    ]
-    socks = []
-    for body in guesses:
-        sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-        sock.sendall(
-            f"POST {login} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n".encode()
-            + f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
-        )
-        socks.append((sock, body))
-    time.sleep(1.0)  # every head has reached its handler, which waits for the body
-    for sock, body in socks:
-        sock.sendall(body)
-    statuses = []
-    for sock, _ in socks:
-        answer = b""
-        while chunk := sock.recv(65536):
-            answer += chunk
-        sock.close()
-        statuses.append(int(answer.split(b" ", 2)[1]))
-    assert statuses.count(401) == 10, statuses
-    assert statuses.count(429) == MAX_PER_ADDRESS - 10, statuses
-    assert 303 not in statuses, "a login got through the throttle"
-
-
-def test_address_churn_never_unlocks_an_address(web_factory):
-    web = web_factory(settings={"password": PASSWORD})
-    web.service.wrong_secret_pause = 0  # only the counting is tested here
-    port = web.service.port
-    for n in range(10):
-        assert http(port, "POST", "/login", f"password=wrong-{n}", FORM, source="127.0.7.1")[0] == 401
-    status, headers, _ = http(port, "POST", "/login", f"password={PASSWORD}", FORM, source="127.0.7.1")
-    assert status == 429 and 0 < int(headers["retry-after"]) <= 300
-    others = [f"127.0.{8 + n // 250}.{1 + n % 250}" for n in range(1100)]
-    with ThreadPoolExecutor(8) as pool:
-        statuses = list(pool.map(lambda s: http(port, "POST", "/login", "password=x", FORM, source=s)[0], others))
-    # The table holds 1,024 addresses: the locked one and 1,023 others; the rest are refused uncompared.
-    assert statuses.count(401) == 1023 and statuses.count(429) == 77, (statuses.count(401), statuses.count(429))
-    assert len(web.service.throttle) == 1024
-    assert http(port, "POST", "/login", f"password={PASSWORD}", FORM, source="127.0.7.1")[0] == 429
-
-
-def test_the_throttle_counts_an_ipv6_host_by_its_prefix():
-    now = [0.0]
-    throttle = Throttle(attempts=10, window=300, max_addresses=4, clock=lambda: now[0])
-    for n in range(10):
-        address = f"2001:db8:1:2:{n:x}::1"  # a new address each time, all in one /64
-        assert throttle.allow(address)
-        throttle.fail(address)
-    assert not throttle.allow("2001:db8:1:2:ffff::99")
-    assert throttle.allow("2001:db8:1:3::1"), "another /64 is another host"
-    assert address_key("::ffff:10.0.0.5") == "10.0.0.5" and throttle.allow("10.0.0.5")
-    for n in range(3):
-        throttle.fail(f"10.0.0.{n}")
-    assert len(throttle) == 4 and not throttle.allow("10.0.0.99"), "a full table must fail closed"
-    now[0] = 299.0
-    assert not throttle.allow("2001:db8:1:2::1"), "locked for the whole window"
-    now[0] = 301.0
-    assert throttle.allow("2001:db8:1:2::1") and throttle.allow("10.0.0.99")
-
-
-def test_wrong_controller_tokens_are_throttled_and_logged_once(web_factory, caplog):
-    caplog.set_level(logging.INFO)
-    web = web_factory()
-    port = web.service.port
-    before = web.state()
-
-    def wrong(n: int) -> int:
-        return http(port, "GET", f"/reset?token=wrong-token-{n:04d}", source="127.0.9.1")[0]
-
-    with ThreadPoolExecutor(8) as pool:
-        statuses = list(pool.map(wrong, range(200)))
-    assert statuses.count(403) == 10 and statuses.count(429) == 190, statuses
-    assert http(port, "GET", f"/reset?token={TOKEN}", source="127.0.9.1")[0] == 429, "a locked address is locked"
-    assert http(port, "GET", f"/status?token={TOKEN}", source="127.0.9.2")[0] == 200
-    assert web.state() == before
-    lines = [r.getMessage() for r in caplog.records if "token" in r.getMessage()]
-    assert len(lines) == 1 and "wrong controller token" in lines[0], lines
-    assert all("wrong-token" not in line for line in lines)
-
-
+# -- the log -----------------------------------------------------------------------------------------
 def test_an_episode_ends_with_one_line_counting_the_rest():
     lines: list[str] = []
 
@@ -435,7 +339,7 @@ def test_an_episode_ends_with_one_line_counting_the_rest():
     logger.addHandler(Collect())
     logger.propagate = False
     now = [0.0]
-    episodes = Episodes(logger, quiet=60, clock=lambda: now[0])
+    episodes = Noise(logger, quiet=60, clock=lambda: now[0])
     for n in range(500):
         episodes.note("token", f"wrong token from 10.0.0.{n % 7}")
     assert lines == ["wrong token from 10.0.0.0"]
@@ -448,7 +352,6 @@ def test_an_episode_ends_with_one_line_counting_the_rest():
     assert len(lines) == 3
 
 
-# -- the log -----------------------------------------------------------------------------------------
 def malformed(cookie: str) -> list[bytes]:
     """Requests aiohttp refuses, each carrying the controller token, the session cookie or the password."""
     t = f"/status?token={TOKEN}".encode()
@@ -586,16 +489,3 @@ def test_the_players_panel_reads_json_strictly(web_factory):
         "POST", "/play/panel", b'{"input": "tie", "input": "deal", "action": "press"}', headers
     )
     assert status == 400 and "appears twice" in json.loads(answer)["error"]
-
-
-# -- HEAD --------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("action", ["trigger", "reset", "disable", "reset_disable"])
-def test_head_runs_no_action(web_factory, action):
-    web = web_factory()
-    web.rig.deal()  # a strike, which a reset would clear
-    before = web.state()
-    status, headers, _ = web.request("HEAD", f"/{action}?token={TOKEN}")
-    assert status == 405 and headers["allow"] == "GET"
-    web.daemon.wait_idle()
-    assert web.state() == before
-    assert web.request("HEAD", f"/status?token={TOKEN}")[0] == 200, "polling may use HEAD"

@@ -12,7 +12,10 @@ wiring names (by kind: ``solved``, ``strike``, ``reset``, ``deal``) and by the
 game master's commands. Every change is reported as an
 :class:`~firmware.devices.switching.OutputSwitched` event. It also keeps what a
 restart must bring back: the outputs *held* on (never a pulse), each with the
-wall-clock time its cut-off ends (:meth:`Outputs.held`).
+seconds left of its cut-off (:meth:`Outputs.held`), counted on the monotonic clock
+and frozen when the prop stops; the state file carries them across the restart
+(:mod:`firmware.room.held_outputs`), and :meth:`Outputs.restore` never gives one
+more than that, nor more than ``max_on_seconds``.
 
 Everything here is called on one thread (the daemon's game thread), except
 :meth:`Outputs.pins`, which reads the pins from any thread.
@@ -140,13 +143,12 @@ class Outputs:
         *,
         pin_factory: Factory | None = None,
         clock: Callable[[], float] = time.monotonic,
-        wall: Callable[[], float] = time.time,
     ) -> None:
         self.wirings = {w.name: w for w in wirings}
         self.outputs: dict[str, Output] = {}
         self._clock = clock
-        self._wall = wall
-        self._held: dict[str, float | None] = {}  # name -> wall-clock end of its cut-off, or None
+        self._held: dict[str, float | None] = {}  # name -> end of its cut-off (clock), or None
+        self._stopped: float | None = None  # when every output went off for the stop (clock)
         try:
             for w in wirings:
                 self.outputs[w.name] = Output(
@@ -189,7 +191,7 @@ class Outputs:
                 if w.off_on == kind or (w.on == kind and w.mode == "pulse"):
                     self._held.pop(name, None)
                 elif w.on == kind and name not in self._held:
-                    self._held[name] = self._deadline(w.max_on_seconds)
+                    self._held[name] = None if w.max_on_seconds is None else self._clock() + w.max_on_seconds
 
     def command(self, name: str, state: str) -> list[OutputSwitched]:
         """The game master's ``on``, ``off`` or ``pulse`` for output ``name`` (KeyError if unknown;
@@ -209,22 +211,20 @@ class Outputs:
         return events
 
     def restore(self, held: Mapping[str, float | None]) -> list[OutputSwitched]:
-        """Outputs held on before a restart, by name: each with the wall-clock time its cut-off
-        ends (None: none). One whose time ran out while the prop was down stays off."""
-        now = self._wall()
+        """Outputs held on before a restart, by name: each with the seconds left of its cut-off
+        (None: none), of which it gets no more (nor more than its ``max_on_seconds``). One with
+        no time left stays off."""
         events = []
-        for name, deadline in held.items():
+        for name, left in held.items():
             output = self.outputs.get(name)
             if output is None:
                 continue
-            left = None if deadline is None else deadline - now
             if left is not None and left <= 0:
                 self._held.pop(name, None)
                 continue
             stays = output.on(left)
             events.append(OutputSwitched(name, True, RESTART, stays))
-            kept = left is not None and stays is not None and stays >= left - 0.001
-            self._held[name] = deadline if kept else self._deadline(stays)  # the same file: no write
+            self._held[name] = output.until
         return events
 
     def expire(self) -> list[OutputSwitched]:
@@ -244,23 +244,19 @@ class Outputs:
         return min(due) if due else None
 
     def all_off(self) -> None:
-        """Every output off, the held ones still kept for the next start (the prop's stop)."""
+        """Every output off, the held ones still kept for the next start (the prop's stop), their
+        time left frozen as it is now."""
+        self._stopped = self._clock()
         for output in self.outputs.values():
             output.off()
 
     def _switched(self, name: str, on: bool, cause: str, seconds: float | None = None) -> OutputSwitched:
         output = self.outputs[name]
         if output.is_on and not output.pulsing:
-            self._held[name] = self._deadline_from(output)
+            self._held[name] = output.until
         else:
             self._held.pop(name, None)
         return OutputSwitched(name, on, cause, seconds)
-
-    def _deadline(self, seconds: float | None) -> float | None:
-        return None if seconds is None else round(self._wall() + seconds, 3)
-
-    def _deadline_from(self, output: Output) -> float | None:
-        return None if output.until is None else self._deadline(max(0.0, output.until - self._clock()))
 
     # -- the pre-game self-test (firmware/selftest.py: its Outputs) --------------------------
     def output_names(self) -> tuple[str, ...]:
@@ -281,8 +277,9 @@ class Outputs:
     # -- reading ----------------------------------------------------------------------------
     def held(self) -> dict[str, float | None]:
         """What a restart brings back: the outputs held on (pulses never), by name, each with the
-        wall-clock time (``time.time()``) its cut-off ends, or None."""
-        return dict(self._held)
+        seconds left of its cut-off (as at the stop, once stopped), or None for none."""
+        now = self._clock() if self._stopped is None else self._stopped
+        return {name: None if end is None else max(0.0, end - now) for name, end in self._held.items()}
 
     def states(self) -> list[dict[str, object]]:
         """``[{"name": "lock", "on": True}, ...]`` in config order, as the state document lists them."""

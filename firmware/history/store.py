@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from baccarat_core import BaccaratError, strict
 from baccarat_core.numbers import show_value
 
-from ..room.saved_state import read_state
+from ..room.state_file import read_state
 from .games import MAX_LINE_BYTES, Problem, parse_line
 
 log = logging.getLogger("baccarat.history")

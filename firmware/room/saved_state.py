@@ -17,10 +17,10 @@ passed). A wall clock that reads earlier than ``saved_at`` (a Pi without a real-
 before it has the network time) counts nothing: the countdown resumes where it was saved.
 
 **The outputs** held on (a lock that opened) are saved with the game, as the daemon
-offers them (:meth:`~firmware.daemon.Daemon.held_outputs`): each with the wall-clock
-time its ``max_on_seconds`` cut-off ends, so a restart switches it on again for what
-is left of it, never a fresh cut-off (a prop that restarts over and over cannot keep a
-solenoid on). Pulses are never saved: a restart does not repeat one.
+offers them (:meth:`~firmware.daemon.Daemon.held_outputs`): each with what is left of
+its ``max_on_seconds`` cut-off, so a restart switches it on again for no more than that,
+never a fresh cut-off, whatever the clock says (:mod:`.held_outputs`). Pulses are never
+saved: a restart does not repeat one.
 """
 
 from __future__ import annotations
@@ -29,9 +29,6 @@ import json
 import logging
 import os
 import random
-import re
-import stat
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -47,6 +44,8 @@ from baccarat_core.timer import BombRules
 
 from ..config import Config
 from ..devices.switching import OutputSwitched
+from .held_outputs import Checkpoints, Schedule, encode, held_outputs, thread_timer
+from .state_file import read_state, remove_leftover_temp_files, write_atomic
 
 log = logging.getLogger("baccarat.state")
 
@@ -56,8 +55,6 @@ log = logging.getLogger("baccarat.state")
 VERSION = 1
 #: ``MIGRATIONS[n](document)``: a format-``n`` document as format ``n + 1`` (none yet: 1 is the first).
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
-#: Largest state file read (a real one is about 1 KB).
-MAX_STATE_BYTES = strict.MAX_BYTES
 #: A failed save is tried again after this many seconds, doubling up to :data:`RETRY_MAX_SECONDS`.
 RETRY_FIRST_SECONDS = 0.25
 RETRY_MAX_SECONDS = 5.0
@@ -105,95 +102,6 @@ def fingerprint(config: Config) -> dict[str, Any]:
     return out
 
 
-def _temp_prefix(path: Path) -> str:
-    """How :func:`write_atomic`'s temporary files beside ``path`` begin; mkstemp adds 8 of [a-z0-9_]."""
-    return f".{path.name}."
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write, fsync, rename over ``path``, fsync the directory."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
-
-
-def remove_leftover_temp_files(path: Path) -> int:
-    """Remove the temporary files that saves cut short (``kill -9``, a power cut) left beside ``path``.
-
-    Only :func:`write_atomic`'s own: regular files of this user named ``.<name>.`` and mkstemp's 8
-    characters (``.state.json.k2x_9qa1``); nothing else in the directory is touched. Called at start,
-    before the first save. Returns how many were removed.
-    """
-    pattern = re.compile(re.escape(_temp_prefix(path)) + r"[a-z0-9_]{8}")
-    removed = 0
-    try:
-        names = [entry.name for entry in os.scandir(path.parent) if pattern.fullmatch(entry.name)]
-    except OSError:
-        return 0  # no directory yet: nothing left over; an unreadable one: saving will say so
-    for name in names:
-        leftover = path.parent / name
-        try:
-            info = leftover.lstat()
-            if stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid():
-                leftover.unlink()
-                removed += 1
-        except OSError as error:
-            log.warning("cannot remove %s, left by a save cut short (%s)", leftover, error.strerror or error)
-    if removed:
-        log.info("removed %d temporary file(s) left beside %s by saves cut short", removed, path)
-    return removed
-
-
-def read_state(path: Path, *, max_bytes: int = MAX_STATE_BYTES) -> bytes:
-    """The bytes of the state file, if it is a regular file of at most ``max_bytes``.
-
-    Never blocks and never reads without end: a FIFO, a device (``/dev/zero``), a
-    directory or a symlink that leads out of the state directory is refused, as is a
-    file over the cap. Raises FileNotFoundError, OSError or BaccaratError with the reason.
-    """
-    target = path
-    if path.is_symlink():
-        target = path.resolve()
-        if target.parent != path.parent.resolve():
-            raise BaccaratError(f"it is a symlink out of the state directory (to {show_value(str(target), 80)})")
-    fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device"}.get(
-                stat.S_IFMT(info.st_mode), "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            )
-            raise BaccaratError(f"it is {kind}, not a regular file")
-        if info.st_size > max_bytes:
-            raise BaccaratError(f"it is larger than {max_bytes} bytes ({info.st_size})")
-        chunks = []
-        size = 0
-        while size <= max_bytes:
-            chunk = os.read(fd, max_bytes + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    finally:
-        os.close(fd)
-    if size > max_bytes:
-        raise BaccaratError(f"it is larger than {max_bytes} bytes")
-    return b"".join(chunks)
-
-
 def _on_disk(path: Path) -> str | None:
     """The snapshot text the state file holds (as :class:`StateKeeper` compares it: without the
     moment it was saved), or None if unreadable."""
@@ -210,8 +118,8 @@ def _on_disk(path: Path) -> str | None:
 
 @record
 class SavedGame:
-    """What a restart brings back: the module, and the outputs held on (name -> the wall-clock
-    time its cut-off ends, or None)."""
+    """What a restart brings back: the module, and the outputs held on (name -> the seconds left
+    of its cut-off, or None)."""
 
     module: BaccaratModule
     outputs: dict[str, float | None]
@@ -255,31 +163,11 @@ def load_game(
         elif module.timer.running:
             module.timer.elapse(off)
             log.info("the countdown ran on for the %.1f s since the game was saved", off)
-    return SavedGame(module, held_outputs(data.get("outputs", {}), config, path))
+    return SavedGame(module, held_outputs(data.get("outputs", {}), config, path, wall_clock()))
 
 
 _SAVED_AT = frozenset({"saved_at"})
 _OUTPUTS = frozenset({"outputs"})
-
-
-def held_outputs(saved: object, config: Config, path: Path) -> dict[str, float | None]:
-    """The ``outputs`` of a state file, ``{"lock": null, "latch": 1767225600.5}``, each checked:
-    a configured output's name, with null or a wall-clock time (seconds since 1970)."""
-    if not isinstance(saved, dict):
-        log.warning("state file %s: outputs %s is not an object; no output switched on again", path, show_value(saved))
-        return {}
-    names = {output.name for output in config.outputs}
-    held: dict[str, float | None] = {}
-    for name, until in saved.items():
-        if name not in names:
-            log.warning("state file %s: output %s is not in the config; not switched on again", path, show_value(name))
-        elif until is not None and (type(until) not in (int, float) or not 0 <= until < 1e11):
-            log.warning(
-                "state file %s: output %s = %s is not a time; not switched on again", path, name, show_value(until)
-            )
-        else:
-            held[name] = None if until is None else float(until)
-    return held
 
 
 def restore(config: Config, rng: random.Random) -> BaccaratModule | None:
@@ -369,7 +257,9 @@ class StateKeeper:
     saved with the module. An output an event switches is saved with that event's batch,
     before it is shown (a deal's lock from its gesture); what an output did on its own (a
     command, a pulse that ended, a cut-off) is handed to the writer without waiting: the
-    pin has switched already, and the frame need not wait for an fsync.
+    pin has switched already, and the frame need not wait for an fsync. While one with a
+    cut-off is on, its time left (on ``clock``) is written again now and then (``schedule``
+    times it), and at :meth:`close` as at the stop (:class:`~.held_outputs.Checkpoints`).
     """
 
     def __init__(
@@ -380,9 +270,12 @@ class StateKeeper:
         background: bool = False,
         wall_clock: Callable[[], float] = time.time,
         outputs: Callable[[], Mapping[str, float | None]] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        schedule: Schedule = thread_timer,
     ) -> None:
         self.path = path
         self._outputs = outputs
+        self._time_left = Checkpoints(self._hand_time_left, clock=clock, wall_clock=wall_clock, schedule=schedule)
         self.wall_clock = wall_clock
         self.fingerprint = fingerprint(config)
         # What the file holds now: a restored game that resumes unchanged is not written again
@@ -419,13 +312,15 @@ class StateKeeper:
         saved: dict[str, Any] = {"version": VERSION, "config": self.fingerprint, "module": module.snapshot()}
         held = dict(self._outputs()) if self._outputs is not None else {}
         if held:  # a file without outputs reads as before
-            saved["outputs"] = held
+            saved["outputs"] = encode(held, self.wall_clock())
         text = json.dumps(saved, sort_keys=True)
         if text == self._last:
             return
         self._last = text
         if module.timer is not None:  # the countdown's time left holds at this moment
-            text = json.dumps({**saved, "saved_at": round(self.wall_clock(), 3)}, sort_keys=True)
+            saved["saved_at"] = round(self.wall_clock(), 3)
+            text = json.dumps(saved, sort_keys=True)
+        self._time_left.saved(saved, held)
         if not self._background:
             if not self._write(text):
                 self._background = True  # from now on the writer thread writes, in order
@@ -436,6 +331,11 @@ class StateKeeper:
         self._hand(text)
         if urgent:
             self.flush()
+
+    def _hand_time_left(self, text: str) -> None:
+        with self._cond:
+            self._background = True  # from now on the writer thread writes, in order
+        self._hand(text)
 
     def _hand(self, text: str) -> None:
         """Give ``text`` to the writer thread (it replaces one not yet written)."""
@@ -461,6 +361,8 @@ class StateKeeper:
         module, self._later = self._later, None
         if module is not None:
             self._save(module, urgent=False)
+        if self._outputs is not None and (stopped := self._time_left.stopped(self._outputs)) is not None:
+            self._hand(stopped)  # the writer thread writes it before it stops
         with self._cond:
             self._closing = True
             self._cond.notify_all()

@@ -7,14 +7,17 @@
   in progress is closed to make room; when every one is busy (live pages, commands),
   the new one is answered 503 (up to :data:`MAX_REFUSED` at once; beyond, closed
   unanswered). The prop's other descriptors (the state file, the control socket,
-  MQTT) are never starved by held connections.
-- :class:`Throttle`: at most ``attempts`` wrong secrets per address in ``window``
-  seconds, checked and counted once the request is whole, with no ``await`` between
-  the check, the comparison and the count (so concurrent guesses cannot overtake it).
-- :func:`address_key`: an IPv6 address counts by its /64 prefix (one host has a whole
-  /64 to churn through), an IPv4 address by itself.
-- :class:`Episodes`: a repeated warning (wrong tokens, malformed requests) is one log
-  line, then one line saying how many more came, at most once per ``quiet`` seconds.
+  MQTT) are never starved by held connections. :data:`RESERVED` of the connections
+  are kept for *trusted* requests (a console session's cookie, the controller's
+  token): the others (public pages, logins, wrong tokens) may have at most the rest
+  in progress at once, beyond which each is answered 503, so that strangers holding
+  streams and slow bodies never starve the game master or the controller's polls;
+  an idle connection that carried a trusted request is the last to make room.
+- wrong passwords and tokens are counted by :mod:`.throttle`, which also says what
+  one address is (:func:`~.throttle.address_key`: an IPv6 host by its /64 prefix).
+- a repeated warning (wrong tokens, malformed requests) is one log line, then one line saying
+  how many more came, at most once per ``quiet`` seconds (:class:`~firmware.room.noise.Noise`,
+  as for every surface).
 - :class:`HttpLogFilter`: aiohttp's own logging of a malformed request quotes the raw
   request line and headers (``?token=``, the session cookie) with a traceback; it
   becomes one line naming the sender and the kind of damage.
@@ -27,14 +30,13 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import ipaddress
 import logging
 import re
-import threading
-import time
-from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections import OrderedDict
 from typing import Any
+
+from ..room.noise import Noise
+from .throttle import address_key
 
 log = logging.getLogger("baccarat.web")
 
@@ -42,181 +44,20 @@ log = logging.getLogger("baccarat.web")
 MAX_CONNECTIONS = 64
 #: Connections from one address (an IPv6 /64) at once.
 MAX_PER_ADDRESS = 16
+#: Of :data:`MAX_CONNECTIONS`, how many only trusted requests (a console session, the controller
+#: token) may use: the others may have at most the rest in progress at once.
+RESERVED = 16
 #: A new connection must send a whole request head within this many seconds.
 HEAD_SECONDS = 10.0
 #: A kept-alive connection must send its next request head within this many seconds.
 IDLE_SECONDS = 15.0
 #: A request body (a login form, a command) must arrive within this many seconds.
 BODY_SECONDS = 10.0
-#: Repeats of a warning within this many seconds are counted, not logged.
-QUIET_SECONDS = 60.0
 
 #: Connections over a cap that are still answered (a 503 at their head); more are closed unanswered.
 MAX_REFUSED = 16
 #: Connections the kernel queues for the server (asyncio also accepts up to this many at a time).
 ACCEPT_BACKLOG = 32
-
-
-def address_key(address: str | None) -> str:
-    """What the limits count by: an IPv4 address, or the /64 prefix of an IPv6 one.
-
-    >>> address_key("2001:db8:1:2:aaaa::1") == address_key("2001:db8:1:2:bbbb::7")
-    True
-    >>> address_key("::ffff:192.0.2.7")
-    '192.0.2.7'
-    """
-    if not address:
-        return "?"
-    try:
-        ip = ipaddress.ip_address(address.split("%")[0])
-    except ValueError:
-        return address[:64]
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, 64), strict=False))
-    return str(ip)
-
-
-class Throttle:
-    """At most ``attempts`` wrong secrets per address (:func:`address_key`) in ``window`` seconds.
-
-    Call :meth:`allow` once the request is whole, then compare, then :meth:`fail` on a
-    wrong secret, all without an ``await`` between them. Memory is bounded: at most
-    ``max_addresses`` addresses are tracked, an address is forgotten only once its
-    window has passed (so address churn never unlocks one), and while the table is
-    full of live addresses a new address is refused too (it fails closed).
-    """
-
-    def __init__(
-        self,
-        *,
-        attempts: int = 10,
-        window: float = 300.0,
-        max_addresses: int = 1024,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.attempts = attempts
-        self.window = window
-        self.max_addresses = max_addresses
-        self._clock = clock
-        self._failures: dict[str, deque[float]] = {}
-        self._lock = threading.Lock()
-
-    def _recent(self, key: str, now: float) -> deque[float] | None:
-        times = self._failures.get(key)
-        if times is None:
-            return None
-        while times and now - times[0] >= self.window:
-            times.popleft()
-        if not times:
-            del self._failures[key]
-            return None
-        return times
-
-    def _purge(self, now: float) -> None:
-        for key in list(self._failures):
-            self._recent(key, now)
-
-    def allow(self, address: str | None) -> bool:
-        """True when ``address`` may try a secret now (it has attempts left and can be counted)."""
-        key = address_key(address)
-        now = self._clock()
-        with self._lock:
-            times = self._recent(key, now)
-            if times is not None:
-                return len(times) < self.attempts
-            if len(self._failures) >= self.max_addresses:
-                self._purge(now)
-            return len(self._failures) < self.max_addresses
-
-    def fail(self, address: str | None) -> None:
-        """Count a wrong secret from ``address`` (right after :meth:`allow` said True)."""
-        key = address_key(address)
-        now = self._clock()
-        with self._lock:
-            times = self._recent(key, now)
-            if times is None:
-                if len(self._failures) >= self.max_addresses:
-                    return  # allow() said no room: nothing was compared
-                times = self._failures[key] = deque(maxlen=self.attempts)
-            times.append(now)
-
-    def retry_after(self, address: str | None) -> int:
-        """Whole seconds until ``address`` may try again (the window, when the table is full)."""
-        key = address_key(address)
-        now = self._clock()
-        with self._lock:
-            times = self._recent(key, now)
-            if times is None or len(times) < self.attempts:
-                return int(self.window)
-            return max(1, int(times[0] + self.window - now + 0.999))
-
-    def __len__(self) -> int:
-        return len(self._failures)
-
-
-class Episodes:
-    """Warnings that strangers can repeat at will: one line, then a count at most every ``quiet`` seconds.
-
-    ``note(kind, text)`` logs ``text`` when ``kind`` was quiet for ``quiet`` seconds;
-    repeats are counted and, once the quiet time has passed, one line says how many
-    came and the last one's text. Bound to a loop (:meth:`bind`), the count is said
-    even if no repeat follows; without one, at the next repeat.
-    """
-
-    def __init__(
-        self,
-        logger: logging.Logger = log,
-        *,
-        quiet: float = QUIET_SECONDS,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.logger = logger
-        self.quiet = quiet
-        self._clock = clock
-        self._loop: asyncio.AbstractEventLoop | None = None
-        # kind -> [start of the quiet time, repeats since, last text, level, timer]
-        self._open: dict[str, list[Any]] = {}
-        self._lock = threading.Lock()
-
-    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Say the closing counts from ``loop`` (call from the loop's own thread)."""
-        self._loop = loop
-
-    def note(self, kind: str, text: str, level: int = logging.WARNING) -> None:
-        """One occurrence of ``kind``, described by ``text`` (already free of secrets)."""
-        now = self._clock()
-        with self._lock:
-            entry = self._open.get(kind)
-            if entry is not None and now - entry[0] < self.quiet:
-                entry[1] += 1
-                entry[2], entry[3] = text, level
-                if entry[4] is None and self._loop is not None:
-                    entry[4] = self._loop.call_at(self._loop.time() + self.quiet - (now - entry[0]), self.close, kind)
-                return
-            repeats = entry[1] if entry is not None else 0
-            if entry is not None and entry[4] is not None:
-                entry[4].cancel()
-            self._open[kind] = [now, 0, text, level, None]
-        if repeats:
-            self.logger.log(level, "%s (after %d more like it)", text, repeats)
-        else:
-            self.logger.log(level, "%s", text)
-
-    def close(self, kind: str) -> None:
-        """Say how many repeats of ``kind`` were not logged, and start afresh."""
-        with self._lock:
-            entry = self._open.pop(kind, None)
-        if entry is not None and entry[1]:
-            if entry[4] is not None:
-                entry[4].cancel()
-            self.logger.log(entry[3], "%d more like it in %g s, the last: %s", entry[1], self.quiet, entry[2])
-
-    def close_all(self) -> None:
-        """Stopping: say every open count."""
-        for kind in list(self._open):
-            self.close(kind)
 
 
 #: aiohttp's exception classes for a malformed request, in words (their messages quote the request).
@@ -244,14 +85,14 @@ def damage(error: BaseException | None) -> str:
 
 
 class HttpLogFilter(logging.Filter):
-    """On the logger aiohttp's request handler uses: each record becomes one safe :class:`Episodes` line.
+    """On the logger aiohttp's request handler uses: each record becomes one safe line (:class:`~.Noise`).
 
     aiohttp logs a malformed request as ``Error handling request from ADDRESS`` with
     the exception, whose message quotes the request line and headers; this keeps only
     the address and the kind of damage. Every record is consumed (returns False).
     """
 
-    def __init__(self, episodes: Episodes) -> None:
+    def __init__(self, episodes: Noise) -> None:
         super().__init__()
         self.episodes = episodes
 
@@ -267,7 +108,7 @@ class HttpLogFilter(logging.Filter):
         return False
 
 
-def http_logger(episodes: Episodes) -> logging.Logger:
+def http_logger(episodes: Noise) -> logging.Logger:
     """The logger for aiohttp's request handler (``logger=`` of the app runner)."""
     logger = logging.getLogger("baccarat.web.http")
     for old in [f for f in logger.filters if isinstance(f, HttpLogFilter)]:
@@ -298,20 +139,23 @@ class ConnectionGuard:
 
     def __init__(
         self,
-        episodes: Episodes,
+        episodes: Noise,
         *,
         max_connections: int = MAX_CONNECTIONS,
         max_per_address: int = MAX_PER_ADDRESS,
+        reserved: int = RESERVED,
         head_seconds: float = HEAD_SECONDS,
         idle_seconds: float = IDLE_SECONDS,
     ) -> None:
         self.episodes = episodes
         self.max_connections = max_connections
         self.max_per_address = max_per_address
+        self.reserved = reserved
         self.head_seconds = head_seconds
         self.idle_seconds = idle_seconds
-        # handler -> [transport, address key, requests in progress, timer]
+        # handler -> [transport, address key, requests in progress, timer, its last request trusted]
         self._open: OrderedDict[Any, list[Any]] = OrderedDict()
+        self._untrusted = 0  # requests in progress that are not trusted
         # handler -> [transport, timer]: over a cap, answered 503 at their head
         self._refused: dict[Any, list[Any]] = {}
         self._per_key: dict[str, int] = {}
@@ -366,19 +210,26 @@ class ConnectionGuard:
             timer = self._loop.call_later(self.head_seconds, self._expire_refused, handler)
             self._refused[handler] = [transport, timer]
             return
-        self._open[handler] = [transport, key, 0, None]
+        self._open[handler] = [transport, key, 0, None, False]
         self._per_key[key] = self._per_key.get(key, 0) + 1
         self._arm(handler, self.head_seconds)
 
     def _make_room(self, key: str | None) -> bool:
-        """Close the oldest connection (from ``key``, or any) with no request in progress."""
-        for handler, entry in self._open.items():
-            if entry[2] == 0 and (key is None or entry[1] == key):
-                self.closed_idle += 1
-                self._drop(handler)
-                entry[0].close()
-                return True
+        """Close the oldest connection (from ``key``, or any) with no request in progress, one
+        whose last request was not trusted first."""
+        for trusted in (False, True):
+            for handler, entry in self._open.items():
+                if entry[2] == 0 and entry[4] == trusted and (key is None or entry[1] == key):
+                    self.closed_idle += 1
+                    self._drop(handler)
+                    entry[0].close()
+                    return True
         return False
+
+    @property
+    def untrusted_limit(self) -> int:
+        """Requests that are not trusted in progress at most at once."""
+        return max(1, self.max_connections - self.reserved)
 
     def _drop(self, handler: Any) -> list[Any] | None:
         entry = self._open.pop(handler, None)
@@ -386,6 +237,8 @@ class ConnectionGuard:
             return None
         if entry[3] is not None:
             entry[3].cancel()
+        if not entry[4]:
+            self._untrusted -= entry[2]  # a request in progress on a connection that went
         count = self._per_key.get(entry[1], 1) - 1
         if count:
             self._per_key[entry[1]] = count
@@ -421,17 +274,27 @@ class ConnectionGuard:
         entry[0].close()
 
     # -- requests ------------------------------------------------------------------------------
-    def begin(self, handler: Any) -> bool:
+    def begin(self, handler: Any, *, trusted: bool = False) -> bool:
         """A whole request head arrived on ``handler``'s connection: no timer while it is served.
 
-        False when the connection came over a cap: answer 503 and close it.
+        False when the connection came over a cap, or when the request is not ``trusted`` and
+        :attr:`untrusted_limit` such requests are in progress: answer 503 and close it.
         """
         if handler in self._refused:
             return False
         entry = self._open.get(handler)
         if entry is None:
             return True
+        if not trusted:
+            if self._untrusted >= self.untrusted_limit:
+                self.refused += 1
+                self.episodes.note(
+                    "busy", f"web: refused a request from {entry[1]}: {self.untrusted_limit} untrusted ones are busy"
+                )
+                return False
+            self._untrusted += 1
         entry[2] += 1
+        entry[4] = trusted
         if entry[3] is not None:
             entry[3].cancel()
             entry[3] = None
@@ -443,6 +306,8 @@ class ConnectionGuard:
         if entry is None or entry[2] == 0:
             return
         entry[2] -= 1
+        if not entry[4]:
+            self._untrusted -= 1
         if entry[2] == 0:
             self._arm(handler, self.idle_seconds)
 

@@ -17,11 +17,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
+import json
 import logging
 import threading
 from collections.abc import Callable
 from typing import Any
 
+from aiohttp import web
 from PIL import Image
 
 from baccarat_core import TableLimits
@@ -30,6 +32,7 @@ from baccarat_core.numbers import format_dollars
 from baccarat_core.timer import clock_text
 
 from .backend import ConsoleBackend, PageView
+from .replies import SECURITY_HEADERS
 
 log = logging.getLogger("baccarat.web")
 
@@ -38,6 +41,8 @@ LOG_KEEP = 300
 
 #: What a page may see of an update (:class:`PageClient`).
 View = Callable[[dict[str, Any]], dict[str, Any]]
+#: A comment line on each open event stream this often, so a vanished page is noticed.
+HEARTBEAT_SECONDS = 20.0
 
 
 def png_data_url(image: Image.Image) -> str:
@@ -286,3 +291,39 @@ class LiveHub:
             if outputs != self._outputs:  # a pulse's end or a cut-off tells nobody: seen here
                 self._outputs = outputs
                 self.broadcast({"outputs": outputs})
+
+
+async def event_stream(request: web.Request, hub: LiveHub, view: View | None = None) -> web.StreamResponse:
+    """Server-sent events of ``hub``'s updates, through ``view`` when given (the players' pages:
+    :class:`PageClient`), until the page goes; a comment line every :data:`HEARTBEAT_SECONDS` so a
+    vanished page is noticed."""
+    response = web.StreamResponse(
+        headers={
+            "Content-Type": "text/event-stream",
+            "Cache-Control": "no-store",
+            "X-Accel-Buffering": "no",
+            **SECURITY_HEADERS,
+        }
+    )
+    await response.prepare(request)
+    client = PageClient(view)
+    hub.add(client)
+    try:
+        await response.write(b"retry: 2000\n\n")
+        while not client.closed:
+            try:
+                await asyncio.wait_for(client.wake.wait(), HEARTBEAT_SECONDS)
+            except TimeoutError:
+                await response.write(b": still here\n\n")
+                continue
+            if client.closed:
+                break
+            update = client.take()
+            if update:
+                data = json.dumps(update, separators=(",", ":"))
+                await response.write(f"event: update\ndata: {data}\n\n".encode())
+    except (ConnectionResetError, ConnectionError):
+        pass
+    finally:
+        hub.remove(client)
+    return response

@@ -4,7 +4,6 @@
 - :mod:`.switch`: the Modbus TCP server Clue Control writes its commands to;
 - :mod:`.trigger`: the Modbus TCP client that writes the prop's state to Clue Control's coils;
 - :mod:`.link`: both on a thread of their own (:class:`.link.ClueControl`);
-- :mod:`.tally`: bad input from the network as few log lines;
 - :mod:`.service`: the ``[clue_control]`` service (its keys, checks, unit needs and start).
 
 Importing this package (or :mod:`.service`, which the prop loads through its entry point whether
