@@ -22,19 +22,33 @@ stale() {
 }
 stale || exit 0
 
-if ! (
+last_line() {
+  # The line of a tool's output that says what went wrong: its last ERROR line, else its last line.
+  local found
+  found=$(printf '%s\n' "$1" | grep -E '^(ERROR|error)' | tail -n 1)
+  [ -n "$found" ] || found=$(printf '%s\n' "$1" | grep -v '^\s*$' | tail -n 1)
+  printf '%s' "$found"
+}
+
+# In a subshell of its own, its output kept (only its last line is shown when it fails), and neither in an
+# if's condition nor before a ||: bash ignores `set -e` there, and _venv.sh would go on past a failed pip.
+out=$(
+  exec 2>&1
   set -e
   # shellcheck disable=SC2034  # read by _venv.sh
-  grep -qs "Raspberry Pi" "${BACCARAT_MODEL_FILE:-/proc/device-tree/model}" && apt_packages=(python3-yaml python3-markupsafe)
+  if grep -qs "Raspberry Pi" "${BACCARAT_MODEL_FILE:-/proc/device-tree/model}"; then apt_packages=(python3-yaml python3-markupsafe); fi
   # shellcheck source=scripts/_venv.sh
-  . scripts/_venv.sh docs >&2
-); then
-  echo "note: the docs site was not built: its builder (mkdocs-material) could not be installed; /docs/ says how to build it later" >&2
+  . scripts/_venv.sh docs
+  .venv/bin/python -c 'import mkdocs, material'
+)
+status=$?
+if [ "$status" != 0 ]; then
+  echo "note: the docs site was not built: its builder (mkdocs-material) could not be installed ($(last_line "$out")); /docs/ says how to build it later" >&2
   exit 1
 fi
 if ! out=$(NO_MKDOCS_2_WARNING=1 .venv/bin/python -m mkdocs build --quiet --clean --site-dir site.new 2>&1); then
   rm -rf site.new
-  echo "note: the docs site was not built: $(printf '%s\n' "$out" | grep -v '^\s*$' | tail -n 1)" >&2
+  echo "note: the docs site was not built: $(last_line "$out")" >&2
   exit 1
 fi
 rm -rf site.old
