@@ -14,6 +14,7 @@ set -euo pipefail
 apt_packages=(mosquitto tmux chromium libatomic1 fonts-dejavu-core systemd shellcheck util-linux alsa-utils git mbpoll)
 # shellcheck source=scripts/_venv.sh
 . "$(dirname "$0")/_venv.sh" test
+. scripts/_nodered.sh  # Node-RED in .nodered/ (npm) for tests/test_redscape_nodered.py; _venv.sh cd-ed to the repo
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy  # strict, on baccarat_core and firmware: pyproject's [tool.mypy]

@@ -33,8 +33,9 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from baccarat_core.records import record
 
 if TYPE_CHECKING:
     import asyncio
@@ -45,7 +46,7 @@ QUIET_SECONDS = 60.0
 COMMANDS_LOGGER = "baccarat.commands"
 
 
-@dataclass
+@record(frozen=False)
 class _Spell:
     started: float
     repeats: int

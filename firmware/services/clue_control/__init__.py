@@ -11,3 +11,6 @@ or not the config has ``[clue_control]``) imports neither pymodbus nor asyncio: 
 its own thread, once the service starts.
 docs/integrate/clue-control.md says what to enter in Clue Control.
 """
+
+#: ``coil_base`` (and the octet it stands for) runs from 0 to this.
+MAX_COIL_BASE = 255
