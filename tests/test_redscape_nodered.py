@@ -30,7 +30,7 @@ broker = test_mqtt.broker  # the fixtures
 prop_factory = test_mqtt.prop_factory
 __all__ = ["convention_prop"]
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.install  # Node-RED, which scripts/test.sh installs from npm: not in the fast tier
 
 FLOW = ROOT / "examples" / "node-red" / "baccarat-flow.json"
 RED = ROOT / ".nodered" / "node_modules" / "node-red" / "red.js"
