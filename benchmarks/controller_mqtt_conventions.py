@@ -12,11 +12,10 @@ command as the controller would, and waits for its effect and its message, one a
   (``<name>/output1`` ``Yes``, ``<name>/solve``; the ``FromDevice/<id>`` report).
 
 Both are stamped with ``time.perf_counter()`` in this one process. The prop's own MQTT command
-topic is measured the same way, for comparison. ``--nodelay`` measures what Nagle's algorithm
-costs: paho sets no ``TCP_NODELAY`` and Mosquitto only with ``set_tcp_nodelay true``, so on
-loopback a small packet behind an unacknowledged one waits for the peer's delayed ACK (about
-40 ms on Linux). With it, Mosquitto runs with ``set_tcp_nodelay true`` and the controller's
-socket and the prop's link's (patched here, in this process only) have ``TCP_NODELAY``::
+topic is measured the same way, for comparison. The prop's links set ``TCP_NODELAY``
+(firmware/room/link_client.py: with Nagle's algorithm a small packet behind an unacknowledged one
+waits for the peer's delayed ACK, about 40 ms on Linux); ``--nodelay`` also runs Mosquitto with
+``set_tcp_nodelay true`` and sets it on the controller's socket, as a room should::
 
     python benchmarks/controller_mqtt_conventions.py [--rounds 200] [--nodelay] [--json]
 
@@ -46,28 +45,6 @@ OUTPUTS = [
 ]
 
 
-def no_delay(client: Any, userdata: Any, sock: Any) -> None:
-    """paho's ``on_socket_open``: Nagle's algorithm off on the client's socket."""
-    import socket
-
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
-def patch_link_nodelay() -> None:
-    """The prop's links get ``TCP_NODELAY`` on their sockets (this process only: a measurement
-    of what the link would gain, not a change to it)."""
-    from firmware.room import link
-
-    made = link.new_client
-
-    def new_client(client_id: str) -> Any:
-        client = made(client_id)
-        client.on_socket_open = no_delay
-        return client
-
-    link.new_client = new_client  # type: ignore[assignment]
-
-
 class Controller:
     """A controller on the broker: publishes, and stamps every message it receives."""
 
@@ -83,6 +60,8 @@ class Controller:
         self.client.on_subscribe = lambda *a: subscribed.set()
         self.client.on_message = self._on_message
         if nodelay:
+            from firmware.room.link_client import no_delay
+
             self.client.on_socket_open = no_delay
         self.client.connect(host, port)
         self.client.loop_start()
@@ -210,8 +189,6 @@ def measure(rounds: int, nodelay: bool = False) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="conventions-") as tmp:
         broker = Broker(Path(tmp), extra="set_tcp_nodelay true\n" if nodelay else "")
-        if nodelay:
-            patch_link_nodelay()
         broker.start()
         try:
             config = make_config(
