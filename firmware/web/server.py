@@ -221,6 +221,9 @@ class WebService:
         self.controllers.register(app)
         app.router.add_static("/static/", self.static_dir, follow_symlinks=False)
         self.players.register(app)
+        from .docs_site import register as register_docs  # the docs at /docs/: read-only, no login
+
+        register_docs(app)
         if self.history is not None:
             self.history.register(app)
         return app
