@@ -132,7 +132,7 @@ def warn_if_volatile(path: Path, mounts: list[Mount] | None = None) -> str | Non
     if reason is not None:
         log.warning(
             "the state file %s will not survive a power cut: %s; put it on a disk "
-            "(README: 'A read-only root'), or set [state] file",
+            "(docs/operate/read-only-root.md), or set [state] file",
             path,
             reason,
         )

@@ -96,7 +96,7 @@ class WebService:
         self.boot = secrets.token_urlsafe(9)
         self.episodes = Noise(log)
         self.guard = ConnectionGuard(self.episodes)
-        #: Wrong passwords: ten per address in five minutes (the README says so).
+        #: Wrong passwords: ten per address in five minutes (docs/run/console-security.md says so).
         self.throttle = Throttle()
         #: Wrong controller tokens: ten per address a minute.
         self.token_throttle = Throttle(window=60.0)
