@@ -267,9 +267,10 @@ def test_a_console_example_prints_what_the_page_shows(page, command, shown):
             assert actual[n].rstrip() == line.rstrip(), (page, n, line, actual[n])
 
 
-#: Tables of TOML blocks that are no config of the prop: pyproject's, and the example plugin's section
-#: (a plugin the suite's venv does not have; tests/test_service_plugins.py installs and checks it).
-NOT_CONFIG = {"project", "tool", "build-system", "event_log"}
+#: Tables of TOML blocks that are no config of the prop: pyproject's, the example plugin's section
+#: (a plugin the suite's venv does not have; tests/test_service_plugins.py installs and checks it),
+#: and scripts/mutants.toml's entries (tests/test_mutants.py checks those).
+NOT_CONFIG = {"project", "tool", "build-system", "event_log", "mutant"}
 
 
 def _merge(config: dict, block: dict) -> dict:
