@@ -11,7 +11,7 @@ game being played is never in the part dropped. The two files hold at most about
 A line cut short (a power cut, or a ``kill -9`` in the middle of a ``write()``: the kernel may stop
 a large write at a page boundary) is found at the first write after the start and cut off the
 file, with one log line; a reader meanwhile skips it like any damaged line
-(:mod:`.games`).
+(:mod:`.lines`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from baccarat_core import BaccaratError, strict
 from baccarat_core.numbers import show_value
 
 from ..room.saved_state import read_state
-from .games import MAX_LINE_BYTES, Problem, parse_line
+from .lines import MAX_LINE_BYTES, Problem, parse_line
 
 log = logging.getLogger("baccarat.history")
 
