@@ -36,6 +36,7 @@ line that fails is skipped and reported (:class:`Problem`), never trusted.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -352,3 +353,14 @@ def iso_time(at: float) -> str:
 def utc_stamp(at: float) -> str:
     """``20250501-120000``: the time a game began, as its id begins (UTC; past 2038 as well)."""
     return (_EPOCH + timedelta(seconds=int(at))).strftime("%Y%m%d-%H%M%S")
+
+
+def local_time(at: float, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    """``at`` in this machine's time zone, as ``fmt`` says (``baccarat history``'s table). Past the end
+    of a 32-bit ``time_t`` (2038-01-19, where the C library's ``localtime`` gives up), at the time
+    zone's offset of now."""
+    try:
+        return time.strftime(fmt, time.localtime(at))
+    except (OverflowError, OSError, ValueError):
+        offset = time.localtime().tm_gmtoff
+        return (_EPOCH + timedelta(seconds=int(at) + offset)).strftime(fmt)

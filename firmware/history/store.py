@@ -77,7 +77,8 @@ class Store(Protocol):
         """Keep what is pending and stop."""
 
     def last_game(self) -> list[dict[str, Any]]:
-        """The lines of the last game kept, oldest first (a start reads them: see :mod:`.keeper`)."""
+        """The last game kept as a start needs it, oldest first: its end line alone if it ended,
+        else every line of it (see :mod:`.keeper`)."""
 
 
 def read_lines(path: Path, where: str | None = None) -> tuple[list[Located], list[Problem]]:
@@ -278,16 +279,28 @@ class FileStore:
         return lines, problems
 
     def last_game(self) -> list[dict[str, Any]]:
-        """The lines of the file's last game, oldest first (a start reads them to go on with a
-        saved game: only the end of the file is read). Empty when there is none to read."""
+        """The last game's lines as a start needs them, oldest first: the end line alone of a game
+        that ended (the file's last line, read and checked alone: a start costs the same however
+        long the game or the file), else every line of the unfinished game, to go on with it (only
+        the end of the file is read). Empty when there is none to read."""
         with self._file_lock:
+            damaged: list[str] = []
+            try:
+                data, whole = _tail(self.path, MAX_LINE_BYTES + 1)  # the last line, whole
+            except OSError:
+                return []
+            ended = _ended(data, whole, damaged)
+            if ended is not None:
+                for reason in damaged:
+                    log.warning("history file %s: a damaged line at its end skipped: %s", self.path, reason)
+                return ended
             size = 64 * 1024
             while True:
                 try:
                     data, whole = _tail(self.path, size)
                 except OSError:
                     return []
-                damaged: list[str] = []
+                damaged = []
                 game = _last_game(data, whole, damaged)
                 if game is not None:
                     break
@@ -308,6 +321,25 @@ def _tail(path: Path, size: int) -> tuple[bytes, bool]:
         return os.pread(fd, length, info.st_size - length), length == info.st_size or length == MAX_FILE_BYTES
     finally:
         os.close(fd)
+
+
+def _ended(data: bytes, whole: bool, damaged: list[str]) -> list[dict[str, Any]] | None:
+    """``[end line]`` when the last line in ``data`` (the end of a file) that can be read is an end
+    line; [] when ``data`` is the whole file and holds no line; None otherwise (an unfinished game,
+    or no line that can be read in ``data``: read more). ``damaged`` gets the lines passed over."""
+    raw = data.split(b"\n")
+    if not whole:
+        raw = raw[1:]  # the first piece may be the end of a line that began before the data
+    for line in reversed(raw):  # after the last newline: a line cut short (skipped), or a whole one
+        if not line.strip():
+            continue
+        try:
+            entry = parse_line(line)
+        except BaccaratError as error:
+            damaged.append(strict.one_line(str(error), 160))
+            continue
+        return [entry] if entry["t"] == "end" else None
+    return [] if whole else None
 
 
 def _last_game(data: bytes, whole: bool, damaged: list[str]) -> list[dict[str, Any]] | None:
