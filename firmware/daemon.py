@@ -377,8 +377,7 @@ class Daemon(GameLoop):
         """Render the roles whose view changed (and every failing display) and send them."""
         if self._mode is not None:
             return  # the mode draws
-        scene = self.scene()
-        self._stage.draw(scene.view, scene.inverted)
+        self._stage.draw(self._show.view, self.identifying)
 
     def _show_game(self) -> None:
         self._stage.redraw_all()  # every display shows the game again

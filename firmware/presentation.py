@@ -34,7 +34,8 @@ from baccarat_core.rounds import AREAS
 
 from .gameloop import RoundShow, Step
 from .pacing import Beat, deal_timeline, is_third_card
-from .scene import BetsOnTable, RoundOnTable, Scene, Shown, cards_left, compose
+from .render import ExplodedView
+from .scene import BetsOnTable, RoundOnTable, Scene, Shown, View, bets_view, cards_left, compose, table_view
 
 if TYPE_CHECKING:
     from .stage import Stage
@@ -84,6 +85,8 @@ class Presentation:
         self._hidden: list[ev.Event] = []  # a deal's events handled and not yet shown
         self._stacks: dict[str, tuple[int, ...]] = {}  # the module's stacks after the last batch
         self._round: RoundShow | None = None
+        self._shown: tuple[object, object, Shown] | None = None  # what shown() made, and from what
+        self._views: dict[str, tuple[tuple[object, ...], View]] = {}  # what view() made, and from what
 
     @property
     def pacing(self) -> str:
@@ -99,7 +102,17 @@ class Presentation:
     def shown(self) -> Shown:
         """The game as the players can see it now: during a deal, the strikes and the solve of its
         result only once the result is shown, the cards left as they land, the stacks as the bets
-        display shows them."""
+        display shows them. The same object until one of these changes (treat it as read-only): the
+        displays, the status line and the state document ask for it each time the game thread settles."""
+        module = self.module
+        key = (module.strikes, module.solved, module.exploded, module.cards_left, self._stacks_now(), self._on_table)
+        if self._shown is not None and self._shown[0] == key and self._shown[1] == (self._bets, self._hidden):
+            return self._shown[2]
+        shown = self._shown_now()
+        self._shown = (key, (self._bets, self._hidden), shown)
+        return shown
+
+    def _shown_now(self) -> Shown:
         hidden = self._hidden
         stacks = self._bets.stacks if self._bets is not None else self.module.stacks
         return Shown(
@@ -110,11 +123,48 @@ class Presentation:
             None if any(isinstance(event, ev.Exploded) for event in hidden) else self.module.exploded,
         )
 
-    def scene(self, *, inverted: bool = False, casing: bool = True) -> Scene:
-        """Every display's view now (``casing=False``: without the casing's view)."""
-        return compose(
-            self.module, self._on_table, bets=self._bets, inverted=inverted, shown=self.shown(), casing=casing
-        )
+    def scene(self, *, inverted: bool = False) -> Scene:
+        """Every display's view now."""
+        return compose(self.module, self._on_table, bets=self._bets, inverted=inverted, shown=self.shown())
+
+    def view(self, role: str) -> View:
+        """What ``role``'s display shows now: :meth:`scene`'s view of it, made alone (a draw asks for
+        the displays the prop has, no others), and the same object as before while what it is made
+        of is the same (then the draw's comparison with the view on the display costs nothing)."""
+        module, hidden = self.module, self._hidden
+        exploded = None if hidden and any(isinstance(e, ev.Exploded) for e in hidden) else module.exploded
+        if exploded and role != "casing":
+            strikes = module.strikes - sum(isinstance(event, ev.Strike) for event in hidden)
+            return self._cached("exploded", (exploded, strikes), lambda: ExplodedView(exploded, strikes))
+        if role == "placard":
+            return module.limits
+        if role == "table":
+            deck, on_table = module.deck, self._on_table
+            key: tuple[object, ...] = (
+                deck.color if deck else None,
+                module.cards_left,
+                module.solved,
+                module.enabled,
+                on_table,
+            )
+            return self._cached("table", key, lambda: table_view(module, on_table))
+        if role == "bets":
+            bets = self._bets
+            key = (module.denomination, bets, self._stacks_now() if bets is None else None)
+            return self._cached("bets", key, lambda: bets_view(module, bets))
+        return self.scene().view(role)  # the casing's (and a KeyError for a role there is none of)
+
+    def _cached(self, name: str, key: tuple[object, ...], make: Callable[[], View]) -> View:
+        made = self._views.get(name)
+        if made is not None and made[0] == key:
+            return made[1]
+        view = make()
+        self._views[name] = (key, view)
+        return view
+
+    def _stacks_now(self) -> tuple[tuple[int, ...], ...]:
+        """The module's stacks, bottom to top, as plain values (they change in place)."""
+        return tuple(map(tuple, self.module.stacks.values()))
 
     def resume(self) -> None:
         """Before the first batch: the stacks the module starts with."""

@@ -235,12 +235,10 @@ def compose(
     bets: BetsOnTable | None = None,
     inverted: bool = False,
     shown: Shown | None = None,
-    casing: bool = True,
 ) -> Scene:
     """What every display shows now (``inverted`` while the game master identifies the prop;
     ``shown``: the game as the players may see it, during a deal whose result is not yet on
-    the table; the module's own state without it; ``casing=False``: no casing view, for a
-    prop without a casing display)."""
+    the table; the module's own state without it)."""
     seen = shown if shown is not None else Shown.of(module)
     exploded = ExplodedView(seen.exploded, seen.strikes) if seen.exploded else None
     return Scene(
@@ -248,7 +246,7 @@ def compose(
         table_view(module, on_table),
         bets_view(module, bets),
         inverted,
-        casing_view(module, seen) if casing else None,
+        casing_view(module, seen),
         exploded,
     )
 
