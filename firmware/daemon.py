@@ -347,7 +347,8 @@ class Daemon(GameLoop):
         """Hand a batch to the ``on_handled`` hooks (the state is saved before it is shown), then
         show it: at once, or, for a deal, step by step (:meth:`Presentation.handle`)."""
         self._stage.changed()  # a batch, even an empty one
-        self.board.outputs.plan([event.kind for event in events])  # held_outputs() as the hooks save it
+        if self._stage.names_outputs(events):
+            self.board.outputs.plan([event.kind for event in events])  # held_outputs() as the hooks save it
         notify(self.on_handled, events, self.module)
         self._show.handle(events)
 

@@ -56,6 +56,8 @@ class Stage:
         self._unsettled: list[ev.Event] = []  # events since the last settled call
         self._to_settle = False  # a batch was handled or a frame sent since the last settled call
         self._drawn: dict[str, object] = {}
+        #: The event kinds an output switches at (its ``on`` and ``off_on``).
+        self._output_kinds = frozenset(k for w in board.outputs.wirings.values() for k in (w.on, w.off_on))
         self._retry_at = float("inf")
         self._identify_until = float("-inf")
         self._timer_watchers: set[str] = set()  # who shows the countdown besides a casing display
@@ -140,12 +142,21 @@ class Stage:
         return due
 
     # -- outputs ----------------------------------------------------------------------------------------
+    def names_outputs(self, events: list[ev.Event]) -> bool:
+        """True when an event of ``events`` is one an output switches on or off at."""
+        return any(event.kind in self._output_kinds for event in events)
+
     def switch(self, events: list[ev.Event]) -> list[ev.Event]:
-        """Switch the outputs ``events`` name (pins only: no hook has run yet); what they did."""
+        """Switch the outputs ``events`` name (pins only: no hook has run yet); what they did. An event
+        no output names switches nothing, unless a pulse or a cut-off may have run out meanwhile
+        (recorded first, as :meth:`Outputs.follow <firmware.devices.outputs.Outputs.follow>` does)."""
+        outputs = self.board.outputs
         switched: list[ev.Event] = []
+        expiring = outputs.next_due() is not None
         for event in events:
-            if not isinstance(event, OutputSwitched):
-                switched += self.board.outputs.follow(event.kind)
+            if not isinstance(event, OutputSwitched) and (expiring or event.kind in self._output_kinds):
+                switched += outputs.follow(event.kind)
+                expiring = outputs.next_due() is not None
         return switched
 
     def expired(self) -> list[ev.Event]:

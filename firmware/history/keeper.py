@@ -153,6 +153,8 @@ class HistoryKeeper(Recorder):
     def on_settled(self, events: list[ev.Event], module: BaccaratModule) -> None:
         """Daemon ``on_settled`` hook: the displays show the batch, so the writer thread may now
         write what the batch asked for (it never competes with a frame for the interpreter)."""
+        if not self._write_due:  # set by on_handled, on this same thread: nothing to write
+            return
         with self._lock:
             due, self._write_due = self._write_due, False
         if due:
