@@ -344,15 +344,22 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 def iso_time(at: float) -> str:
     """``2025-05-01T12:00:00Z``: a time as the history's readers show it (UTC).
 
-    By the calendar's arithmetic, not the C library's ``gmtime``, whose 32-bit ``time_t`` (Raspberry
-    Pi OS 32-bit) ends on 2038-01-19: every time the history holds (up to the year 5138) is shown.
+    Where the C library's ``gmtime`` gives up (a 32-bit ``time_t``, as on Raspberry Pi OS 32-bit,
+    ends on 2038-01-19), by the calendar's own arithmetic: every time the history holds (up to the
+    year 5138) is shown.
     """
-    return (_EPOCH + timedelta(seconds=int(at))).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
+    except (OverflowError, OSError, ValueError):  # past a 32-bit time_t: the calendar's own arithmetic
+        return (_EPOCH + timedelta(seconds=int(at))).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def utc_stamp(at: float) -> str:
     """``20250501-120000``: the time a game began, as its id begins (UTC; past 2038 as well)."""
-    return (_EPOCH + timedelta(seconds=int(at))).strftime("%Y%m%d-%H%M%S")
+    try:
+        return time.strftime("%Y%m%d-%H%M%S", time.gmtime(at))
+    except (OverflowError, OSError, ValueError):
+        return (_EPOCH + timedelta(seconds=int(at))).strftime("%Y%m%d-%H%M%S")
 
 
 def local_time(at: float, fmt: str = "%Y-%m-%d %H:%M") -> str:
