@@ -18,8 +18,10 @@ daemon's other services are. A clean stop (SIGTERM) writes what waits, with a ``
 
 **A restart mid-game** goes on with the same record: the saved game (the state file) is the one
 the file's last game left unfinished (same game number), so a ``resume`` line follows and the
-rounds count on. A start that finds no saved game closes an unfinished record as
-``interrupted``; a saved game the file has no record of starts a record marked ``resumed``.
+rounds count on. After a clean stop the ``stop`` line has the game's totals, and a start reads
+that line alone (:meth:`.store.FileStore.last_game`); after a power cut, the game's lines. A
+start that finds no saved game closes an unfinished record as ``interrupted``; a saved game the
+file has no record of starts a record marked ``resumed``.
 
 **Progress** (the stuck indicator): the players' last input the module took: a chip placed, a
 stack cleared, the active chip changed, a deal (with the strikes or the solve it brings). The
@@ -102,7 +104,9 @@ class HistoryKeeper(Recorder):
         return self._line(lines[0]["id"], "end", now, outcome="interrupted", strikes=_strikes(lines))
 
     def _continue(self, lines: list[dict[str, Any]], module: BaccaratModule, now: float) -> _Game:
-        from .games import Game  # only when a game goes on after a restart
+        if lines[0]["t"] == "stop":  # a clean stop: its line has the totals
+            return self._go_on(lines[0], module)
+        from .games import Game  # only when a game goes on after a restart that was no clean stop
 
         start = lines[0]
         game = self._fresh_game(start["id"], float(start["at"]), module)
@@ -116,6 +120,17 @@ class HistoryKeeper(Recorder):
         game.first_move = done.first_move
         game.first_move_written = game.first_move is not None
         game.progress = done.last_progress
+        self._game = game
+        return game
+
+    def _go_on(self, stop: dict[str, Any], module: BaccaratModule) -> _Game:
+        """The game as the ``stop`` line of a clean stop left it (its totals)."""
+        game = self._fresh_game(stop["id"], float(stop["started"]), module)
+        game.gestures, game.dealt = stop["gestures"], stop["rounds"]
+        game.hints, game.commands = stop["hints"], stop["commands"]
+        game.first_move = stop.get("first_move")
+        game.first_move_written = game.first_move is not None
+        game.progress = stop.get("progress")
         self._game = game
         return game
 
@@ -200,7 +215,8 @@ class HistoryKeeper(Recorder):
             game = self._game
             if game is not None:
                 self._close_round(self.clock())
-                self._emit([self._mark(game, self._line(game.id, "stop", self.clock()))], write=True)
+                stop = {**self._mark(game, self._line(game.id, "stop", self.clock())), **game.totals()}
+                self._emit([stop], write=True)
         self.store.close()
 
     # -- reading (any thread) ---------------------------------------------------------------------
@@ -214,7 +230,9 @@ class HistoryKeeper(Recorder):
 
 
 def _strikes(lines: list[dict[str, Any]]) -> int:
-    """The highest strike count an unfinished game's lines saw."""
+    """The highest strike count an unfinished game's lines saw (a clean stop's line says it)."""
+    if lines[0]["t"] == "stop":
+        return int(lines[0]["strikes"])
     from .games import Game
 
     game = Game(lines[0])

@@ -21,7 +21,9 @@ Each game is a run of JSON lines sharing an ``id`` (``t`` says what a line is):
 ``command``    the game master changed the game: ``set_limits``, ``set_edgework``, ``set_solved``,
                ``enable``, ``disable``, ``force_solve``, ``start`` (the countdown), ``add_time``,
                with the change in words (``detail``)
-``stop``       the prop stopped cleanly (SIGTERM) during the game
+``stop``       the prop stopped cleanly (SIGTERM) during the game, with what a start needs to go on
+               with it: the game ``number``, when it ``started``, its ``gestures`` at the deck, the
+               ``rounds`` dealt, ``hints``, ``commands`` and ``strikes`` so far, and ``first_move``
 ``resume``     the prop started again and the saved game went on
 ``end``        how it ended: ``outcome`` solved, exploded (``cause`` timer or strikes), reset (the
                game master began another) or interrupted (the saved game was lost); the totals,
@@ -296,7 +298,19 @@ SCHEMAS: dict[str, tuple[dict[str, Check], dict[str, Check]]] = {
     "strike": ({"reason": _text(40), "detail": _text(240), "strikes": _count(strict.MAX_STRIKES)}, dict(_MARKS)),
     "hint": ({"winner": _one_of("player", "banker", "tie")}, dict(_MARKS)),
     "command": ({"command": _text(20), "detail": _text(240)}, dict(_MARKS)),
-    "stop": ({}, dict(_MARKS)),
+    "stop": (
+        {},
+        {
+            "game": _count(strict.MAX_GAMES),
+            "started": _time,
+            "gestures": _count(10**7),
+            "rounds": _count(10**7),
+            "hints": _count(10**7),
+            "commands": _count(10**7),
+            "strikes": _count(strict.MAX_STRIKES),
+            **_MARKS,
+        },
+    ),
     "resume": ({}, dict(_MARKS)),
     "end": (
         {"outcome": _one_of(*OUTCOMES), "strikes": _count(strict.MAX_STRIKES)},

@@ -55,6 +55,15 @@ class _Game:
     stacks: dict[str, list[int]] = field(default_factory=lambda: {area: [] for area in AREAS})
     round: dict[str, Any] | None = None  # the round of this batch, while its events come
     ending: tuple[str, dict[str, Any]] | None = None
+    number: int = 0  # the module's game number
+
+    def totals(self) -> dict[str, Any]:
+        """What a start needs to go on with the game after a clean stop (on its ``stop`` line)."""
+        totals: dict[str, Any] = {"game": self.number, "started": round(self.started, 3), "gestures": self.gestures}
+        totals.update(rounds=self.dealt, hints=self.hints, commands=self.commands, strikes=self.strikes)
+        if self.first_move is not None:
+            totals["first_move"] = round(self.first_move, 3)
+        return totals
 
 
 def new_id(at: float) -> str:
@@ -100,6 +109,7 @@ class Recorder:
             module.denomination,
             module.strikes,
             stacks={area: list(module.stacks[area]) for area in AREAS},
+            number=module.game,
         )
 
     def _begin(self, module: BaccaratModule, now: float, *, resumed: bool = False) -> None:

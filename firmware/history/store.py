@@ -77,8 +77,8 @@ class Store(Protocol):
         """Keep what is pending and stop."""
 
     def last_game(self) -> list[dict[str, Any]]:
-        """The last game kept as a start needs it, oldest first: its end line alone if it ended,
-        else every line of it (see :mod:`.keeper`)."""
+        """The last game kept as a start needs it, oldest first: its end line alone if it ended, its
+        stop line alone after a clean stop, else every line of it (see :mod:`.keeper`)."""
 
 
 def read_lines(path: Path, where: str | None = None) -> tuple[list[Located], list[Problem]]:
@@ -280,9 +280,10 @@ class FileStore:
 
     def last_game(self) -> list[dict[str, Any]]:
         """The last game's lines as a start needs them, oldest first: the end line alone of a game
-        that ended (the file's last line, read and checked alone: a start costs the same however
-        long the game or the file), else every line of the unfinished game, to go on with it (only
-        the end of the file is read). Empty when there is none to read."""
+        that ended, or the stop line alone (with the game's totals) of one the prop stopped in
+        cleanly (the file's last line, read and checked alone: a start costs the same however long
+        the game or the file); else, after a power cut, every line of the unfinished game, to go
+        on with it (only the end of the file is read). Empty when there is none to read."""
         with self._file_lock:
             damaged: list[str] = []
             try:
@@ -324,9 +325,10 @@ def _tail(path: Path, size: int) -> tuple[bytes, bool]:
 
 
 def _ended(data: bytes, whole: bool, damaged: list[str]) -> list[dict[str, Any]] | None:
-    """``[end line]`` when the last line in ``data`` (the end of a file) that can be read is an end
-    line; [] when ``data`` is the whole file and holds no line; None otherwise (an unfinished game,
-    or no line that can be read in ``data``: read more). ``damaged`` gets the lines passed over."""
+    """``[line]`` when the last line in ``data`` (the end of a file) that can be read sums its game
+    up: an end line, or the stop line of a clean stop (with the game's totals); [] when ``data`` is
+    the whole file and holds no line; None otherwise (a game the prop did not stop cleanly in, or no
+    line that can be read in ``data``: read more). ``damaged`` gets the lines passed over."""
     raw = data.split(b"\n")
     if not whole:
         raw = raw[1:]  # the first piece may be the end of a line that began before the data
@@ -338,7 +340,8 @@ def _ended(data: bytes, whole: bool, damaged: list[str]) -> list[dict[str, Any]]
         except BaccaratError as error:
             damaged.append(strict.one_line(str(error), 160))
             continue
-        return [entry] if entry["t"] == "end" else None
+        summed_up = entry["t"] == "end" or (entry["t"] == "stop" and "gestures" in entry)
+        return [entry] if summed_up else None
     return [] if whole else None
 
 
