@@ -5,15 +5,16 @@ counts agree run to run within about 0.05%). Each figure is ``benchmarks/child.p
 run`` over the recorded bus, as the service runs it) under ``valgrind --tool=callgrind``::
 
     python benchmarks/instructions.py [--root CHECKOUT] [--presses 48] [--resets 8] [--deals 5]
-        [--rounds 300] [--only startup,long,unfinished,press,reset,deal] [--no-mqtt] [--json]
+        [--rounds 300] [--only startup,long,unfinished,cut,press,reset,deal] [--no-mqtt] [--json]
 
-- **start-up** (``startup``, ``long``, ``unfinished``): every instruction of the process, all
-  threads, from its first to the moment the game thread logs "ready" (a log handler the harness
-  adds ends the process there with ``os._exit``: callgrind writes its counts as it exits).
+- **start-up** (``startup``, ``long``, ``unfinished``, ``cut``): every instruction of the process,
+  all threads, from its first to the moment the game thread logs "ready" (a log handler the
+  harness adds ends the process there with ``os._exit``: callgrind writes its counts as it exits).
   ``startup``: a restart with a short saved game (the benchmark's own start-up case);
   ``long``: a restart after a long game that ended (``--rounds`` rounds, then solved: the end
-  of a long history file); ``unfinished``: after a long game the prop stopped in (a ``stop``
-  line, the saved game goes on).
+  of a long history file); ``unfinished``: in a long game the prop was stopped in (SIGTERM: a
+  ``stop`` line, the saved game goes on); ``cut``: in a long game after a power cut (no ``stop``
+  line: the game's lines are read).
 - **on the game thread** (``press``, ``reset``, ``deal``): the instructions the game thread runs
   for one chip press (a betting area's release: the bet, the frame, the hooks), one reset (the
   game master's, with a chip on the table), one deal on the original's timeline (from the deal's
@@ -30,7 +31,7 @@ COMMIT``): the same scenarios, the same counting, so that two commits compare. T
 
 Needs ``valgrind`` (Debian: ``apt-get install valgrind``) and a CPython whose ``libpython`` keeps
 its symbols (``os_getpgrp``, ``os_getsid``; pyenv's builds and Debian's with ``python3-dbg``).
-Under callgrind everything runs about 50 times slower: the default run takes about 10 minutes.
+Under callgrind everything runs about 50 times slower: the default run takes 5 to 10 minutes a checkout.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 READY = "ready: inputs armed, displays drawn"
-SCENARIOS = ("startup", "long", "unfinished", "press", "reset", "deal")
+SCENARIOS = ("startup", "long", "unfinished", "cut", "press", "reset", "deal")
 ON_GAME_THREAD = ("press", "reset", "deal")
 AREAS = ("player", "banker", "tie", "player_pair", "banker_pair")
 
@@ -211,10 +212,12 @@ def _drive(daemon: Any, scenario: str, count: int, out: str) -> None:
 
 def _generate(argv: list[str]) -> int:
     """``generate ROOT CONFIG ROUNDS END``: play ROUNDS rounds on the config's files, each lost,
-    then (END ``solved``) a won one, or (END ``stopped``) stop mid-game; as ``baccarat run`` would."""
+    then (END ``solved``) a won one, or (END ``stopped``) stop mid-game as SIGTERM does, or (END
+    ``cut``) end the process there as a power cut does; as ``baccarat run`` would."""
     root, config_path, rounds_text, end = argv
     sys.path.insert(0, root)
     import random
+    import time
 
     from tests import fakeos
 
@@ -258,6 +261,10 @@ def _generate(argv: list[str]) -> int:
         daemon.wait_idle(30)
     if end == "solved" and not daemon.module.solved:
         raise RuntimeError("the last round did not solve the module")
+    if end == "cut":  # a power cut: the files as they are, no stop line
+        daemon.wait_idle(30)
+        time.sleep(1.0)  # the state file's and the history's writers have written what they had
+        os._exit(0)
     daemon.stop()
     for close in closers:
         close()
@@ -310,7 +317,7 @@ def measure(root: Path, scenario: str, count: int, rounds: int, broker_port: int
         config = _config(directory, root, broker_port)
         # The saved game and history a start finds: a short game (the prop started and stopped once)
         # for every scenario but the long ones.
-        setup = {"long": (str(rounds), "solved"), "unfinished": (str(rounds), "stopped")}
+        setup = {"long": (str(rounds), "solved"), "unfinished": (str(rounds), "stopped"), "cut": (str(rounds), "cut")}
         made_rounds, end = setup.get(scenario, ("0", "stopped"))
         subprocess.run(
             [sys.executable, str(here), "generate", str(root), str(config), made_rounds, end],
@@ -393,7 +400,8 @@ def measure(root: Path, scenario: str, count: int, rounds: int, broker_port: int
 LABELS = {
     "startup": 'start-up, a short saved game (to "ready", all threads)',
     "long": 'start-up after a long game that ended (to "ready", all threads)',
-    "unfinished": 'start-up in a long game (the prop stopped in it; to "ready")',
+    "unfinished": 'start-up in a long game the prop was stopped in (to "ready")',
+    "cut": 'start-up in a long game after a power cut (to "ready")',
     "press": "chip press (game thread, per press)",
     "reset": "reset with a chip on the table (game thread, per reset)",
     "deal": "deal, gesture to clearing, original pacing (game thread, per deal)",
