@@ -28,6 +28,9 @@ from .store import Store
 #: lines, never the game itself (the state file has it).
 ROUNDS_PER_WRITE = 4
 
+#: A line's JSON: compact, and no NaN or infinity (made once: ``json.dumps`` makes an encoder a call).
+_encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
 #: Input events that are the players' progress.
 PROGRESS = (ev.ChipAdded, ev.AreaCleared, ev.DenominationChanged, ev.DealStarted)
 
@@ -276,7 +279,7 @@ class Recorder:
         return line
 
     def _emit(self, lines: list[dict[str, Any]], *, write: bool, new_game: bool = False) -> None:
-        texts = [json.dumps(line, separators=(",", ":"), allow_nan=False) for line in lines]
+        texts = [_encode(line) for line in lines]
         if write and self._handling:  # written once the frames are out (on_settled)
             write, self._write_due = False, True
         self.store.hand(lines, texts, new_game=new_game, write=write)
