@@ -57,14 +57,11 @@ class Mount:
         return f"{self.fs_type} {self.source} at {self.point}"
 
 
-_ESCAPE = re.compile(r"\\([0-7]{3})")
-
-
 def _unescape(text: str) -> str:
     """mountinfo writes space, tab, newline and backslash as octal escapes (``\\040``)."""
     if "\\" not in text:
         return text
-    return _ESCAPE.sub(lambda found: chr(int(found.group(1), 8)), text)
+    return re.sub(r"\\([0-7]{3})", lambda found: chr(int(found.group(1), 8)), text)  # compiled when needed
 
 
 def parse_mountinfo(text: str) -> list[Mount]:
