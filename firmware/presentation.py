@@ -37,34 +37,33 @@ from .pacing import Beat, deal_timeline, is_third_card
 from .render import ExplodedView
 from .scene import BetsOnTable, RoundOnTable, Scene, Shown, View, bets_view, cards_left, compose, table_view
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the daemon's side: a type only (a Protocol class costs a start 0.5 M instructions)
     from .stage import Stage
 
+    class Host(Protocol):
+        """What a presentation shows its steps with: the daemon (:class:`firmware.daemon.Daemon`), whose
+        game-thread internals these are."""
 
-class Host(Protocol):
-    """What a presentation shows its steps with: the daemon (:class:`firmware.daemon.Daemon`), whose
-    game-thread internals these are."""
+        module: BaccaratModule
+        #: ``original`` or ``quick`` (:data:`~firmware.pacing.PACINGS`), and the quick pacing's pauses.
+        pacing: str
+        card_seconds: float
+        result_seconds: float
 
-    module: BaccaratModule
-    #: ``original`` or ``quick`` (:data:`~firmware.pacing.PACINGS`), and the quick pacing's pauses.
-    pacing: str
-    card_seconds: float
-    result_seconds: float
+        def clock(self) -> float:
+            """What the schedule reads (``time.monotonic`` on the prop)."""
 
-    def clock(self) -> float:
-        """What the schedule reads (``time.monotonic`` on the prop)."""
+        def _switched(self, switched: list[ev.Event]) -> None:
+            """Handle what the outputs did, as a batch of its own."""
 
-    def _switched(self, switched: list[ev.Event]) -> None:
-        """Handle what the outputs did, as a batch of its own."""
+        def _draw(self) -> None:
+            """Put what is shown now on the displays."""
 
-    def _draw(self) -> None:
-        """Put what is shown now on the displays."""
+        def _settled(self) -> None:
+            """Hand the events shown so far to the ``on_settled`` hooks."""
 
-    def _settled(self) -> None:
-        """Hand the events shown so far to the ``on_settled`` hooks."""
-
-    def _round_over(self, waiting: RoundShow) -> None:
-        """The round ``waiting`` is finished: what waited for its end runs."""
+        def _round_over(self, waiting: RoundShow) -> None:
+            """The round ``waiting`` is finished: what waited for its end runs."""
 
 
 class Presentation:
