@@ -27,7 +27,8 @@ run`` over the recorded bus, as the service runs it) under ``valgrind --tool=cal
 
 ``--root`` measures another checkout with this harness (``git worktree add --detach /tmp/old
 COMMIT``): the same scenarios, the same counting, so that two commits compare. The child's
-``random.Random()`` is seeded, so that a deal's cards are the same in every run.
+``random.Random()`` is seeded, so that a deal's cards are the same in every run, and so is Python's
+string hashing (``PYTHONHASHSEED=0``).
 
 Needs ``valgrind`` (Debian: ``apt-get install valgrind``) and a CPython whose ``libpython`` keeps
 its symbols (``os_getpgrp``, ``os_getsid``; pyenv's builds and Debian's with ``python3-dbg``).
@@ -346,6 +347,7 @@ def measure(root: Path, scenario: str, count: int, rounds: int, broker_port: int
             env.pop(name, None)
         env["NOTIFY_SOCKET"] = str(directory / "notify")
         env["JOURNAL_STREAM"] = "0:0"  # the log as the journal takes it (no time stamps), as under systemd
+        env["PYTHONHASHSEED"] = "0"  # the same order in every set and dict of strings: the same count each run
         out = directory / "windows.json"
         command = [
             shutil.which("valgrind") or "valgrind",
