@@ -15,7 +15,7 @@ In order:
 2. **lights**: the status light red, then green, the deck light red, green, blue, white, each
    for ``light_seconds`` (the tester looks: a pin gives no answer back);
 3. **sounds**: each cue in turn, ``sound_seconds`` apart (the tester listens);
-4. **outputs** (relays, locks; see :class:`Outputs`): listed as *not switched*, unless the
+4. **outputs** (relays, locks; see :class:`~firmware.selftest_parts.Outputs`): listed as *not switched*, unless the
    command names them: a lock is never opened by a test nobody asked for;
 5. **buttons**: each input asked for in turn, on the displays and in the log (``press PLAYER``),
    and ticked off when pressed; one not pressed within ``button_seconds`` is *not pressed*.
@@ -55,7 +55,6 @@ from .selftest_parts import (
     OFF,
     OK,
     SKIPPED,
-    Outputs,
     SelfTestPart,
     SelfTestResult,
     SelfTestSettings,
@@ -66,6 +65,7 @@ from .selftest_parts import (
 
 if TYPE_CHECKING:
     from .daemon import Daemon
+    from .selftest_parts import Outputs
 
 __all__ = [
     "DEFAULT_BUTTON_SECONDS",
@@ -73,7 +73,6 @@ __all__ = [
     "INPUT_LABELS",
     "LIGHTS",
     "MAX_BUTTON_SECONDS",
-    "Outputs",
     "SelfTest",
     "SelfTestPart",
     "SelfTestResult",
