@@ -2,11 +2,14 @@
 
 One thread owns the game: gpiozero's callbacks only queue inputs, and
 commands from the network or the shell are queued as calls, so the module,
-the displays and the lights are never touched from two threads at once.
+the displays and the lights are never touched from two threads at once
+(:mod:`firmware.gameloop`: the queue, the thread and its loop; :mod:`firmware.stage`:
+the frames, the lights, the outputs and the hooks; :mod:`firmware.presentation`:
+what the players see of a deal).
 
 A deal is decided at its gesture but presented in steps on a schedule rather
-than with sleeps (:mod:`firmware.presentation`, on the timeline of :mod:`firmware.pacing`):
-with the original's pacing, the
+than with sleeps (:mod:`firmware.presentation`, on the timeline of
+:mod:`firmware.pacing`): with the original's pacing, the
 cards land face down 0.25 s apart and turn face up 1 s after they land, the
 third cards come sideways after a pause, the bets are paid 0.25 s after the
 last card and the round is finished 1.5 s later (chips cleared, the deck
