@@ -32,7 +32,7 @@ from typing import Any
 import luma.core.error
 from luma.core.framebuffer import diff_to_previous
 from luma.core.interface.serial import i2c, noop, spi
-from PIL import Image
+from PIL import Image, ImageChops  # ImageChops: luma.core.framebuffer loads it anyway
 
 from .oled_drivers import _REVERSED_BITS as _REVERSED_BITS  # the bit table, where its test reads it
 from .oled_drivers import FRAMEBUFFER_DRIVERS, PAGE_DRIVERS, segments
@@ -282,8 +282,6 @@ def _same(a: Image.Image, b: Image.Image) -> bool:
         return False
     if a.mode not in _NO_ALPHA:  # getbbox looks at an alpha band alone
         return a.tobytes() == b.tobytes()
-    from PIL import ImageChops  # loaded at the second frame, not at start (0.9 M instructions)
-
     return ImageChops.difference(a, b).getbbox() is None
 
 
