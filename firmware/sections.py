@@ -17,7 +17,6 @@ firmware.errors.ConfigError: [mqtt] prot: unknown key (did you mean port?)
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar, overload
@@ -62,6 +61,8 @@ def show_setting(value: Any) -> str:
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
     """`` (did you mean port?)`` when ``name`` is close to one of ``known``, else ``""``."""
+    import difflib  # only a config with a mistake in it needs it: not loaded at every start
+
     close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
     return f" (did you mean {close[0]}?)" if close else ""
 
