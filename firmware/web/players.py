@@ -106,8 +106,9 @@ class PlayerPages:
         return {"casing": {key: casing[key] for key in keys}} if casing is not None else {}
 
     def casing_view(self, update: dict[str, Any]) -> dict[str, Any]:
-        """The casing (its data and wide drawing), from an update's state document; nothing else."""
-        return self._casing(update, ("doc", "svg"))
+        """The casing (its data and both drawings: a phone held upright shows the tall one), from an
+        update's state document; nothing else."""
+        return self._casing(update, ("doc", "svg", "svg_tall"))
 
     def play_view(self, update: dict[str, Any]) -> dict[str, Any]:
         """The displays' frames, the lights and the casing (both drawings); nothing else."""
