@@ -125,11 +125,16 @@
     disable: ["Disable the module? It ignores the players' presses until enabled.", "Disable"],
   };
 
+  // A reset of a random bomb draws the next one: a casing printed for this one no longer matches.
+  const NEW_BOMB = "The bomb is random: a new one is drawn (serial number, ports, indicators, batteries), " +
+    "so a casing printed for this one no longer matches; print the new one from the Casing page.";
+
   function confirmed(name) {
     const ask = CONFIRM[name];
     if (!ask) return Promise.resolve(true);
     const dialog = $("#confirm");
-    $("#confirm-text").textContent = ask[0];
+    const random = name === "reset" && shown && shown.edgework_random;
+    $("#confirm-text").textContent = random ? `${ask[0]} ${NEW_BOMB}` : ask[0];
     $("#confirm-yes").textContent = ask[1];
     dialog.returnValue = "";
     dialog.showModal();
@@ -174,16 +179,33 @@
 
   // -- showing what the prop pushes ----------------------------------------------------------------
   // Whole-pixel scaling only (crisp, and a screenshot shows each OLED pixel as a square): the
-  // three displays side by side when they fit at 2x or more, else each as large as the width allows.
+  // largest scale (at most 4x) at which the displays, wrapped into rows as the page lays them out,
+  // take at most half the screen's height, so the controls stay near on a tablet; at least 1x.
   const GAP = 16;
+  const CAPTION = 24;
+  function heightAt(images, scale, room) {
+    let total = 0;
+    let row = 0;
+    let used = 0;
+    for (const img of images) {
+      const width = img.naturalWidth * scale;
+      if (used && used + GAP + width > room) {
+        total += row + CAPTION + GAP;
+        row = used = 0;
+      }
+      used += (used ? GAP : 0) + width;
+      row = Math.max(row, img.naturalHeight * scale);
+    }
+    return total + row + CAPTION;
+  }
   function fitDisplays() {
     const images = [...document.querySelectorAll(".displays img")].filter((img) => img.naturalWidth);
     if (!images.length) return;
     const room = document.querySelector(".displays").clientWidth;
-    const total = images.reduce((sum, img) => sum + img.naturalWidth, 0) + GAP * (images.length - 1);
-    const row = Math.floor((room - GAP * (images.length - 1)) / (total - GAP * (images.length - 1)));
+    let scale = 4;
+    while (scale > 1 && (images.some((img) => img.naturalWidth * scale > room) ||
+      heightAt(images, scale, room) > window.innerHeight / 2)) scale -= 1;
     for (const img of images) {
-      const scale = Math.min(4, row >= 2 ? row : Math.max(1, Math.floor(room / img.naturalWidth)));
       img.style.width = `${img.naturalWidth * scale}px`;
       img.style.height = `${img.naturalHeight * scale}px`;
       img.dataset.scale = String(scale);
@@ -251,6 +273,18 @@
     $("#fact-bets").textContent = `${words.bets}; ${words.chip}`;
     $("#fact-edgework").textContent = words.edgework;
     $("#fact-version").textContent = words.version;
+    showKept(doc.edgework || {});
+  }
+
+  // The edgework form's placeholders: what the prop has now, which an empty field keeps.
+  function showKept(edgework) {
+    const form = $("#form-edgework").elements;
+    const list = (items) => (items && items.length ? items.join(", ") : "none");
+    const now = {
+      serial: edgework.serial || "-", ports: list(edgework.ports), lit: list(edgework.lit),
+      unlit: list(edgework.unlit), solved: String(edgework.solved ?? 0),
+    };
+    for (const [name, value] of Object.entries(now)) form[name].placeholder = value;
   }
 
   function showAnswer(answer) {
@@ -413,7 +447,8 @@
       if (response && response.ok && data.ok) {
         if (restarted) {
           $("#log-list").replaceChildren();
-          showMessage(`The prop restarted (${new Date().toLocaleTimeString()}): this page reconnected.`, "error");
+          const at = new Date().toLocaleTimeString(document.documentElement.lang || undefined, { hourCycle: "h23" });
+          showMessage(`The prop restarted (${at}): this page reconnected.`, "error");
         }
         session = data;
         recovering = false;
@@ -436,6 +471,10 @@
     $("#panel-hint").textContent = session.front_panel
       ? "The front panel as built: press a betting area for a chip, hold it half a second to clear it."
       : "The front panel as built, mirroring the prop's (pressing it needs the simulator).";
+    if (window.matchMedia("(max-width: 699px)").matches) { // a phone: folded away, a tap unfolds them
+      $("#panel").open = false;
+      $("#more-controls").open = false;
+    }
     buildDisplays(session.roles);
     buildOutputs(session.outputs || []);
     window.addEventListener("resize", fitDisplays);

@@ -44,8 +44,13 @@
     return h ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
   }
 
+  // A date and time in the page's language, on the 24-hour clock as the log's times are.
+  const DATE_TIME = new Intl.DateTimeFormat(document.documentElement.lang || undefined, {
+    year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit",
+    hourCycle: "h23",
+  });
   function localTime(iso) {
-    return iso ? new Date(iso).toLocaleString() : "-";
+    return iso ? DATE_TIME.format(new Date(iso)) : "-";
   }
 
   function outcomeWords(game) {
@@ -64,7 +69,8 @@
     }
     const since = Date.parse(stuck.progress_at) / 1000;
     const minutes = Math.max(0, Math.floor((Date.now() / 1000 + clockOffset - since) / 60));
-    badge.textContent = `last progress ${minutes} min ago`;
+    badge.textContent = stuck.progress_made === false
+      ? `no progress yet (game started ${minutes} min ago)` : `last progress ${minutes} min ago`;
     badge.classList.toggle("stuck", minutes >= 5);
   }
 
@@ -95,10 +101,20 @@
     $("#where").textContent = where;
   }
 
+  // A figure's cell carries its column's name, shown only on a phone, where the rows are cards
+  // (their figures named) instead of a table wider than the screen (history.css).
+  const COLUMNS = [...document.querySelectorAll("#games-table thead th")].map((th) => th.textContent);
   function cell(row, text, className) {
     const td = document.createElement("td");
-    td.textContent = text;
     if (className) td.className = className;
+    const label = COLUMNS[row.children.length];
+    if (className === "num" && label) {
+      const name = document.createElement("span");
+      name.className = "label";
+      name.textContent = `${label} `;
+      td.append(name);
+    }
+    td.append(text);
     row.append(td);
     return td;
   }
