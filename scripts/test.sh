@@ -9,9 +9,10 @@ set -euo pipefail
 # chromium pulls it in, Debian 12's does not); `baccarat casing --out FILE.png` draws its text in
 # DejaVu Sans (fonts-dejavu-core); systemd for systemd-analyze, util-linux for setpriv, alsa-utils
 # for aplay, git for tests/test_update.py (it installs from checkouts and `git archive`s; the
-# updater itself does without git), mbpoll for tests/test_clue_control_mbpoll.py (a Modbus client apart from pymodbus).
+# updater itself does without git), mbpoll for tests/test_clue_control_mbpoll.py (a Modbus client apart from pymodbus),
+# gettext for msgfmt, which checks the language catalogs as translators' tools do (tests/test_i18n_catalogs.py).
 # shellcheck disable=SC2034  # read by _venv.sh
-apt_packages=(mosquitto tmux chromium libatomic1 fonts-dejavu-core systemd shellcheck util-linux alsa-utils git mbpoll)
+apt_packages=(mosquitto tmux chromium libatomic1 fonts-dejavu-core systemd shellcheck util-linux alsa-utils git mbpoll gettext)
 # shellcheck source=scripts/_venv.sh
 . "$(dirname "$0")/_venv.sh" test
 .venv/bin/ruff check .
