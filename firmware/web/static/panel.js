@@ -17,9 +17,11 @@
     element.style.height = `${(height / size) * 100}%`;
   }
 
+  // The panel's own printing (its silkscreen), as the prop's panel has it in every language.
   function silk(face, text, x, y, size) {
     const label = document.createElement("span");
     label.className = "silk";
+    label.translate = false;
     label.textContent = text;
     label.style.left = `${(x / size) * 100}%`;
     label.style.top = `${(y / size) * 100}%`;
@@ -58,6 +60,12 @@
     label.style.top = `${top - Math.round(1.2 * mm)}px`;
   }
 
+  // A button's name for a screen reader (its silkscreen says it in capitals, as the prop's does).
+  const BUTTON_NAMES = {
+    player: _("Player"), banker: _("Banker"), tie: _("Tie"), player_pair: _("Player Pair"),
+    banker_pair: _("Banker Pair"), deal: _("Deck"), arrow_left: _("smaller chip"), arrow_right: _("larger chip"),
+  };
+
   // options: canPress (bool), send(input, action, keepalive) -> Promise<reply>, onError(text)
   function build(face, layout, options) {
     const size = layout.size_mm;
@@ -80,7 +88,7 @@
         place(win, item, item.w, item.h, size);
         const img = document.createElement("img");
         img.id = `panel-display-${item.role}`;
-        img.alt = `${item.role} display`;
+        img.alt = _("{role} display", { role: item.label });
         win.append(img);
         images[item.role] = img;
         face.append(win);
@@ -106,8 +114,7 @@
         cap.style.setProperty("--cap", item.cap);
         place(cap, item, item.w, item.h, size);
         const arrow = item.input.startsWith("arrow_");
-        cap.setAttribute("aria-label", arrow ? (item.input === "arrow_left" ? "smaller chip" : "larger chip")
-          : item.label.toLowerCase());
+        cap.setAttribute("aria-label", BUTTON_NAMES[item.input] || item.label);
         if (arrow) {
           cap.textContent = item.input === "arrow_left" ? "\u25C0" : "\u25B6";
         } else {

@@ -28,7 +28,7 @@
         body: JSON.stringify(body),
       });
     } catch (error) {
-      return { ok: false, error: `the prop did not answer (${error.message})` };
+      return { ok: false, error: _("the prop did not answer ({why})", { why: error.message }) };
     }
     try {
       return await response.json();
@@ -76,8 +76,20 @@
     } catch (error) { /* not over plain http on a network: the tablet's own setting then */ }
   }
 
+  // The language picker: the choice is kept in a cookie the prop reads (firmware/web/language.py).
+  function wireLanguage() {
+    const picker = $("#language");
+    if (!picker) return;
+    picker.addEventListener("change", () => {
+      document.cookie = `baccarat_lang=${encodeURIComponent(picker.value)}; path=/; max-age=31536000; SameSite=Strict`;
+      location.reload();
+    });
+  }
+
   async function start() {
     const body = document.body;
+    wireLanguage();
+    if (!body.dataset.stream) return; // the login page: the picker only
     if (body.classList.contains("play-page")) {
       const response = await fetch("/play/session", { credentials: "same-origin" });
       if (response.status === 401) {

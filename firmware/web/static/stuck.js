@@ -13,13 +13,14 @@
     const out = document.getElementById("stuck-minutes");
     if (!out) return;
     if (!progressAt) {
-      out.textContent = "- (no game)";
+      out.textContent = _("- (no game)");
       out.classList.remove("stuck");
       return;
     }
     const since = Date.parse(progressAt) / 1000;
     const minutes = Math.max(0, Math.floor((Date.now() / 1000 + clockOffset - since) / 60));
-    out.textContent = progressMade === false ? `none yet (game started ${minutes} min ago)` : `${minutes} min ago`;
+    out.textContent = progressMade === false ? _("none yet (game started {minutes} min ago)", { minutes })
+      : _("{minutes} min ago", { minutes });
     out.classList.toggle("stuck", minutes >= 5);
   }
 
