@@ -84,6 +84,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
+from gettext import NullTranslations
 from typing import Any, Protocol, TypeVar
 
 from PIL import Image
@@ -243,6 +244,8 @@ class Daemon:
         self.retry_seconds = retry_seconds
         #: What the schedule (a deal's steps, identify, display retries) and the bomb's countdown read.
         self.clock = clock
+        #: The displays' words: ``[display] language``'s catalog (firmware.i18n), the original's English by default.
+        self.display_words: NullTranslations = ev.ENGLISH
         #: ``hook(events, module)``: each batch as the module made it, before any of it is shown.
         self.on_handled: list[BatchHook] = []
         #: ``hook(event)``: each event at the moment it is shown (a card as it turns, the result,
@@ -534,7 +537,13 @@ class Daemon:
         screen = self.screens[role]
         scene = self.scene()
         return render_view(
-            role, scene.view(role), screen.size, screen.mode, inverted=scene.inverted, colour=screen.colour
+            role,
+            scene.view(role),
+            screen.size,
+            screen.mode,
+            inverted=scene.inverted,
+            colour=screen.colour,
+            t=self.display_words,
         )
 
     def shown(self) -> Shown:
@@ -870,7 +879,15 @@ class Daemon:
             view = scene.view(role)
             if (view, scene.inverted) == self._drawn.get(role) and not screen.failing:
                 continue
-            image = render_view(role, view, screen.size, screen.mode, inverted=scene.inverted, colour=screen.colour)
+            image = render_view(
+                role,
+                view,
+                screen.size,
+                screen.mode,
+                inverted=scene.inverted,
+                colour=screen.colour,
+                t=self.display_words,
+            )
             self._drawn[role] = (view, scene.inverted)
             if screen.show(image):
                 self._to_settle = True
