@@ -225,12 +225,12 @@ def to_svg(drawing: Drawing) -> str:
     """The drawing as a standalone SVG document, ``width`` x ``height`` mm (1:1 when printed at 100 %).
 
     Presentation attributes only (no ``style``): the page inlines it under a strict
-    Content-Security-Policy.
+    Content-Security-Policy. On a screen of another shape it sits at the top, centred across.
     """
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_n(drawing.width)} {_n(drawing.height)}" '
-        f'width="{_n(drawing.width)}mm" height="{_n(drawing.height)}mm" role="img" '
-        f"aria-label={quoteattr(drawing.title)} font-family={quoteattr(FONT_FAMILY)}>"
+        f'width="{_n(drawing.width)}mm" height="{_n(drawing.height)}mm" preserveAspectRatio="xMidYMin meet" '
+        f'role="img" aria-label={quoteattr(drawing.title)} font-family={quoteattr(FONT_FAMILY)}>'
     ]
     if drawing.title:
         out.append(f"<title>{escape(drawing.title)}</title>")

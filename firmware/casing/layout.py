@@ -18,6 +18,7 @@ from __future__ import annotations
 import textwrap
 from functools import lru_cache
 from gettext import NullTranslations
+from urllib.parse import quote, unquote
 
 from baccarat_core.events import ENGLISH
 from baccarat_core.timer import clock_text
@@ -231,21 +232,32 @@ def _solved(casing: Casing, x: float, y: float, width: float, t: NullTranslation
 
 def manual_url(t: NullTranslations = ENGLISH) -> str:
     """The manual in the catalog's language where the public manual site has one (the catalog's
-    translation of :data:`MANUAL_URL`), else the English one."""
-    url = t.gettext(MANUAL_URL)
-    return url if url.startswith(MANUAL_SITE) and url.isprintable() and " " not in url else MANUAL_URL
+    translation of :data:`MANUAL_URL`, as the site's file name or its percent-encoded address),
+    else the English one.
+
+    >>> manual_url()
+    'https://ktane.timwi.de/HTML/Baccarat.html'
+    """
+    url = t.gettext(MANUAL_URL).strip()
+    if not url.startswith(MANUAL_SITE) or not url.isprintable() or "\\" in url:
+        return MANUAL_URL
+    return quote(url, safe=":/%()'!*,;=+$&@~-._")
 
 
-def _manual(x: float, y: float, size: float, t: NullTranslations = ENGLISH, english: bool = False) -> Group:
-    """The QR code to the manual (``size`` mm) with its address under it; ``english``: the page is
-    in another language and the manual is not, which the label says."""
+def _manual(
+    x: float, y: float, size: float, t: NullTranslations = ENGLISH, english: bool = False, room: float = 0.0
+) -> Group:
+    """The QR code to the manual (``size`` mm) with its address under it, each line at most
+    ``room`` mm wide (default ``size`` + 14); ``english``: the casing is in another language and
+    the manual is not, which the label says."""
     url = manual_url(t)
+    room = room or size + 14
     group = Group()
     group.add(qr_group(x, y, size, url, t))
     label = t.gettext("THE MANUAL (IN ENGLISH)") if english and url == MANUAL_URL else t.gettext("THE MANUAL")
-    group.add(Text(x + size / 2, y + size + 6, label, fitted(label, 3.4, size + 14), INK, "middle", True))
-    address = url.removeprefix("https://")
-    group.add(Text(x + size / 2, y + size + 10.5, address, fitted(address, 2.45, size + 14), INK, "middle", keep=True))
+    group.add(Text(x + size / 2, y + size + 6, label, fitted(label, 3.4, room), INK, "middle", True))
+    address = unquote(url).removeprefix("https://")
+    group.add(Text(x + size / 2, y + size + 10.5, address, fitted(address, 2.45, room), INK, "middle", keep=True))
     return group
 
 
@@ -283,7 +295,7 @@ def _front_strip(casing: Casing, width: float, t: NullTranslations = ENGLISH, en
     group.add(Text(middle, 10, title, fitted(title, 4, 56), INK, "middle", True))
     group.add(Text(middle, 14.5, under, fitted(under, 2.6, 56), MUTED, "middle"))
     group.add(_solved(casing, middle - 25, 30, 50, t))
-    group.add(_manual(width - 47, 3, 41, t, english))
+    group.add(_manual(width - 47, 3, 41, t, english, room=2 * (47 - 41 / 2) - 2))
     return group
 
 

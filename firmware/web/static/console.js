@@ -203,7 +203,7 @@
   // -- showing what the prop pushes ----------------------------------------------------------------
   // Whole-pixel scaling only (crisp, and a screenshot shows each OLED pixel as a square): the
   // largest scale (at most 4x) at which the displays, wrapped into rows as the page lays them out,
-  // take at most half the screen's height, so the controls stay near on a tablet; at least 1x.
+  // take at most half the screen's height (430 px on a phone: 2x), so the controls stay near; at least 1x.
   const GAP = 16;
   const CAPTION = 24;
   function heightAt(images, scale, room) {
@@ -227,7 +227,7 @@
     const room = document.querySelector(".displays").clientWidth;
     let scale = 4;
     while (scale > 1 && (images.some((img) => img.naturalWidth * scale > room) ||
-      heightAt(images, scale, room) > window.innerHeight / 2)) scale -= 1;
+      heightAt(images, scale, room) > Math.max(window.innerHeight / 2, 430))) scale -= 1;
     for (const img of images) {
       img.style.width = `${img.naturalWidth * scale}px`;
       img.style.height = `${img.naturalHeight * scale}px`;
