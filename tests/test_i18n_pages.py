@@ -143,3 +143,63 @@ def test_every_text_of_the_players_pages_and_the_logins_is_marked(pseudo, pages_
         assert not found, "unmarked on the players' pages and the logins:\n" + "\n".join(dict.fromkeys(found))
     finally:
         context.close()
+
+
+#: What a narrow screen must not do to a language's long words: the page wider than the screen, a
+#: button's or a badge's text past its edge, a table scrolling sideways, a word split over two lines.
+BROKEN = """() => {
+  const found = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > root.clientWidth) found.push(`the page is ${root.scrollWidth} px wide`);
+  for (const el of document.querySelectorAll("button, .badge, select, summary, .table-wrap, h1, h2")) {
+    if (el.checkVisibility && !el.checkVisibility()) continue;
+    const what = `${el.tagName.toLowerCase()} "${el.textContent.trim().slice(0, 40)}"`;
+    if (el.scrollWidth > el.clientWidth + 1) found.push(`${what} overflows`);
+  }
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    // (the log's lines and a file's path, #where, may break where they must)
+    if (!el || el.closest("svg, script, style, #log-list, pre, #where")) continue;
+    if (el.checkVisibility && !el.checkVisibility()) continue;
+    for (const match of node.textContent.matchAll(/\\p{L}{4,}/gu)) {
+      const range = document.createRange();
+      range.setStart(node, match.index);
+      range.setEnd(node, match.index + match[0].length);
+      const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+      if (lines.size > 1) found.push(`"${match[0]}" split over ${lines.size} lines`);
+    }
+  }
+  return found;
+}"""
+
+
+@pytest.mark.parametrize("language", ["de", "fr", "es"])
+def test_long_words_keep_the_layout_on_a_phone_and_a_tablet(pages_web, chromium, language):
+    web = pages_web(
+        make_config(state={"file": ""}, control={"socket": ""}, outputs=[LOCK], bomb={"timer_seconds": 300}),
+        settings={"language": language},
+    )
+    web.rig.tap("player")
+    web.rig.deal()
+    web.daemon.wait_idle()
+    broken = []
+    for width, height in ((390, 844), (768, 1024)):
+        context, page = new_page(chromium, width=width, height=height)
+        context.add_cookies([{"name": "baccarat_lang", "value": language, "url": web.url}])
+        try:
+            for path, ready in (
+                ("/", "#log-list li"),
+                ("/history", "#games-table tbody tr"),
+                ("/casing", "#casing #serial"),
+                ("/play", ".panel-face .cap"),
+            ):
+                page.goto(web.url + path)
+                page.wait_for_selector(ready)
+                if path == "/":
+                    page.click("#more-controls > summary") if width < 700 else None
+                    page.wait_for_function("() => document.getElementById('fact-status').textContent.length > 3")
+                broken += [f"{path} at {width} px: {what}" for what in page.evaluate(BROKEN)]
+        finally:
+            context.close()
+    assert not broken, f"{language}:\n" + "\n".join(dict.fromkeys(broken))

@@ -12,7 +12,7 @@ import pytest
 
 from firmware.errors import ConfigError
 from firmware.i18n import translations
-from firmware.render import render_table
+from firmware.render import TableView, render_table
 from tests import browser
 from tests.conftest import make_config
 
@@ -162,3 +162,18 @@ def test_display_language_draws_the_displays_words_in_it(mock_factory):
     assert shown.tobytes() == render_table(view, size, mode, translations("de")).tobytes()
     assert shown.tobytes() != render_table(view, size, mode).tobytes(), "the table display says it in English"
     assert make_config().display_language == ""  # the original's English unless it is set
+
+
+@pytest.mark.parametrize("language", ["fr", "de", "es"])
+def test_a_result_too_long_for_a_display_names_the_hand_and_keeps_the_money(language):
+    """Twenty-one characters fit a 128-pixel line: a language's longer "BANKER WINS" gives way to
+    the hand's name, never to the money (the original's own shortening, in any language)."""
+    from baccarat_core.records import replace
+
+    t = translations(language)
+    long = TableView("red", 40, ("5H", "3D"), ("KS", "9C"), 8, 9, "BANKER WINS +$1500.00", "BANKER WINS +$1500.00")
+    said = t.gettext("BANKER WINS") + " +$1500.00"
+    shortened = t.gettext("BANKER") + " +$1500.00" if len(said) > 21 else said
+    expected = replace(long, result=shortened, status=shortened)  # drawn as it is: no message of the catalog
+    for size in ((128, 64), (128, 128)):
+        assert render_table(long, size, "1", t).tobytes() == render_table(expected, size, "1", t).tobytes()

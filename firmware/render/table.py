@@ -50,15 +50,22 @@ def _deck_line(view: TableView, t: NullTranslations) -> str:
     return t.gettext(line).format(count=view.cards_left)
 
 
-def _footer(view: TableView, t: NullTranslations) -> str:
-    """The result (its winner's words, then the money) or the status, in ``t``'s language."""
+def _footer(view: TableView, t: NullTranslations, room: int = 99) -> str:
+    """The result (its winner's words, then the money) or the status, in ``t``'s language, in at
+    most ``room`` characters: a result too long for them keeps the money and names the hand
+    (``BANKER WINS +$0.95`` -> ``BANKER +$0.95``)."""
     text = view.result or view.status
     if text in FOOTERS:
-        return t.gettext(text)
-    for words in WINNERS.values():
+        return t.gettext(text)[:room]
+    for winner, words in WINNERS.items():
         if text == words or text.startswith(words + " "):
-            return t.gettext(words) + text[len(words) :]
-    return text
+            money = text[len(words) :]
+            said = t.gettext(words) + money
+            if len(said) > room:
+                player, banker = _hands(t)
+                said = {"player": player, "banker": banker}.get(winner, t.gettext(words)) + money
+            return said[:room]
+    return text[:room]
 
 
 def _hands(t: NullTranslations) -> tuple[str, str]:
@@ -116,7 +123,7 @@ def _standard(p: Painter, view: TableView, t: NullTranslations = ENGLISH) -> Non
     y += LINE_H + 1
     p.text((1, y), _score(view.player_score))
     p.text((half + 2, y), _score(view.banker_score))
-    p.centred(p.height - LINE_H + 1, _footer(view, t))
+    p.centred(p.height - LINE_H + 1, _footer(view, t, p.width // CHAR_W))
 
 
 def _compact(p: Painter, view: TableView, t: NullTranslations = ENGLISH) -> None:
@@ -136,10 +143,7 @@ def _compact(p: Painter, view: TableView, t: NullTranslations = ENGLISH) -> None
     color = t.gettext(name) if name else view.deck_color.upper()
     p.text((0, y), color, DECK_RGB.get(view.deck_color))
     room = (p.width - (len(color) + 1) * CHAR_W - 1) // CHAR_W
-    footer = _footer(view, t)
-    if len(footer) > room:  # "BANKER WINS +$0.95" -> "BANKER +$0.95": keep the money in sight
-        footer = footer.replace(" WINS", "")
-    footer = footer[:room]
+    footer = _footer(view, t, room)  # "BANKER WINS +$0.95" -> "BANKER +$0.95": keep the money in sight
     p.text((p.width - len(footer) * CHAR_W - 1, y), footer)
 
 
@@ -159,4 +163,4 @@ def _tall(p: Painter, view: TableView, t: NullTranslations = ENGLISH) -> None:
         text = _score(score)
         p.text((p.width - len(text) * CHAR_W - 2, y), text)
         _cards(p, 2, y + LINE_H + 3, cards, down, view.deck_color, p.width - 2, scale=2)
-    p.centred(p.height - LINE_H, _footer(view, t))
+    p.centred(p.height - LINE_H, _footer(view, t, p.width // CHAR_W))
