@@ -218,7 +218,7 @@ MUTANTS: list[Mutant] = [
         "login-origin-unchecked",
         "firmware/web/auth.py",
         "        if not origin_ok(request):\n"
-        '            return page("Refused: the form came from another site.", 403)\n',
+        '            return page(N_("Refused: the form came from another site."), 403)\n',
         "",
         "tests/test_web_login_origin.py",
         "the login form takes a post from another site",

@@ -374,6 +374,13 @@
     return _("GPIO{pin}: {said}", { pin: output.pin, said });
   }
 
+  // What the message says while an output's button works.
+  const OUTPUT_LABELS = {
+    on: (name) => _("Output {name} on", { name }),
+    off: (name) => _("Output {name} off", { name }),
+    pulse: (name) => _("Output {name} pulse", { name }),
+  };
+
   // The outputs: a row each, from /api/session; their pins' states come with the lights.
   function buildOutputs(outputs) {
     const list = $("#output-list");
@@ -400,8 +407,7 @@
         button.dataset.outputState = action;
         button.textContent = label;
         button.addEventListener("click", () =>
-          command({ command: "output", name: output.name, state: action },
-            _("Output {name}: {action}", { name: output.name, action: label })));
+          command({ command: "output", name: output.name, state: action }, OUTPUT_LABELS[action](output.name)));
         buttons.append(button);
       }
       list.append(item);
