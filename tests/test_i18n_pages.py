@@ -203,3 +203,27 @@ def test_long_words_keep_the_layout_on_a_phone_and_a_tablet(pages_web, chromium,
         finally:
             context.close()
     assert not broken, f"{language}:\n" + "\n".join(dict.fromkeys(broken))
+
+
+def test_the_players_pick_their_language_and_the_tablet_keeps_it(pages_web, chromium):
+    web = pages_web(make_config(state={"file": ""}, control={"socket": ""}))
+    context = chromium.new_context(locale="en-US", viewport={"width": 1024, "height": 768})
+    page = context.new_page()
+    try:
+        page.goto(web.url + "/casing")
+        page.wait_for_selector("#casing #serial")
+        assert page.get_attribute("html", "lang") == "en" and page.inner_text("#print") == "Print"
+        with page.expect_navigation():
+            page.select_option("#language", "de")
+        page.wait_for_selector("#casing #serial")
+        assert page.get_attribute("html", "lang") == "de" and page.inner_text("#print") == "Drucken"
+        assert page.input_value("#language") == "de"
+        page.wait_for_selector("#casing[data-shape]")
+        assert "SERIENNR." in page.inner_text("#casing")
+        page.goto(web.url + "/play")  # the choice stays with the tablet
+        page.wait_for_selector(".panel-face .cap")
+        assert page.get_attribute("html", "lang") == "de" and page.inner_text("#fullscreen") == "Vollbild"
+        page.goto(web.url + "/")  # the console keeps its own language: the browser's
+        assert page.get_attribute("html", "lang") == "en"
+    finally:
+        context.close()
