@@ -7,13 +7,13 @@ base of :class:`~baccarat_core.module.BaccaratModule`, which adds the table: the
 deck, the chips and the rounds.
 
 >>> from baccarat_core.timer import BombRules
->>> status = ModuleStatus(BombRules(timer_seconds=60, strike_limit=2))
+>>> status = ModuleStatus(BombRules(timer_seconds=60.0, strike_limit=2))
 >>> [event.kind for event in status.set_enabled(False)], status.start_timer()  # paused while closed
 (['enabled'], [TimerStarted(seconds_left=60.0, forced=True)])
 >>> [event.describe() for event in status.add_time(-60)]
-['time -60 s: 0.0 s left', 'EXPLODED (timer) with 0 strikes']
+['60 s taken away by the game master: 00:00 left', 'EXPLODED: the time ran out (0 strikes)']
 >>> status.force_solve()
-[InputIgnored(what='force solve', reason='exploded')]
+[InputIgnored(input='force solve', reason='exploded')]
 """
 
 from __future__ import annotations

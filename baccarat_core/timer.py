@@ -16,7 +16,9 @@ at 0, or at the ``strike_limit``-th strike, the bomb explodes
 
 >>> timer = Countdown(300.0)
 >>> timer.advance(10.0)  # the clock reads 10 s: nothing runs yet
->>> timer.start(); timer.advance(70.0)  # a minute later
+>>> timer.start()  # it was waiting: it runs now
+True
+>>> timer.advance(70.0)  # a minute later
 >>> timer.left, clock_text(timer.left)
 (240.0, '04:00')
 >>> timer.rate = rate_after(1); timer.advance(80.0)  # a strike at 70 s: 10 s of the clock take 12.5

@@ -198,6 +198,14 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
     for service in services:
         if service.table is None and service.always:  # a service without a section of its own
             settings[service.name] = service.configure({}, Section(service.name, {}, present=False), config)
+    for service in services:
+        for need in service.needs if service.name in settings else ():
+            if need not in settings and (needed := services.get(need)) is not None:
+                required = " and ".join(f"{key.name} = ..." for key in needed.keys if key.default is ...)
+                raise ConfigError(
+                    f"[{service.table}] needs [{needed.table}] ({needed.title}): add an [{needed.table}] section"
+                    + (f" with {required}" if required else "")
+                )
     unchecked = {name: data[name] for name in services.broken if name in data and name not in tables}
     config = replace(config, settings=settings, unchecked=unchecked, has_secrets=secrets)
     if check_pins:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from pathlib import Path
 
 from baccarat_core.records import record
@@ -38,6 +39,11 @@ class Mount:
     source: str
     options: str
 
+    def __init__(self, point: str, fs_type: str, source: str, options: str) -> None:
+        # One write of the fields: the record's generic __init__ costs about 14,000 instructions a
+        # mount, and every start reads a few dozen (benchmarks/instructions.md).
+        self.__dict__.update(point=point, fs_type=fs_type, source=source, options=options)
+
     def option(self, name: str) -> str | None:
         """The value of ``name=value`` among the super options, or None."""
         for item in self.options.split(","):
@@ -53,29 +59,21 @@ class Mount:
 
 def _unescape(text: str) -> str:
     """mountinfo writes space, tab, newline and backslash as octal escapes (``\\040``)."""
-    out, i = [], 0
-    while i < len(text):
-        if text[i] == "\\" and text[i + 1 : i + 4].isdigit() and len(text) >= i + 4:
-            out.append(chr(int(text[i + 1 : i + 4], 8)))
-            i += 4
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
+    if "\\" not in text:
+        return text
+    return re.sub(r"\\([0-7]{3})", lambda found: chr(int(found.group(1), 8)), text)  # compiled when needed
 
 
 def parse_mountinfo(text: str) -> list[Mount]:
     """The mounts of a mountinfo text, in its order (later mounts cover earlier ones)."""
     mounts = []
     for line in text.splitlines():
-        fields = line.split()
-        if "-" not in fields[6:]:
+        head, dash, tail = line.partition(" - ")  # a space in a name is written \\040: never " - "
+        fields, after = head.split(), tail.split()
+        if not dash or len(fields) < 6 or len(after) < 2:
             continue
-        dash = fields.index("-", 6)
-        if len(fields) < dash + 3 or len(fields) < 5:
-            continue
-        options = fields[dash + 3] if len(fields) > dash + 3 else ""
-        mounts.append(Mount(_unescape(fields[4]), fields[dash + 1], _unescape(fields[dash + 2]), options))
+        options = after[2] if len(after) > 2 else ""
+        mounts.append(Mount(_unescape(fields[4]), after[0], _unescape(after[1]), options))
     return mounts
 
 
@@ -132,7 +130,7 @@ def warn_if_volatile(path: Path, mounts: list[Mount] | None = None) -> str | Non
     if reason is not None:
         log.warning(
             "the state file %s will not survive a power cut: %s; put it on a disk "
-            "(README: 'A read-only root'), or set [state] file",
+            "(docs/operate/read-only-root.md), or set [state] file",
             path,
             reason,
         )

@@ -132,3 +132,6 @@ if [ "$pi" = 1 ] && ! err=$(.venv/bin/python -c 'import lgpio, spidev, PIL, RPi.
   echo "error: the venv cannot use Raspberry Pi OS's packages ($(printf '%s\n' "$err" | tail -n 1))" >&2
   exit 1
 fi
+# The docs site the prop serves at /docs/, built with the prop's own install (no extras: a Pi's
+# start.sh, install-service.sh, an update's new version); never fails the install (scripts/build_docs.sh).
+if [ -z "${1:-}" ]; then bash scripts/build_docs.sh || true; fi

@@ -9,4 +9,5 @@ if grep -qs "Raspberry Pi" "${BACCARAT_MODEL_FILE:-/proc/device-tree/model}"; th
 fi
 # shellcheck source=scripts/_venv.sh
 . "$(dirname "$0")/_venv.sh" sim
+bash "$(dirname "$0")/build_docs.sh" || true   # the docs at /docs/ (when docs/ changed; never stops the start)
 exec .venv/bin/baccarat run --simulate "$@"

@@ -1,22 +1,38 @@
 #!/usr/bin/env bash
 # Installs what the tests need (a venv, Mosquitto, tmux, Chromium, systemd-analyze, shellcheck, ...) and runs
-# ruff, mypy, the Raspberry Pi wheel check (needs the package index) and the whole suite.
-# Extra arguments go to pytest.
+# ruff, mypy, the Raspberry Pi wheel check (needs the package index) and the whole suite, on every core
+# (pytest-xdist; a test file stays on one worker). docs/develop/tests.md describes the tiers.
+#   bash scripts/test.sh           everything, as CI runs it (.ci/run)
+#   bash scripts/test.sh --fast    the fast tier only: no install or browser tests, fewer hypothesis examples,
+#                                  no ruff, mypy or wheel check
+# Other arguments go to pytest (after --fast): a file, -k EXPR, -n 0 for one process, ...
 set -euo pipefail
+fast=0
+if [ "${1:-}" = --fast ]; then
+  fast=1
+  shift
+fi
 # The Debian packages the tests need: _venv.sh installs every missing one in one apt-get run (or, with
 # neither root nor sudo, names them all in one line). The browser tests drive Debian's chromium
 # through Playwright (never `playwright install`), whose driver needs libatomic1 (Debian 13's
 # chromium pulls it in, Debian 12's does not); `baccarat casing --out FILE.png` draws its text in
 # DejaVu Sans (fonts-dejavu-core); systemd for systemd-analyze, util-linux for setpriv, alsa-utils
 # for aplay, git for tests/test_update.py (it installs from checkouts and `git archive`s; the
-# updater itself does without git), mbpoll for tests/test_clue_control_mbpoll.py (a Modbus client apart from pymodbus),
-# gettext for msgfmt, which checks the language catalogs as translators' tools do (tests/test_i18n_catalogs.py).
+# updater itself does without git), mbpoll and liblo-tools for tests/test_clue_control_mbpoll.py and
+# tests/test_osc*.py (a Modbus and an OSC client apart from pymodbus and python-osc), gettext for msgfmt,
+# which checks the language catalogs as translators' tools do (tests/test_i18n_catalogs.py).
 # shellcheck disable=SC2034  # read by _venv.sh
-apt_packages=(mosquitto tmux chromium libatomic1 fonts-dejavu-core systemd shellcheck util-linux alsa-utils git mbpoll gettext)
+apt_packages=(mosquitto tmux chromium libatomic1 fonts-dejavu-core systemd shellcheck util-linux alsa-utils git mbpoll liblo-tools gettext)
 # shellcheck source=scripts/_venv.sh
 . "$(dirname "$0")/_venv.sh" test
-.venv/bin/ruff check .
-.venv/bin/ruff format --check .
-.venv/bin/mypy  # strict, on baccarat_core and firmware: pyproject's [tool.mypy]
-.venv/bin/python scripts/check_pi_wheels.py
-.venv/bin/python -m pytest "$@"
+. scripts/_nodered.sh  # Node-RED in .nodered/ (npm) for tests/test_redscape_nodered.py; _venv.sh cd-ed to the repo
+pytest_args=(-n auto --dist loadfile)
+if [ "$fast" = 1 ]; then
+  pytest_args+=(--fast)
+else
+  .venv/bin/ruff check .
+  .venv/bin/ruff format --check .
+  .venv/bin/mypy  # strict, on baccarat_core and firmware: pyproject's [tool.mypy]
+  .venv/bin/python scripts/check_pi_wheels.py
+fi
+.venv/bin/python -m pytest "${pytest_args[@]}" "$@"

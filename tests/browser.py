@@ -52,18 +52,49 @@ def chromium_path() -> str | None:
     return None
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    """Debian's Chromium driven by Playwright, one for a test module (which takes the fixture as
-    ``chromium = browser.chromium``); the test is skipped where either is not installed."""
+_session: dict[str, Any] = {}  # the one Playwright and Chromium of this pytest process
+
+
+def _shared_chromium(config: pytest.Config) -> Any:
+    """The process's Chromium (a pytest-xdist worker has its own): launched at the first module that
+    asks, again if it went away, closed with Playwright when the session ends."""
+    launched = _session.get("browser")
+    if launched is not None and launched.is_connected():
+        return launched
     sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (scripts/test.sh does)")
     path = chromium_path()
     if path is None:
         pytest.skip("Debian's chromium is not installed (apt-get install chromium; scripts/test.sh does)")
-    with sync_api.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+    playwright = _session.get("playwright")
+    if playwright is None:
+        playwright = _session["playwright"] = sync_api.sync_playwright().start()
+
+        def stop() -> None:
+            browser = _session.pop("browser", None)
+            if browser is not None and browser.is_connected():
+                browser.close()
+            _session.pop("playwright").stop()
+
+        config.add_cleanup(stop)
+    launched = _session["browser"] = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+    return launched
+
+
+@pytest.fixture(scope="module")
+def chromium(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """Debian's Chromium driven by Playwright, for a test module (which takes the fixture as
+    ``chromium = browser.chromium``); the test is skipped where either is not installed.
+
+    One Chromium serves the whole session: each module gets it with no browser context open, and
+    what it leaves open is closed after it, so modules share no cookies, pages or storage (each
+    test makes its own context: :func:`new_page`)."""
+    launched = _shared_chromium(request.config)
+    for context in launched.contexts:
+        context.close()
+    yield launched
+    if launched.is_connected():
+        for context in launched.contexts:
+            context.close()
 
 
 def new_page(chromium: Any, *, width: int = 1280, height: int = 800, touch: bool = False) -> tuple[Any, Any]:

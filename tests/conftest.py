@@ -14,12 +14,15 @@ from typing import Any
 
 import pytest
 from gpiozero import Device
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero.pins.mock import MockFactory
 
 from firmware.app import attach_services, build_daemon, close_daemon
 from firmware.config import DEFAULT_CONFIG, Config, parse_config
 from firmware.devices.displays import open_dummy_device
 from firmware.simulator.pins import ManualClock, PinDriver
+from tests.fakeos import BoundedPWMPin
+
+pytest_plugins = ["tests.tiers"]  # the tiers: markers, --fast, hypothesis's profiles (docs/develop/tests.md)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,7 +70,7 @@ def make_config(**sections) -> Config:
     return parse_config(config_data(**sections))
 
 
-class RigPin(MockPWMPin):
+class RigPin(BoundedPWMPin):
     """gpiozero's mock pin, which a rig locks: a locked pin refuses to be driven except by
     the rig's driver (:class:`RigDriver`), whose presses move the rig's clock. A raw
     ``drive_low()`` never moves it, so the debounce filter drops the press whatever the

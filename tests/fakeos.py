@@ -30,6 +30,14 @@ the DC line is a GPIO, not a byte. A 128x64 SSD1306 frame over I2C is
 The display models at the end (:class:`PageRam`, :class:`WindowRam`) replay
 what a controller received into its RAM, so a test can compare the panel's
 pixels with the picture that was meant.
+
+The records are bounded (:class:`Tail`): each keeps its last :data:`KEEP` entries
+and counts the ones it dropped, so a long run (the benchmarks', a simulator's) stays
+flat in memory and a leak of the prop's own shows. Positions (:meth:`Recorder.mark`)
+and byte counts cover every write ever made; a replay or a position that needs a
+dropped write says so instead of answering from part of the record. gpiozero's mock
+pins keep every change in ``MockPin.states``: :class:`BoundedPWMPin` is its PWM mock pin
+with the same bound (the suite's pins use it).
 """
 
 from __future__ import annotations
@@ -43,7 +51,9 @@ import threading
 import types
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
+from gpiozero.pins.mock import MockPWMPin
 from PIL import Image
 
 from baccarat_core.records import record
@@ -99,28 +109,89 @@ class Write:
         return 2 + len(self.payload)
 
 
+#: How many entries a fake's record keeps (writes of one display, changes of one pin, ...): more
+#: than any test reads back, and few enough that a long run's memory stays flat.
+KEEP = 2048
+
+
+class Tail(list):
+    """A fake's record of what happened, bounded: past ``keep`` entries the oldest half is dropped
+    (counted in :attr:`dropped`), so its memory stays flat however long a run is. A list of the
+    entries kept; a test that reads back more than ``keep`` entries must raise ``keep``.
+
+    >>> tail = Tail(keep=4)
+    >>> for n in range(7):
+    ...     tail.append(n)
+    >>> tail, tail.dropped
+    ([3, 4, 5, 6], 3)
+    """
+
+    def __init__(self, entries: Iterable[Any] = (), *, keep: int | None = None) -> None:
+        super().__init__(entries)
+        self.keep = KEEP if keep is None else keep
+        #: How many entries were dropped from the front (the position of the first one kept).
+        self.dropped = 0
+
+    def append(self, entry: Any) -> None:
+        super().append(entry)
+        if len(self) > self.keep:
+            self._drop(len(self) - self.keep // 2)
+
+    def _drop(self, count: int) -> None:
+        del self[:count]
+        self.dropped += count
+
+
+class WriteLog(Tail):
+    """A :class:`Tail` of writes that also counts the bytes of the ones it dropped."""
+
+    def __init__(self, entries: Iterable[Write] = (), *, keep: int | None = None) -> None:
+        super().__init__(entries, keep=keep)
+        #: The wire bytes of the dropped writes.
+        self.dropped_bytes = 0
+
+    def _drop(self, count: int) -> None:
+        self.dropped_bytes += sum(w.wire_bytes for w in self[:count])
+        super()._drop(count)
+
+
+def _complete(writes: Iterable[Write]) -> Iterable[Write]:
+    """``writes`` if it is a whole record (a replay starts at the display's reset), else ValueError."""
+    dropped = getattr(writes, "dropped", 0)
+    if dropped:
+        raise ValueError(
+            f"the first {dropped} writes of this record were dropped (it keeps {getattr(writes, 'keep', '?')}): "
+            "a replay needs them all; keep more (fakeos.KEEP) or compare what came since a mark"
+        )
+    return writes
+
+
 class Recorder:
-    """The far end of a bus: every write that was put on the wire for it, and a byte counter."""
+    """The far end of a bus: the writes that were put on the wire for it (the last :data:`KEEP`),
+    and a byte counter of them all."""
 
     def __init__(self) -> None:
-        self.writes: list[Write] = []
+        self.writes: list[Write] = WriteLog()
 
     @property
     def wire_bytes(self) -> int:
         """All bytes put on the wire for this display so far."""
-        return sum(w.wire_bytes for w in self.writes)
+        return getattr(self.writes, "dropped_bytes", 0) + sum(w.wire_bytes for w in self.writes)
 
     def mark(self) -> int:
-        """A position in the record, for :meth:`since`."""
-        return len(self.writes)
+        """A position in the record, for :meth:`since` (counting every write, the dropped ones too)."""
+        return getattr(self.writes, "dropped", 0) + len(self.writes)
 
     def since(self, mark: int) -> list[Write]:
-        """The writes after ``mark``."""
-        return self.writes[mark:]
+        """The writes after ``mark`` (ValueError if some of them were dropped)."""
+        dropped = getattr(self.writes, "dropped", 0)
+        if mark < dropped:
+            raise ValueError(f"the writes from {mark} on are asked for, but the first {dropped} were dropped")
+        return self.writes[mark - dropped :]
 
     def bytes_since(self, mark: int) -> int:
         """Bytes on the wire after ``mark``."""
-        return sum(w.wire_bytes for w in self.writes[mark:])
+        return sum(w.wire_bytes for w in self.since(mark))
 
     def delivered(self) -> Iterator[Write]:
         """The writes the display received."""
@@ -193,7 +264,7 @@ class I2cBus:
         self.targets: dict[int, I2cTarget] = {}
         self.claimed: set[int] = set()  # addresses a kernel driver owns (I2C_SLAVE: EBUSY)
         self.nack_errno = errno.EREMOTEIO
-        self.stray: list[Write] = []  # writes to addresses where no chip is fitted
+        self.stray: list[Write] = WriteLog()  # writes to addresses where no chip is fitted
 
     def attach(self, address: int = 0x3C) -> I2cTarget:
         """Fit a chip at ``address``."""
@@ -373,7 +444,7 @@ class SpiDevice(Recorder):
         self.path = f"/dev/spidev{bus}.{device}"
         self.dc = dc
         self.connected = True
-        self.speeds: list[int] = []
+        self.speeds: list[int] = Tail()
         self._failures: list[int | None] = []
 
     def unplug(self) -> None:
@@ -487,7 +558,7 @@ def _spidev_module(kernel: FakeLinux) -> types.ModuleType:
 
 
 class FakeGpio:
-    """Levels of the GPIOs driven through the ``RPi.GPIO`` API, and their history."""
+    """Levels of the GPIOs driven through the ``RPi.GPIO`` API, and their history (the last :data:`KEEP`)."""
 
     BCM, BOARD, UNKNOWN = 11, 10, -1
     OUT, IN = 0, 1
@@ -498,7 +569,7 @@ class FakeGpio:
         self.mode = self.UNKNOWN
         self.outputs: set[int] = set()
         self.levels: dict[int, int] = {}
-        self.history: list[tuple[int, int]] = []
+        self.history: list[tuple[int, int]] = Tail()  # (pin, level), the last KEEP
 
     def module(self) -> types.ModuleType:
         """The ``RPi.GPIO`` module object."""
@@ -582,6 +653,18 @@ class _RaiseOnImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module: types.ModuleType) -> None:  # pragma: no cover - create_module raises
         raise self.error
+
+
+# -- gpiozero's mock pins -------------------------------------------------------------------------
+
+
+class BoundedPWMPin(MockPWMPin):
+    """gpiozero's ``MockPWMPin`` whose record of changes (``states``) is a :class:`Tail`: gpiozero's
+    own keeps every change a pin ever made (``MockFactory(pin_class=BoundedPWMPin)``)."""
+
+    def clear_states(self) -> None:
+        super().clear_states()
+        self.states = Tail(self.states)
 
 
 # -- installing ----------------------------------------------------------------------------------
@@ -674,8 +757,9 @@ class PageRam:
         self.commands: list[tuple[int, ...]] = []
 
     def feed(self, writes: Iterable[Write]) -> PageRam:
-        """Replay delivered writes (commands restart at each transfer, as luma sends them)."""
-        for w in writes:
+        """Replay delivered writes (commands restart at each transfer, as luma sends them); a
+        record that dropped its first writes is refused (ValueError)."""
+        for w in _complete(writes):
             if not w.delivered:
                 continue
             if w.command:
@@ -777,8 +861,8 @@ class WindowRam:
         self.on = False
 
     def feed(self, writes: Iterable[Write]) -> WindowRam:
-        """Replay delivered writes."""
-        for w in writes:
+        """Replay delivered writes (a record that dropped its first writes is refused: ValueError)."""
+        for w in _complete(writes):
             if not w.delivered:
                 continue
             if w.command:

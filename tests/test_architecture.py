@@ -66,7 +66,7 @@ def test_render_imports_nothing_from_the_rest_of_firmware(path: Path) -> None:
     assert not outside, f"{path.name} imports {outside}"
 
 
-@pytest.mark.parametrize("name", ["daemon.py", "scene.py"])
+@pytest.mark.parametrize("name", ["daemon.py", "gameloop.py", "stage.py", "presentation.py", "scene.py"])
 def test_the_game_thread_knows_no_network_socket_or_state_file(name: str) -> None:
     path = ROOT / "firmware" / name
     imported = _imports(path)

@@ -24,6 +24,7 @@ from baccarat_core.inputs import Arrow, Deal, Hold, Press
 from baccarat_core.strict import MAX_TABLE_MAXIMUM
 from tests.hostile import Hostile
 from tests.test_properties import LIMIT_CELLS, edgeworks, input_sequences
+from tests.tiers import examples
 
 AREAS = ("player", "banker", "tie", "player_pair", "banker_pair")
 
@@ -109,7 +110,10 @@ def bet_lists(draw, module: BaccaratModule):
 # -- a bet is its presses ----------------------------------------------------------------------------
 
 
-@settings(max_examples=1200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# 1,200 examples under the ci profile, 120 under dev (the fast tier: tests/tiers.py)
+@settings(
+    max_examples=examples(1200), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(st.data())
 def test_a_bet_gives_exactly_the_events_of_its_presses(data):
     module = data.draw(tables())

@@ -123,7 +123,6 @@ def test_the_prop_number_is_the_route_s_source_octet() -> None:
     "name",
     [
         "firmware.services.clue_control.protocol",
-        "firmware.services.clue_control.tally",
         "firmware.services.clue_control.switch",
         "firmware.services.clue_control.trigger",
         "firmware.services.clue_control.link",
@@ -286,7 +285,7 @@ def test_a_thousand_bad_requests_are_two_log_lines(caplog) -> None:
     assert recorder.got == []
     assert len(lines) == 2, [r.getMessage() for r in lines]
     assert "refused a write to register 2 (value 0) from 127.0.0.1 (exception 2" in lines[0].getMessage()
-    assert lines[1].getMessage().startswith("999 more in 60 s (illegal data address 999), the last:")
+    assert lines[1].getMessage().startswith("999 more like it in 60 s, the last:")
     assert "(value 999)" in lines[1].getMessage()
 
 

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from firmware.devices.lights import DECK_COLORS
+from firmware.simulator.pins import ManualClock
 from tests.conftest import make_config
 from tests.pixels import find_text
 
@@ -252,19 +253,25 @@ def test_the_replacement_deck_reads_the_solved_count_of_the_moment_it_appears(ri
 
 
 def test_the_result_shows_for_result_seconds_with_the_chips_then_they_leave(rig_factory):
-    rig = rig_factory(make_config(timing={"result_seconds": 0.6}))
+    clock = ManualClock(0.0)  # the deal's schedule: the pause lasts what the clock says, not the machine's speed
+    rig = rig_factory(make_config(timing={"result_seconds": 0.6}), schedule_clock=clock)
     side = _bet_side(rig, win=False)
     rig.chips(side, 25)
     rig.events.clear()
     rig.driver.tap("deal")
     rig.wait_for("round")
-    time.sleep(0.1)
+    clock.advance_to(0.5)
+    rig.daemon.catch_up()
     # The pause: the result is on the table, the losing chips still on the bets display,
     # and a press is ignored.
     assert "chips_cleared" not in rig.kinds()
     assert find_text(rig.frame("table"), "WINS") is not None or find_text(rig.frame("table"), "TIE") is not None
     assert find_text(rig.frame("bets"), "$25") is not None
     rig.driver.tap("tie")
+    rig.daemon.catch_up()
+    assert "chips_cleared" not in rig.kinds()
+    clock.advance_to(0.6)  # result_seconds after the result: the chips leave
+    rig.daemon.catch_up()
     rig.wait_for("chips_cleared", timeout=2)
     rig.daemon.wait_idle()
     assert rig.daemon.module.stacks["tie"] == [], "a press during the pause was taken"

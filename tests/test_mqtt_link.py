@@ -134,6 +134,26 @@ def test_a_link_connects_only_once_the_prop_is_ready_and_sends_what_it_held_in_o
         link.stop()
 
 
+def test_a_link_sends_small_packets_at_once(broker):
+    """TCP_NODELAY on the broker's socket: with Nagle's algorithm each event and reply waited ~40 ms
+    for the broker's delayed acknowledgement (benchmarks/controller_mqtt_conventions.py measured it)."""
+    import socket
+
+    from firmware.room.mqtt import Link
+    from firmware.room.mqtt_settings import MqttConfig
+
+    cfg = MqttConfig(host=broker.host, port=broker.port, reconnect_min_seconds=0.1, reconnect_max_seconds=0.3)
+    link = Link(cfg, f"nodelay-{random.randrange(10**9)}", will=("nodelay/status", "offline"))
+    ready = threading.Event()
+    ready.set()
+    link.start(after=ready)
+    try:
+        assert link.listening.wait(5)
+        assert link.client.socket().getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+    finally:
+        link.stop()
+
+
 def test_a_link_stopped_before_the_prop_was_ready_never_connects(broker):
     from firmware.room.mqtt import Link
     from firmware.room.mqtt_settings import MqttConfig

@@ -198,7 +198,7 @@ def test_2000_home_assistant_births_republish_the_discovery_at_most_once_in_30_s
 
 def test_a_retained_command_runs_once_for_the_prop_listening_and_never_again(prop_factory, watcher_factory):
     """MQTT 3.1.1 delivers a retained publish to the subscribers already there as a live message (the
-    flag cleared): it runs that once, as docs/mqtt.md says, and never again at a reconnect."""
+    flag cleared): it runs that once, as docs/integrate/mqtt.md says, and never again at a reconnect."""
     w = watcher_factory(topics=(f"{P}/reply",))
     rig = prop_factory()
     connected(rig)
@@ -211,7 +211,7 @@ def test_a_retained_command_runs_once_for_the_prop_listening_and_never_again(pro
     settle(rig, 0.5)
     assert rig.daemon.module.edgework.solved == 1
     assert set(w.on(f"{P}/reply")) == {reply}  # (QoS 1 may deliver the one reply twice)
-    docs = (ROOT / "docs" / "mqtt.md").read_text()
+    docs = (ROOT / "docs" / "integrate" / "mqtt.md").read_text()
     assert "runs nothing" not in docs and "runs once, for the prop listening at that moment" in docs
 
 
@@ -220,7 +220,7 @@ def test_a_retained_command_runs_once_for_the_prop_listening_and_never_again(pro
 
 def test_events_of_an_outage_reach_a_consumer_with_a_persistent_session_later(prop_factory, broker):
     """The prop sends what it queued during an outage as soon as the broker is back; a consumer that
-    is not there yet gets it from its persistent session (clean_session false, QoS 1), as docs/mqtt.md says."""
+    is not there yet gets it from its persistent session (clean_session false, QoS 1), as its docs page says."""
 
     def consumer():
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="late-console", clean_session=False)
@@ -258,7 +258,7 @@ def test_events_of_an_outage_reach_a_consumer_with_a_persistent_session_later(pr
     finally:
         client.disconnect()
         client.loop_stop()
-    docs = (ROOT / "docs" / "mqtt.md").read_text()
+    docs = (ROOT / "docs" / "integrate" / "mqtt.md").read_text()
     assert "clean_session" in docs and "before any consumer is back" in docs
 
 
@@ -281,4 +281,4 @@ def test_a_clean_stop_leaves_the_outputs_off_in_the_retained_state(broker, mock_
 def test_the_docs_give_a_working_automation_and_the_oldest_home_assistant(needle):
     """Items 13 and 14: an event entity's automation that neither fires when the prop goes away nor misses
     the first event, and the oldest Home Assistant that reads device discovery."""
-    assert needle in (ROOT / "docs" / "mqtt.md").read_text()
+    assert needle in (ROOT / "docs" / "integrate" / "home-assistant.md").read_text()

@@ -8,11 +8,20 @@ sudo (stand-ins on PATH that keep a package list and put in place the Python mod
 provides, as the real ones would). PATH holds only the stand-ins and the tools the scripts use, so
 a machine's real sudo or apt-get can never be reached. Run as a user without root, every test
 passes but the service install's, which needs root and is skipped with that reason (-rs shows it).
+
+pip installs from a wheelhouse (:func:`wheelhouse`): every wheel a copy may need, downloaded once
+and kept beside the suite's venv, so that a copy's pip reads no package index (``PIP_NO_INDEX``);
+a pip run that should not happen still fails, as the offline runs check. Each subprocess may take
+what is left of its test's time (:func:`tests.tiers.seconds_left`), so a hung step fails with its
+own output before the test's timeout.
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -21,7 +30,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.tiers import remove_later, seconds_left
+
 ROOT = Path(__file__).resolve().parent.parent
+#: Installs take minutes on a loaded machine; a step's own timeout is what is left of this.
+pytestmark = [pytest.mark.install, pytest.mark.timeout(600)]
 TOOLS = ("bash", "id", "tr", "grep", "awk", "rm", "tail", "env", "dirname", "cat", "cut", "sha256sum", "mkdir")
 
 FAKE_APT = r"""#!/bin/bash
@@ -52,11 +65,54 @@ exec "$@"
 """
 
 
-class Sandbox:
-    """A copy of the repository with fake apt-get, dpkg and (optionally) sudo on a closed PATH."""
+def _wheelhouse_key() -> str:
+    """What the wheelhouse depends on: the project's requirements, the Python and the machine."""
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes())
+    digest.update(f"{sys.version_info[:2]} {platform.machine()}".encode())
+    return digest.hexdigest()[:16]
 
-    def __init__(self, base: Path, python: str, *, sudo: bool = False):
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory) -> Path | None:
+    """A folder with a wheel of every package the copies install (the project's dependencies with
+    its ``sim`` and ``test`` extras, and the setuptools that builds it), for ``PIP_FIND_LINKS``
+    with ``PIP_NO_INDEX``. Downloaded once from the package index into the suite's venv
+    (``.venv/wheelhouse/KEY``, made again when pyproject.toml changes), under a lock, so later runs
+    and pytest-xdist's other workers reuse it; readable by every user (the copies run as nobody
+    too). None if it cannot be made: the copies' pip then asks the index itself."""
+    in_venv = sys.prefix != sys.base_prefix
+    home = Path(sys.prefix) / "wheelhouse" if in_venv else tmp_path_factory.getbasetemp() / "wheelhouse"
+    home.mkdir(parents=True, exist_ok=True)
+    home.chmod(0o755)
+    folder = home / _wheelhouse_key()
+    with open(home / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if folder.is_dir():
+            return folder
+        for old in home.iterdir():
+            if old.is_dir():
+                shutil.rmtree(old, ignore_errors=True)  # an older pyproject's, or a download cut short
+        partial = Path(tempfile.mkdtemp(prefix=".partial-", dir=home))
+        download = [sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "-d", str(partial)]
+        done = subprocess.run(
+            [*download, f"{ROOT}[sim,test]", "setuptools>=70.1"], capture_output=True, text=True, timeout=seconds_left()
+        )
+        if done.returncode != 0:
+            shutil.rmtree(partial, ignore_errors=True)
+            return None
+        for path in [partial, *partial.iterdir()]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        partial.rename(folder)
+    return folder
+
+
+class Sandbox:
+    """A copy of the repository with fake apt-get, dpkg and (optionally) sudo on a closed PATH; its
+    pip installs from ``wheels`` (see :func:`wheelhouse`) when given."""
+
+    def __init__(self, base: Path, python: str, *, sudo: bool = False, wheels: Path | None = None):
         self.base = base
+        self.wheels = wheels
         self.repo = base / "repo"
         self.fake = base / "fake"
         for name in ("baccarat_core", "firmware", "scripts"):
@@ -117,6 +173,8 @@ class Sandbox:
             else os.environ.get("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip")),
         }
         env |= {k: v for k, v in os.environ.items() if k in ("PIP_FIND_LINKS", "PIP_CERT", "PIP_DEFAULT_TIMEOUT")}
+        if self.wheels is not None:
+            env |= {"PIP_FIND_LINKS": str(self.wheels), "PIP_NO_INDEX": "1"}
         if offline:
             env.pop("PIP_FIND_LINKS", None)
             env |= {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1"}
@@ -131,7 +189,7 @@ class Sandbox:
         if user is not None:
             setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
             cmd = [setpriv, f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
-        return subprocess.run(cmd, cwd=self.repo, env=env, capture_output=True, text=True, timeout=300)
+        return subprocess.run(cmd, cwd=self.repo, env=env, capture_output=True, text=True, timeout=seconds_left())
 
     def script(self, name: str, *args: str, model: str) -> subprocess.CompletedProcess:
         """Run one of the copy's scripts as a user would (bash scripts/NAME ARGS)."""
@@ -145,7 +203,12 @@ class Sandbox:
             "LANG": "C.UTF-8",
         }
         return subprocess.run(
-            ["bash", f"scripts/{name}", *args], cwd=self.repo, env=env, capture_output=True, text=True, timeout=300
+            ["bash", f"scripts/{name}", *args],
+            cwd=self.repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=seconds_left(),
         )
 
     def venv_python(self, *code: str) -> subprocess.CompletedProcess:
@@ -155,7 +218,7 @@ class Sandbox:
             cwd=self.repo,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=seconds_left(60),
         )
 
     def system_site(self) -> bool:
@@ -173,13 +236,13 @@ def _base_python() -> str:
 
 
 @pytest.fixture(scope="module")
-def pi(tmp_path_factory):
+def pi(tmp_path_factory, wheelhouse):
     """A copy installed once as on a fresh Raspberry Pi 5: what the first run did.
 
     With the sudo stand-in, so that a user other than root gets as far as root does (as root the
     scripts never call sudo).
     """
-    box = Sandbox(tmp_path_factory.mktemp("pi"), _base_python(), sudo=True)
+    box = Sandbox(tmp_path_factory.mktemp("pi"), _base_python(), sudo=True, wheels=wheelhouse)
     first = box.run(model="Raspberry Pi 5 Model B Rev 1.0")
     return box, first, box.log("apt")
 
@@ -279,8 +342,8 @@ def test_start_sh_on_a_pi_runs_the_daemon_with_its_arguments(pi):
 # --- a venv that repairs itself (on a PC) -----------------------------------------------------------
 
 
-def test_a_venv_without_pip_is_repaired(tmp_path):
-    box = Sandbox(tmp_path, _base_python())
+def test_a_venv_without_pip_is_repaired(tmp_path, wheelhouse):
+    box = Sandbox(tmp_path, _base_python(), wheels=wheelhouse)
     subprocess.run([_base_python(), "-m", "venv", "--without-pip", str(box.repo / ".venv")], check=True)
     assert box.venv_python("-m", "pip", "--version").returncode != 0
     run = box.run()
@@ -292,10 +355,10 @@ def test_a_venv_without_pip_is_repaired(tmp_path):
     assert box.log("apt") == []
 
 
-def test_switching_between_start_and_test_never_reinstalls(tmp_path):
+def test_switching_between_start_and_test_never_reinstalls(tmp_path, wheelhouse):
     """test.sh (extra "test"), then start.sh (extra "sim") and the service install (no extra), offline:
     what is installed already covers them, so pip must not run (it would fail without a network)."""
-    box = Sandbox(tmp_path, _base_python())
+    box = Sandbox(tmp_path, _base_python(), wheels=wheelhouse)
     first = box.run("test")
     assert first.returncode == 0, first.stderr
     stamp = box.repo / ".venv" / ".baccarat-installed"
@@ -319,14 +382,14 @@ NOBODY = 65534
 AS_ROOT = os.geteuid() == 0
 
 
-def _unprivileged_sandbox(base: Path, sudo: bool) -> tuple[Sandbox, int | None]:
+def _unprivileged_sandbox(base: Path, sudo: bool, wheels: Path | None) -> tuple[Sandbox, int | None]:
     """A copy for a user without root, and the uid to run it as.
 
     As root: handed to nobody, whom setpriv becomes. Otherwise: the user running the tests, who is
     already without root.
     """
     base.chmod(0o755)
-    box = Sandbox(base, DEBIAN_PYTHON, sudo=sudo)
+    box = Sandbox(base, DEBIAN_PYTHON, sudo=sudo, wheels=wheels)
     box.without_ensurepip()
     # What a first run as this user left behind before the fix: a .venv without pip.
     subprocess.run([DEBIAN_PYTHON, "-m", "venv", "--without-pip", str(box.repo / ".venv")], check=True)
@@ -344,11 +407,11 @@ def unprivileged_base():
     try:
         yield base
     finally:
-        shutil.rmtree(base)
+        remove_later(base)
 
 
-def test_without_root_or_sudo_it_says_in_one_line_what_to_run_as_root(unprivileged_base):
-    box, user = _unprivileged_sandbox(unprivileged_base, sudo=False)
+def test_without_root_or_sudo_it_says_in_one_line_what_to_run_as_root(unprivileged_base, wheelhouse):
+    box, user = _unprivileged_sandbox(unprivileged_base, sudo=False, wheels=wheelhouse)
     run = box.run(user=user)
     assert run.returncode == 1
     assert run.stderr.splitlines() == [
@@ -361,8 +424,8 @@ def test_without_root_or_sudo_it_says_in_one_line_what_to_run_as_root(unprivileg
 TEST_PACKAGES = "mosquitto tmux chromium libatomic1 fonts-dejavu-core systemd shellcheck util-linux alsa-utils git"
 
 
-def test_test_sh_without_root_or_sudo_names_every_missing_package_at_once(unprivileged_base):
-    box, user = _unprivileged_sandbox(unprivileged_base, sudo=False)
+def test_test_sh_without_root_or_sudo_names_every_missing_package_at_once(unprivileged_base, wheelhouse):
+    box, user = _unprivileged_sandbox(unprivileged_base, sudo=False, wheels=wheelhouse)
     run = box.run(user=user, script="test.sh")
     assert run.returncode == 1
     missing = f"python3-venv {TEST_PACKAGES}"
@@ -372,8 +435,8 @@ def test_test_sh_without_root_or_sudo_names_every_missing_package_at_once(unpriv
     assert box.log("apt") == []
 
 
-def test_with_sudo_it_installs_python3_venv_and_repairs_the_venv(unprivileged_base):
-    box, user = _unprivileged_sandbox(unprivileged_base, sudo=True)
+def test_with_sudo_it_installs_python3_venv_and_repairs_the_venv(unprivileged_base, wheelhouse):
+    box, user = _unprivileged_sandbox(unprivileged_base, sudo=True, wheels=wheelhouse)
     run = box.run(user=user)
     assert run.returncode == 0, run.stderr
     assert box.log("sudo") == [
@@ -389,7 +452,7 @@ def test_the_shell_scripts_pass_shellcheck():
     tool = shutil.which("shellcheck")
     assert tool, "shellcheck is missing: scripts/test.sh installs it"
     scripts = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "scripts").glob("*.sh"))
-    run = subprocess.run([tool, "-x", *scripts], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    run = subprocess.run([tool, "-x", *scripts], cwd=ROOT, capture_output=True, text=True, timeout=seconds_left(60))
     assert run.returncode == 0, run.stdout
 
 
@@ -452,7 +515,7 @@ say baccarat_members "$(getent group baccarat | cut -d: -f4)"
 
 
 @pytest.mark.skipif(not AS_ROOT, reason="needs root: it makes users and groups (in overlays, in a mount namespace)")
-def test_the_control_socket_group_cannot_read_the_configs_secrets(tmp_path):
+def test_the_control_socket_group_cannot_read_the_configs_secrets(tmp_path, wheelhouse):
     """install-service.sh for real, in a mount namespace whose /etc and /opt are overlays (users,
     groups and files stay in tmp_path); only systemctl is a stand-in. A game master in the group the
     README names uses the socket of a daemon started as the unit says, and cannot read the config;
@@ -463,8 +526,9 @@ def test_the_control_socket_group_cannot_read_the_configs_secrets(tmp_path):
         [tool, "--mount", "--propagation", "private", "bash", "-c", SERVICE_INSTALL, "_", str(tmp_path), str(ROOT)],
         capture_output=True,
         text=True,
-        timeout=600,
-        env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"},
+        timeout=seconds_left(),
+        env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+        | ({"PIP_FIND_LINKS": str(wheelhouse), "PIP_NO_INDEX": "1"} if wheelhouse else {}),
     )
     if (tmp_path / "skip").exists():
         pytest.skip("this kernel cannot mount an overlay over /etc and /opt")

@@ -8,6 +8,10 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
+from tests.tiers import seconds_left
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "check_pi_wheels.py"
 
@@ -77,6 +81,8 @@ def test_markers_are_judged_for_the_pi_not_for_this_machine():
     assert check_pi_wheels._missed_by_markers(TARGETS["bookworm-64"], ["a"], installs) == ([], [])
 
 
+@pytest.mark.install  # asks the package index
+@pytest.mark.timeout(600)
 def test_without_the_os_packages_the_check_names_what_pip_would_compile(tmp_path):
     """Issue 10 as found: lgpio has no wheel for Python 3.13, Pillow none for 32-bit (asks the index)."""
     no_os = tmp_path / "none.txt"
@@ -85,7 +91,7 @@ def test_without_the_os_packages_the_check_names_what_pip_would_compile(tmp_path
         [sys.executable, str(SCRIPT), "--os-packages", str(no_os), "--require", "lgpio>=0.2", "--target", "trixie-32"],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=seconds_left(),
     )
     assert run.returncode == 1, run.stdout + run.stderr
     lines = run.stdout.splitlines()

@@ -31,8 +31,13 @@ from packaging.requirements import Requirement
 
 from firmware import releases
 from tests.conftest import ROOT
+from tests.tiers import remove_later, seconds_left
 
+#: The updates take minutes on a loaded machine; each step's own timeout is what is left of this
+#: (tests.tiers.seconds_left), so a hung step fails with its output before the test does.
 pytestmark = pytest.mark.timeout(600)
+# The tests on the fake install are marked ``install`` (pip, venvs, a daemon started and watched);
+# the ones on the state file and on archives run in the fast tier.
 
 PYTHON = str(Path(sys.executable).resolve())  # the interpreter the suite's venv was made from
 SYSTEMCTL = f"""#!/bin/sh
@@ -128,12 +133,16 @@ class Install:
         assert self.systemctl("restart", "baccarat.service").returncode == 0, self.journal()
 
     def sh(self, cmd: list[str], *, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess:
-        done = subprocess.run(cmd, cwd=cwd, env={**self.env, **env}, capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            cmd, cwd=cwd, env={**self.env, **env}, capture_output=True, text=True, timeout=seconds_left()
+        )
         assert done.returncode == 0, done.stdout + done.stderr
         return done
 
     def systemctl(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["systemctl", *args], env=self.env, capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            ["systemctl", *args], env=self.env, capture_output=True, text=True, timeout=seconds_left(120)
+        )
 
     def update(self, *args: str) -> subprocess.CompletedProcess:
         """``bash scripts/update.sh ARGS --root ROOT``, as root would run it on the Pi."""
@@ -142,7 +151,7 @@ class Install:
             env=self.env,
             capture_output=True,
             text=True,
-            timeout=600,
+            timeout=seconds_left(),
         )
 
     def command(self, payload: dict) -> dict:
@@ -177,7 +186,7 @@ def install():
         yield box
     finally:
         box.systemctl("stop", "baccarat.service")
-        shutil.rmtree(base, ignore_errors=True)
+        remove_later(base)
 
 
 def _game(box: Install) -> tuple:
@@ -185,6 +194,7 @@ def _game(box: Install) -> tuple:
     return status["status"], status["edgework"]["solved"], status["deck"], status["limits"]["placard"]
 
 
+@pytest.mark.install
 def test_a_version_that_never_says_ready_is_rolled_back(install):
     game = _game(install)
     pid = install.service()["MainPID"]
@@ -207,6 +217,7 @@ def test_a_version_that_never_says_ready_is_rolled_back(install):
     assert install.command({"command": "status"})["version"] == "0.1.0"  # the checkout's own
 
 
+@pytest.mark.install
 def test_a_version_that_stops_within_the_minute_is_rolled_back(install):
     game = _game(install)
     dies = (
@@ -223,6 +234,7 @@ def test_a_version_that_stops_within_the_minute_is_rolled_back(install):
     assert _game(install) == game
 
 
+@pytest.mark.install
 def test_a_version_that_starts_is_kept(install):
     game = _game(install)
     source = _git_copy(install.base / "good")
@@ -248,6 +260,7 @@ def test_a_version_that_starts_is_kept(install):
     assert again.returncode == 0 and f"{version} is the version running; nothing to do" in again.stdout
 
 
+@pytest.mark.install
 def test_rollback_by_hand_and_an_archive_and_pruning(install):
     game = _game(install)
     kept = os.readlink(install.layout.current)
@@ -281,6 +294,7 @@ def test_rollback_by_hand_and_an_archive_and_pruning(install):
     assert _game(install) == game
 
 
+@pytest.mark.install
 def test_bad_sources_and_options_are_one_line(install, tmp_path):
     (tmp_path / "notes.txt").write_text("not the prop\n")
     for args, message in [

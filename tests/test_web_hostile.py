@@ -29,7 +29,8 @@ import pytest
 
 from firmware.cli.gm import request as control_request
 from firmware.config import DEFAULT_CONFIG
-from firmware.web.guard import ACCEPT_BACKLOG, MAX_CONNECTIONS, MAX_PER_ADDRESS, MAX_REFUSED, Episodes
+from firmware.room.noise import Noise
+from firmware.web.guard import ACCEPT_BACKLOG, MAX_CONNECTIONS, MAX_PER_ADDRESS, MAX_REFUSED
 from firmware.web.settings import Webhook
 from tests import browser
 from tests.browser import TOKEN
@@ -338,7 +339,7 @@ def test_an_episode_ends_with_one_line_counting_the_rest():
     logger.addHandler(Collect())
     logger.propagate = False
     now = [0.0]
-    episodes = Episodes(logger, quiet=60, clock=lambda: now[0])
+    episodes = Noise(logger, quiet=60, clock=lambda: now[0])
     for n in range(500):
         episodes.note("token", f"wrong token from 10.0.0.{n % 7}")
     assert lines == ["wrong token from 10.0.0.0"]

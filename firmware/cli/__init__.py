@@ -89,6 +89,7 @@ COMMAND_MODULES = {
     "send": "gm",
     "history": "history",
     "unit-dropin": "unit",
+    "docs": "docs",
 }
 
 

@@ -30,15 +30,19 @@ commands for players and game masters:
   deck          the deck that appears now, and the rounds it deals (the cheat sheet)
   play          a headless session: JSON inputs on stdin, JSON events on stdout
   casing        the bomb casing (serial number, widgets, QR code) as SVG, PNG or PDF
+  party         a party in one step: the simulator, a random bomb, a timer, the tablet's page
 commands for the prop:
   run           the prop on a Pi, or the simulator on a PC (run --simulate)
   check-config  validate a config file and print its wiring
+  unit-dropin   the systemd settings the config's room services need (install-service.sh)
+  docs          where the running prop serves these docs (its console's /docs/), offline
   doctor        check this Pi for the prop (sudo baccarat doctor)
   update        install a new version, back to the old one if it fails (sudo baccarat update SOURCE)
   history       how each game went (from the history file; no running prop needed)
 commands to a running prop (over its control socket):
   solved, reset, force-solve, hint, status, bet, start-timer, add-time, output
   self-test     the pre-game check: every display, light, sound and button
+  send          any command the prop takes, in words (a room service's too)
 
 `baccarat COMMAND --help` tells more about each. The players' manual:
 {MANUAL_URL}

@@ -43,6 +43,7 @@ def history_file(config_state_file: str | None, env: Mapping[str, str] | None = 
 def cmd_history(args: argparse.Namespace) -> int:
     """Print the last games, their averages and the stuck indicator (``--json``: as one object)."""
     from ..history.games import averages, build_games, duration
+    from ..history.lines import local_time
     from ..history.store import read_files
 
     if args.file:
@@ -90,7 +91,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     head = ("game", "started", "outcome", "time", "rounds", "strikes", "hints", "commands")
     print("{:>6}  {:<16}  {:<19} {:>8} {:>6} {:>7} {:>5} {:>8}".format(*head))
     for row in summaries:
-        started = time.strftime("%Y-%m-%d %H:%M", time.localtime(_epoch(row["started"])))
+        started = local_time(_epoch(row["started"]))
         outcome = row["outcome"] + (f" ({row['cause']})" if row["cause"] else " (forced)" if row["forced"] else "")
         print(
             f"{row['game']:>6}  {started:<16}  {outcome:<19} {duration(row['seconds']):>8} {row['rounds']:>6} "

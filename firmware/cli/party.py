@@ -116,7 +116,7 @@ def cmd_party(args: argparse.Namespace) -> int:
     def before_start(running: Config) -> None:
         print(banner(running, password, reachable_urls("0.0.0.0", args.port, "/")), flush=True)
         if args.wait and sys.stdin.isatty():
-            input("\nPress Enter to start the game (q in the simulator, or Ctrl+C, ends it). ")
+            input("\nPress Enter to start the game (x in the simulator, or Ctrl+C, ends it). ")
 
     return run_config(run_args, config, before_start=before_start)
 

@@ -117,7 +117,7 @@ class Output:
         return self.until is not None and now >= self.until
 
     def close(self) -> None:
-        """Release the pin (gpiozero leaves it an input; see the README on what the pin does then)."""
+        """Release the pin (gpiozero leaves it an input; docs/build/outputs.md says what the pin does then)."""
         self.device.close()
 
 

@@ -12,112 +12,52 @@ asked) and ``bet`` (remote play).
 A game runs from the prop's first start or a reset to its solve, its explosion (an event of kind
 ``exploded``) or the next reset. Its lines reach the store (:mod:`.store`) at once, and the file
 at most once per round: at the game's start and end, and in between every
-:data:`ROUNDS_PER_WRITE` rounds (the SD card's budget: a write dirties a 4 KiB page, see the
+:data:`~.recorder.ROUNDS_PER_WRITE` rounds (the SD card's budget: a write dirties a 4 KiB page, see the
 README). The writer thread is woken from ``on_settled``, once the batch's frames are out, as the
 daemon's other services are. A clean stop (SIGTERM) writes what waits, with a ``stop`` line.
 
 **A restart mid-game** goes on with the same record: the saved game (the state file) is the one
 the file's last game left unfinished (same game number), so a ``resume`` line follows and the
-rounds count on. A start that finds no saved game closes an unfinished record as
-``interrupted``; a saved game the file has no record of starts a record marked ``resumed``.
+rounds count on. After a clean stop the ``stop`` line has the game's totals, and a start reads
+that line alone (:meth:`.store.FileStore.last_game`); after a power cut, the game's lines. A
+start that finds no saved game closes an unfinished record as ``interrupted``; a saved game the
+file has no record of starts a record marked ``resumed``.
 
 **Progress** (the stuck indicator): the players' last input the module took: a chip placed, a
 stack cleared, the active chip changed, a deal (with the strikes or the solve it brings). The
 state document carries when that was (``progress_at``) and the whole minutes since, as of the
 document (``stuck_minutes``); nothing ticks while the prop is idle.
+
+The lines themselves are made by :class:`~.recorder.Recorder` (the keeper is one); what each
+holds is in :mod:`.lines`. Reading them back into games (:mod:`.games`) is the readers' work,
+loaded when a reader first asks, not at start.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import os
-import threading
-import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
-from baccarat_core.records import field, record
-from baccarat_core.rounds import AREAS
 
-from .games import MAX_ENTRIES, VERSION, Game, Problem, build_games, iso_time
-from .store import Store
+from .lines import MAX_ENTRIES, Problem, iso_time
+from .recorder import Recorder, _Game
 
 if TYPE_CHECKING:
     from ..daemon import Daemon
     from ..room.commands import Command, GameMaster
+    from .games import Game
 
 log = logging.getLogger("baccarat.history")
 
-#: Rounds whose lines wait in memory before they are written together (a game's start and end,
-#: and a clean stop, are written at once): a power cut loses at most the last three rounds'
-#: lines, never the game itself (the state file has it).
-ROUNDS_PER_WRITE = 4
 
-#: Input events that are the players' progress.
-PROGRESS = (ev.ChipAdded, ev.AreaCleared, ev.DenominationChanged, ev.DealStarted)
-
-
-@record(frozen=False)
-class _Game:
-    """The game being recorded, and what the players see of the table (mirrored from the events)."""
-
-    id: str
-    started: float
-    deck: str
-    cards_left: int
-    limits: list[int]
-    chip: int
-    strikes: int = 0  # the module's count, as the strikes came
-    gestures: int = 0  # rounds (gestures at the deck) recorded, refused deals included
-    dealt: int = 0
-    hints: int = 0
-    commands: int = 0
-    strikes_alone: int = 0
-    waiting: int = 0  # rounds whose lines wait to be written
-    first_move: float | None = None
-    first_move_written: bool = False
-    progress: float | None = None
-    stacks: dict[str, list[int]] = field(default_factory=lambda: {area: [] for area in AREAS})
-    round: dict[str, Any] | None = None  # the round of this batch, while its events come
-    ending: tuple[str, dict[str, Any]] | None = None
-
-
-def new_id(at: float) -> str:
-    """``20250501-120000-3fa9c1``: the time the game began (UTC) and six random hex digits."""
-    return f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime(at))}-{os.urandom(3).hex()}"
-
-
-class HistoryKeeper:
+class HistoryKeeper(Recorder):
     """Records each game to a :class:`~.store.Store` (attach with :meth:`attach` before the daemon starts).
 
     ``bomb`` is the bomb's limits as the config sets them (a timer, a strike limit), recorded
     with each game; ``clock`` gives the time of day (seconds since 1970).
     """
-
-    def __init__(
-        self,
-        store: Store,
-        *,
-        bomb: dict[str, Any] | None = None,
-        clock: Callable[[], float] = time.time,
-        rounds_per_write: int = ROUNDS_PER_WRITE,
-    ) -> None:
-        self.store = store
-        self.bomb = bomb
-        self.clock = clock
-        self.rounds_per_write = rounds_per_write
-        #: How the daemon paces a deal (``original`` or ``quick``), recorded for the replay.
-        self.pacing: str | None = None
-        self._lock = threading.Lock()
-        self._game: _Game | None = None  # None between games (after a solve, until the reset)
-        self._begin_at_first_batch = True  # a fresh module: its first batch is the game's start
-        self._interrupted: list[dict[str, Any]] = []  # an unfinished record to close with the next start
-        self._remote = False  # the next batch is a bet command's (remote play)
-        self._handling = False  # inside on_handled: a write waits for on_settled (after the frames)
-        self._write_due = False
 
     # -- attaching ---------------------------------------------------------------------------
     def attach(self, daemon: Daemon, commands: GameMaster | None = None) -> HistoryKeeper:
@@ -164,6 +104,10 @@ class HistoryKeeper:
         return self._line(lines[0]["id"], "end", now, outcome="interrupted", strikes=_strikes(lines))
 
     def _continue(self, lines: list[dict[str, Any]], module: BaccaratModule, now: float) -> _Game:
+        if lines[0]["t"] == "stop":  # a clean stop: its line has the totals
+            return self._go_on(lines[0], module)
+        from .games import Game  # only when a game goes on after a restart that was no clean stop
+
         start = lines[0]
         game = self._fresh_game(start["id"], float(start["at"]), module)
         done = Game(start)
@@ -176,6 +120,17 @@ class HistoryKeeper:
         game.first_move = done.first_move
         game.first_move_written = game.first_move is not None
         game.progress = done.last_progress
+        self._game = game
+        return game
+
+    def _go_on(self, stop: dict[str, Any], module: BaccaratModule) -> _Game:
+        """The game as the ``stop`` line of a clean stop left it (its totals)."""
+        game = self._fresh_game(stop["id"], float(stop["started"]), module)
+        game.gestures, game.dealt = stop["gestures"], stop["rounds"]
+        game.hints, game.commands = stop["hints"], stop["commands"]
+        game.first_move = stop.get("first_move")
+        game.first_move_written = game.first_move is not None
+        game.progress = stop.get("progress")
         self._game = game
         return game
 
@@ -213,6 +168,8 @@ class HistoryKeeper:
     def on_settled(self, events: list[ev.Event], module: BaccaratModule) -> None:
         """Daemon ``on_settled`` hook: the displays show the batch, so the writer thread may now
         write what the batch asked for (it never competes with a frame for the interpreter)."""
+        if not self._write_due:  # set by on_handled, on this same thread: nothing to write
+            return
         with self._lock:
             due, self._write_due = self._write_due, False
         if due:
@@ -260,202 +217,26 @@ class HistoryKeeper:
             game = self._game
             if game is not None:
                 self._close_round(self.clock())
-                self._emit([self._mark(game, self._line(game.id, "stop", self.clock()))], write=True)
+                stop = {**self._mark(game, self._line(game.id, "stop", self.clock())), **game.totals()}
+                self._emit([stop], write=True)
         self.store.close()
 
     # -- reading (any thread) ---------------------------------------------------------------------
     def games(self) -> tuple[list[Game], list[Problem]]:
         """Every game kept, oldest first (the one being played included), and the lines skipped."""
+        from .games import build_games  # the readers': not loaded at start
+
         lines, problems = self.store.read()
         games, more = build_games(lines)
         return games, problems + more
 
-    # -- internals (under the lock) -------------------------------------------------------------
-    def _fresh_game(self, game_id: str, at: float, module: BaccaratModule) -> _Game:
-        deck = module.deck
-        return _Game(
-            game_id,
-            at,
-            deck.color if deck is not None else "red",
-            module.cards_left,
-            [module.limits.minimum, module.limits.maximum],
-            module.denomination,
-            module.strikes,
-            stacks={area: list(module.stacks[area]) for area in AREAS},
-        )
-
-    def _begin(self, module: BaccaratModule, now: float, *, resumed: bool = False) -> None:
-        if self._interrupted:
-            self._emit(self._interrupted, write=False)
-            self._interrupted = []
-        game = self._fresh_game(new_id(now), now, module)
-        self._game = game
-        limits = module.limits
-        start: dict[str, Any] = {
-            "v": VERSION,
-            **self._line(game.id, "start", now),
-            "game": module.game,
-            "edgework": module.edgework.to_dict(),
-            "drawn": module.edgework_drawn,
-            "limits": {"min": limits.minimum, "max": limits.maximum, "random": module.limits_random},
-            "deck": game.deck,
-            "enabled": module.enabled,
-        }
-        if self.bomb:
-            start["bomb"] = dict(self.bomb)
-        if self.pacing:
-            start["pacing"] = self.pacing
-        if resumed:
-            start["resumed"] = True
-        self._emit([start], write=True, new_game=True)
-
-    def _take(self, event: ev.Event, module: BaccaratModule, now: float) -> None:
-        game = self._game
-        if game is None or game.ending is not None:
-            return
-        if isinstance(event, PROGRESS):
-            game.progress = now
-            if game.first_move is None:
-                game.first_move = now
-        if isinstance(event, ev.ChipAdded):
-            game.stacks[event.area] = list(event.stack)
-        elif isinstance(event, ev.AreaCleared):
-            game.stacks[event.area] = []
-        elif isinstance(event, ev.ChipsCleared):
-            game.stacks = {area: [] for area in AREAS}
-        elif isinstance(event, ev.DenominationChanged):
-            game.chip = event.value
-        elif isinstance(event, ev.DeckAppeared):
-            game.deck, game.cards_left = event.color, 52
-        elif isinstance(event, ev.DealStarted):
-            game.round = {
-                **self._line(game.id, "round", now),
-                "n": game.gestures + 1,
-                "deck": game.deck,
-                "cards_left": game.cards_left,
-                "limits": list(game.limits),
-                "chip": game.chip,
-                "stacks": {area: list(stack) for area, stack in game.stacks.items() if stack},
-                "cards": [],
-                "result": None,
-                "strikes": [],
-            }
-            if self._remote:
-                game.round["remote"] = True
-            timer = getattr(module, "timer", None)
-            if timer is not None:
-                game.round["timer"] = timer.shown()
-        elif isinstance(event, ev.ChipsReordered):
-            reordered = {area: list(stack) for area, stack in event.stacks.items()}
-            game.stacks.update(reordered)
-            if game.round is not None:
-                game.round["reordered"] = reordered
-        elif isinstance(event, ev.CardDealt):
-            game.cards_left = max(0, game.cards_left - 1)
-            if game.round is not None:
-                game.round["cards"].append([event.hand, event.card, event.score])
-        elif isinstance(event, ev.RoundPlayed):
-            if game.round is not None:
-                game.round["result"] = {
-                    "player_score": event.player_score,
-                    "banker_score": event.banker_score,
-                    "winner": event.winner,
-                    "profit_cents": event.profit_cents,
-                    "results": dict(event.results),
-                }
-        elif isinstance(event, ev.Strike):
-            strike = {"reason": event.reason, "detail": event.detail, "strikes": event.strikes}
-            game.strikes = event.strikes
-            if game.round is not None:
-                game.round["strikes"].append(strike)
-            else:
-                game.strikes_alone += 1
-                if game.strikes_alone <= MAX_ENTRIES["strike"]:
-                    self._emit([self._mark(game, {**self._line(game.id, "strike", now), **strike})], write=False)
-        elif isinstance(event, ev.Solved):
-            if event.forced:
-                self._command(game, "force_solve", event, now)
-            game.ending = ("solved", {"forced": True} if event.forced else {})
-        elif event.kind == "exploded":  # the bomb's (issue 24 part 3), known here by its kind
-            cause = getattr(event, "cause", None)
-            game.ending = ("exploded", {"cause": cause} if isinstance(cause, str) else {})
-            if game.round is not None and isinstance(cause, str):
-                game.round["exploded"] = cause
-        elif isinstance(event, ev.LimitsSet):
-            game.limits = [event.min, event.max]
-            self._command(game, "set_limits", event, now)
-        elif isinstance(event, ev.EdgeworkChanged):
-            self._command(game, "set_edgework", event, now)
-        elif isinstance(event, ev.SolvedCountChanged):
-            self._command(game, "set_solved", event, now)
-        elif isinstance(event, ev.EnabledChanged):
-            self._command(game, "enable" if event.enabled else "disable", event, now)
-        elif event.kind == "timer_started" and getattr(event, "forced", False):  # the game master's start
-            self._command(game, "start", event, now)
-        elif event.kind == "time_added":
-            self._command(game, "add_time", event, now)
-
-    def _command(self, game: _Game, name: str, event: ev.Event, now: float) -> None:
-        game.commands += 1
-        if game.commands <= MAX_ENTRIES["command"]:
-            line = {**self._line(game.id, "command", now), "command": name, "detail": event.describe()[:240]}
-            self._emit([self._mark(game, line)], write=False)
-
-    def _close_round(self, now: float) -> None:
-        game = self._game
-        if game is None or game.round is None:
-            return
-        line, game.round = game.round, None
-        game.gestures += 1
-        if line["result"] is not None:
-            game.dealt += 1
-        if game.gestures <= MAX_ENTRIES["round"]:
-            game.waiting += 1
-            self._emit([self._mark(game, line)], write=False)
-
-    def _finish(self, module: BaccaratModule, now: float) -> None:
-        game = self._game
-        if game is None or game.ending is None:
-            return
-        outcome, extra = game.ending
-        end = {
-            **self._line(game.id, "end", now),
-            "outcome": outcome,
-            "strikes": game.strikes,
-            "rounds": game.dealt,
-            "hints": game.hints,
-            "commands": game.commands,
-            **extra,
-        }
-        timer = getattr(module, "timer", None)
-        if timer is not None:
-            end["time_left"] = round(float(timer.left), 1)
-        self._emit([self._mark(game, end)], write=True)
-        self._game = None
-
-    @staticmethod
-    def _line(game_id: str, kind: str, at: float, **fields: Any) -> dict[str, Any]:
-        return {"t": kind, "id": game_id, "at": round(at, 3), **fields}
-
-    @staticmethod
-    def _mark(game: _Game, line: dict[str, Any]) -> dict[str, Any]:
-        """The players' first move (on the first line after it) and last progress, on a line."""
-        if game.first_move is not None and not game.first_move_written:
-            line["first_move"] = round(game.first_move, 3)
-            game.first_move_written = True
-        if game.progress is not None and line["t"] != "round":  # a round is progress at its own time
-            line["progress"] = round(game.progress, 3)
-        return line
-
-    def _emit(self, lines: list[dict[str, Any]], *, write: bool, new_game: bool = False) -> None:
-        texts = [json.dumps(line, separators=(",", ":"), allow_nan=False) for line in lines]
-        if write and self._handling:  # written once the frames are out (on_settled)
-            write, self._write_due = False, True
-        self.store.hand(lines, texts, new_game=new_game, write=write)
-
 
 def _strikes(lines: list[dict[str, Any]]) -> int:
-    """The highest strike count an unfinished game's lines saw."""
+    """The highest strike count an unfinished game's lines saw (a clean stop's line says it)."""
+    if lines[0]["t"] == "stop":
+        return int(lines[0]["strikes"])
+    from .games import Game
+
     game = Game(lines[0])
     for line in lines[1:]:
         game.add(line)

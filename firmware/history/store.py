@@ -11,7 +11,7 @@ game being played is never in the part dropped. The two files hold at most about
 A line cut short (a power cut, or a ``kill -9`` in the middle of a ``write()``: the kernel may stop
 a large write at a page boundary) is found at the first write after the start and cut off the
 file, with one log line; a reader meanwhile skips it like any damaged line
-(:mod:`.games`).
+(:mod:`.lines`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from baccarat_core import BaccaratError, strict
 from baccarat_core.numbers import show_value
 
 from ..room.state_file import read_state
-from .games import MAX_LINE_BYTES, Problem, parse_line
+from .lines import MAX_LINE_BYTES, Problem, parse_line
 
 log = logging.getLogger("baccarat.history")
 
@@ -77,7 +77,8 @@ class Store(Protocol):
         """Keep what is pending and stop."""
 
     def last_game(self) -> list[dict[str, Any]]:
-        """The lines of the last game kept, oldest first (a start reads them: see :mod:`.keeper`)."""
+        """The last game kept as a start needs it, oldest first: its end line alone if it ended, its
+        stop line alone after a clean stop, else every line of it (see :mod:`.keeper`)."""
 
 
 def read_lines(path: Path, where: str | None = None) -> tuple[list[Located], list[Problem]]:
@@ -278,16 +279,29 @@ class FileStore:
         return lines, problems
 
     def last_game(self) -> list[dict[str, Any]]:
-        """The lines of the file's last game, oldest first (a start reads them to go on with a
-        saved game: only the end of the file is read). Empty when there is none to read."""
+        """The last game's lines as a start needs them, oldest first: the end line alone of a game
+        that ended, or the stop line alone (with the game's totals) of one the prop stopped in
+        cleanly (the file's last line, read and checked alone: a start costs the same however long
+        the game or the file); else, after a power cut, every line of the unfinished game, to go
+        on with it (only the end of the file is read). Empty when there is none to read."""
         with self._file_lock:
+            damaged: list[str] = []
+            try:
+                data, whole = _tail(self.path, MAX_LINE_BYTES + 1)  # the last line, whole
+            except OSError:
+                return []
+            ended = _ended(data, whole, damaged)
+            if ended is not None:
+                for reason in damaged:
+                    log.warning("history file %s: a damaged line at its end skipped: %s", self.path, reason)
+                return ended
             size = 64 * 1024
             while True:
                 try:
                     data, whole = _tail(self.path, size)
                 except OSError:
                     return []
-                damaged: list[str] = []
+                damaged = []
                 game = _last_game(data, whole, damaged)
                 if game is not None:
                     break
@@ -308,6 +322,27 @@ def _tail(path: Path, size: int) -> tuple[bytes, bool]:
         return os.pread(fd, length, info.st_size - length), length == info.st_size or length == MAX_FILE_BYTES
     finally:
         os.close(fd)
+
+
+def _ended(data: bytes, whole: bool, damaged: list[str]) -> list[dict[str, Any]] | None:
+    """``[line]`` when the last line in ``data`` (the end of a file) that can be read sums its game
+    up: an end line, or the stop line of a clean stop (with the game's totals); [] when ``data`` is
+    the whole file and holds no line; None otherwise (a game the prop did not stop cleanly in, or no
+    line that can be read in ``data``: read more). ``damaged`` gets the lines passed over."""
+    raw = data.split(b"\n")
+    if not whole:
+        raw = raw[1:]  # the first piece may be the end of a line that began before the data
+    for line in reversed(raw):  # after the last newline: a line cut short (skipped), or a whole one
+        if not line.strip():
+            continue
+        try:
+            entry = parse_line(line)
+        except BaccaratError as error:
+            damaged.append(strict.one_line(str(error), 160))
+            continue
+        summed_up = entry["t"] == "end" or (entry["t"] == "stop" and "gestures" in entry)
+        return [entry] if summed_up else None
+    return [] if whole else None
 
 
 def _last_game(data: bytes, whole: bool, damaged: list[str]) -> list[dict[str, Any]] | None:

@@ -4,7 +4,7 @@ and the last pre-game self-test's result.
 :class:`Diagnostics` is a logging handler on the prop's ``baccarat`` logger: it
 keeps the last warning or error line (``WARNING baccarat.displays: ...``) and its
 time, and calls ``on_change`` so that the MQTT service publishes the retained
-diagnostics document (``P/diagnostics``, docs/mqtt.md) again. Nothing runs
+diagnostics document (``P/diagnostics``, docs/integrate/mqtt.md) again. Nothing runs
 while nothing goes wrong: no timer, and the start time is a time stamp (a
 controller shows "up for 3 hours" from it), not a counter to publish.
 """

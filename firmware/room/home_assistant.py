@@ -6,7 +6,7 @@ prop's own topics (the retained state document, the events, the retained
 diagnostics) and send the prop's own JSON commands, so nothing new is published
 while the game runs:
 
-(the entities: docs/mqtt.md, "Home Assistant"). Home Assistant 2024.11 or newer reads it.
+(the entities: docs/integrate/home-assistant.md). Home Assistant 2024.11 or newer reads it.
 
 The discovery message is published on every connect and again when Home Assistant
 announces itself (``homeassistant/status`` = ``online``), at most once in :data:`BIRTH_SECONDS`.
@@ -113,7 +113,7 @@ def discovery_payload(
     ``outputs`` (``(name, mode)`` pairs, :func:`output_components`).
 
     ``topics`` needs ``state`` (the retained state document), ``command`` (JSON
-    commands, as in docs/mqtt.md), ``status`` (``online``/``offline``), ``events``
+    commands, as in docs/integrate/mqtt.md), ``status`` (``online``/``offline``), ``events``
     (every game event) and ``diagnostics`` (the retained diagnostics document).
     """
     state, command, events, diagnostics = topics["state"], topics["command"], topics["events"], topics["diagnostics"]

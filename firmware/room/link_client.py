@@ -119,7 +119,21 @@ def new_client(client_id: str) -> Any:
                     return result
 
             _client_class = Client
-    return _client_class(CallbackAPIVersion.VERSION2, client_id=client_id)
+    client = _client_class(CallbackAPIVersion.VERSION2, client_id=client_id)
+    client.on_socket_open = no_delay
+    return client
+
+
+def no_delay(client: Any, userdata: Any, sock: Any) -> None:
+    """paho's ``on_socket_open``: small packets (an event, a reply) leave at once. With Nagle's
+    algorithm on, as paho leaves it, each waits for the broker's delayed acknowledgement of the
+    one before, about 40 ms on Linux: every command's reply and every event came that late."""
+    import socket
+
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    except (OSError, AttributeError):  # a Unix socket, or a websocket wrapper: no Nagle to turn off
+        pass
 
 
 class Trouble:

@@ -1,6 +1,6 @@
 """MQTT: the bomb's edgework and solved count in, events, state and replies out.
 
-:class:`MqttService` speaks this project's topics (see docs/mqtt.md) over one
+:class:`MqttService` speaks this project's topics (see docs/integrate/mqtt.md) over one
 :class:`~.link.Link` (the connection, :mod:`.link`), which Home Assistant's discovery
 (:mod:`.home_assistant`) and any other service on the same broker share;
 ``room2.py`` speaks the Room 2.0 convention over a second link.

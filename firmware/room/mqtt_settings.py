@@ -174,6 +174,35 @@ def mqtt_string_problem(value: str) -> str | None:
     return None
 
 
+#: Longest name a convention (M3, node-redscape) gives the prop in one topic level, in bytes.
+MAX_NAME_BYTES = 64
+
+
+def topic_level_problem(value: str) -> str | None:
+    """Why ``value`` cannot name the prop in one level of an MQTT topic, or None.
+
+    >>> topic_level_problem("baccarat") is None
+    True
+    >>> topic_level_problem("room/baccarat")
+    'must be one topic level, without /'
+    """
+    if not value.strip():
+        return "must not be empty"
+    problem = mqtt_string_problem(value)
+    if problem:
+        return problem
+    wildcard = next((c for c in value if c in "+#"), None)
+    if wildcard:
+        return f"contains {wildcard}, an MQTT wildcard, which brokers refuse in a topic; choose a name without + or #"
+    if "/" in value:
+        return "must be one topic level, without /"
+    if value.startswith("$"):
+        return "must not start with $: brokers keep those topics to themselves ($SYS/...)"
+    if len(value.encode("utf-8")) > MAX_NAME_BYTES:
+        return f"must be at most {MAX_NAME_BYTES} bytes"
+    return None
+
+
 def mqtt_value_problem(key: str, value: str) -> str | None:
     """Why the broker would refuse ``[mqtt] key = value`` (see :data:`TOPIC_STARTS` and its neighbours)."""
     if not value:

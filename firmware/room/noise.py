@@ -1,12 +1,13 @@
-"""What a stranger on the broker can cost the log: one line for a flood, then a count.
+"""What a stranger on the network can cost the log: one line for a flood, then a count.
 
-Anyone who may publish on the prop's topics can send 20,000 bad commands in a few
-seconds. :class:`Noise` keeps the log readable while they come: the first of a kind
-is logged at once, the next ones are counted, and once ``quiet`` seconds have passed
-one line says how many came and the last one's text (like the console's
-``firmware.web.guard.Episodes``). Nothing runs for it: the counts are said at the next
-note of the kind or at :meth:`Noise.tick`, which a link calls at each pass of its
-network loop (about once a second while connected).
+Anyone who may publish on the prop's topics, reach the console or the Modbus port can send
+20,000 bad requests in a few seconds. :class:`Noise` keeps the log readable while they come,
+for every surface alike (MQTT and Room 2.0, the web console, Clue Control, the other
+controllers): the first of a kind is logged at once, the next ones are counted, and once
+``quiet`` seconds have passed one line says how many came and the last one's text. The
+counts are said at the next note of the kind, at :meth:`Noise.tick` (an MQTT link calls it at
+each pass of its network loop), or, bound to an asyncio loop (:meth:`Noise.bind`), by that
+loop's timer.
 
 A command refused by the one command path (:mod:`.commands`) is logged there, on the
 thread that handed it over: inside :meth:`Noise.capturing` those lines become notes too.
@@ -29,9 +30,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from baccarat_core.records import record
+
+if TYPE_CHECKING:
+    import asyncio
 
 #: Repeats of a kind within this many seconds of its first line are counted, not logged.
 QUIET_SECONDS = 60.0
@@ -39,7 +46,7 @@ QUIET_SECONDS = 60.0
 COMMANDS_LOGGER = "baccarat.commands"
 
 
-@dataclass
+@record(frozen=False)
 class _Spell:
     started: float
     repeats: int
@@ -59,6 +66,13 @@ class Noise:
         self.clock = clock
         self._spells: dict[str, _Spell] = {}
         self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        #: Every note, by kind, since the start (for diagnostics and tests).
+        self.totals: Counter[str] = Counter()
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Say each count from ``loop``'s timer once its quiet time has passed, even if nothing follows."""
+        self._loop = loop
 
     def say(self, level: int, text: str) -> None:
         """Log one line (a test may replace it)."""
@@ -68,14 +82,23 @@ class Noise:
         """One occurrence of ``kind``, described by ``text`` (one line, already cut short)."""
         now = self.clock()
         with self._lock:
+            self.totals[kind] += 1
             spell = self._spells.get(kind)
             if spell is not None and now - spell.started < self.quiet:
                 spell.repeats += 1
                 spell.text, spell.level = text, level
+                if spell.repeats == 1:
+                    self._arm(kind, self.quiet - (now - spell.started))
                 return
             repeats = spell.repeats if spell is not None else 0
             self._spells[kind] = _Spell(now, 0, text, level)
         self.say(level, f"{text} (after {repeats} more like it)" if repeats else text)
+
+    def _arm(self, kind: str, delay: float) -> None:
+        """Have the bound loop close ``kind``'s count after ``delay`` seconds (from any thread)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(loop.call_later, max(delay, 0.0), self.tick)
 
     def tick(self) -> None:
         """Say the count of each kind whose quiet time has passed (any thread; quick when none is due)."""

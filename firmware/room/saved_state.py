@@ -51,7 +51,7 @@ log = logging.getLogger("baccarat.state")
 
 #: The state file's format (its ``"version"`` key). A change to what the file holds raises it, with an
 #: entry in :data:`MIGRATIONS` that turns the file of the format before into this one, so that a newer
-#: release reads the game an older one saved (an update keeps the game: README.md, "Updates").
+#: release reads the game an older one saved (an update keeps the game: docs/operate/updates.md).
 VERSION = 1
 #: ``MIGRATIONS[n](document)``: a format-``n`` document as format ``n + 1`` (none yet: 1 is the first).
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}

@@ -101,6 +101,8 @@ class Service:
     - ``always``: configured even when the file has no such section (read with the defaults);
       otherwise the section's presence turns the service on;
     - ``after``: services to start before this one (it finds them with :meth:`Prop.service`);
+    - ``needs``: services that must be configured with it (a section of its own without theirs is a
+      config error naming the table to add: ``[m3]`` rides on ``[mqtt]``'s connection);
     - ``order``: where it starts among the others (lower first; third parties after the prop's own);
     - ``title`` and ``docs`` (the page of the docs site that explains it);
     - ``error``: the :class:`~firmware.errors.ConfigError` its section's problems raise.
@@ -149,6 +151,7 @@ class Service:
     keys: ClassVar[tuple[Key, ...]] = ()
     always: ClassVar[bool] = False
     after: ClassVar[tuple[str, ...]] = ()
+    needs: ClassVar[tuple[str, ...]] = ()
     order: ClassVar[int] = 100
     docs: ClassVar[str] = ""
     error: ClassVar[type[ConfigError]] = ConfigError

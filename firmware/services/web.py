@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from ..netaddr import reachable_urls
 from ..web.settings import WEB_KEYS, WebConfigError, WebSection, web_section
 from . import Prop, Running, Section, Service
 
@@ -54,6 +53,7 @@ class Web(Service):
         web = settings.resolved(simulate=prop.simulate)
         if not web.enabled:
             return None
+        from ..netaddr import reachable_urls
         from ..web.attach import CONSOLE_LINE, announce, attach_web
 
         service = attach_web(

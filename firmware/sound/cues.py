@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 
 from baccarat_core import events as ev
 
-#: Every cue, in the order the README lists them.
+#: Every cue, in the order docs/build/sound.md lists them.
 CUES: tuple[str, ...] = (
     "chip",
     "many_chips",

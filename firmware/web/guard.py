@@ -15,8 +15,9 @@
   an idle connection that carried a trusted request is the last to make room.
 - wrong passwords and tokens are counted by :mod:`.throttle`, which also says what
   one address is (:func:`~.throttle.address_key`: an IPv6 host by its /64 prefix).
-- :class:`Episodes`: a repeated warning (wrong tokens, malformed requests) is one log
-  line, then one line saying how many more came, at most once per ``quiet`` seconds.
+- a repeated warning (wrong tokens, malformed requests) is one log line, then one line saying
+  how many more came, at most once per ``quiet`` seconds (:class:`~firmware.room.noise.Noise`,
+  as for every surface).
 - :class:`HttpLogFilter`: aiohttp's own logging of a malformed request quotes the raw
   request line and headers (``?token=``, the session cookie) with a traceback; it
   becomes one line naming the sender and the kind of damage.
@@ -31,12 +32,10 @@ import asyncio
 import errno
 import logging
 import re
-import threading
-import time
 from collections import OrderedDict
-from collections.abc import Callable
 from typing import Any
 
+from ..room.noise import Noise
 from .throttle import address_key
 
 log = logging.getLogger("baccarat.web")
@@ -54,76 +53,11 @@ HEAD_SECONDS = 10.0
 IDLE_SECONDS = 15.0
 #: A request body (a login form, a command) must arrive within this many seconds.
 BODY_SECONDS = 10.0
-#: Repeats of a warning within this many seconds are counted, not logged.
-QUIET_SECONDS = 60.0
 
 #: Connections over a cap that are still answered (a 503 at their head); more are closed unanswered.
 MAX_REFUSED = 16
 #: Connections the kernel queues for the server (asyncio also accepts up to this many at a time).
 ACCEPT_BACKLOG = 32
-
-
-class Episodes:
-    """Warnings that strangers can repeat at will: one line, then a count at most every ``quiet`` seconds.
-
-    ``note(kind, text)`` logs ``text`` when ``kind`` was quiet for ``quiet`` seconds;
-    repeats are counted and, once the quiet time has passed, one line says how many
-    came and the last one's text. Bound to a loop (:meth:`bind`), the count is said
-    even if no repeat follows; without one, at the next repeat.
-    """
-
-    def __init__(
-        self,
-        logger: logging.Logger = log,
-        *,
-        quiet: float = QUIET_SECONDS,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.logger = logger
-        self.quiet = quiet
-        self._clock = clock
-        self._loop: asyncio.AbstractEventLoop | None = None
-        # kind -> [start of the quiet time, repeats since, last text, level, timer]
-        self._open: dict[str, list[Any]] = {}
-        self._lock = threading.Lock()
-
-    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Say the closing counts from ``loop`` (call from the loop's own thread)."""
-        self._loop = loop
-
-    def note(self, kind: str, text: str, level: int = logging.WARNING) -> None:
-        """One occurrence of ``kind``, described by ``text`` (already free of secrets)."""
-        now = self._clock()
-        with self._lock:
-            entry = self._open.get(kind)
-            if entry is not None and now - entry[0] < self.quiet:
-                entry[1] += 1
-                entry[2], entry[3] = text, level
-                if entry[4] is None and self._loop is not None:
-                    entry[4] = self._loop.call_at(self._loop.time() + self.quiet - (now - entry[0]), self.close, kind)
-                return
-            repeats = entry[1] if entry is not None else 0
-            if entry is not None and entry[4] is not None:
-                entry[4].cancel()
-            self._open[kind] = [now, 0, text, level, None]
-        if repeats:
-            self.logger.log(level, "%s (after %d more like it)", text, repeats)
-        else:
-            self.logger.log(level, "%s", text)
-
-    def close(self, kind: str) -> None:
-        """Say how many repeats of ``kind`` were not logged, and start afresh."""
-        with self._lock:
-            entry = self._open.pop(kind, None)
-        if entry is not None and entry[1]:
-            if entry[4] is not None:
-                entry[4].cancel()
-            self.logger.log(entry[3], "%d more like it in %g s, the last: %s", entry[1], self.quiet, entry[2])
-
-    def close_all(self) -> None:
-        """Stopping: say every open count."""
-        for kind in list(self._open):
-            self.close(kind)
 
 
 #: aiohttp's exception classes for a malformed request, in words (their messages quote the request).
@@ -151,14 +85,14 @@ def damage(error: BaseException | None) -> str:
 
 
 class HttpLogFilter(logging.Filter):
-    """On the logger aiohttp's request handler uses: each record becomes one safe :class:`Episodes` line.
+    """On the logger aiohttp's request handler uses: each record becomes one safe line (:class:`~.Noise`).
 
     aiohttp logs a malformed request as ``Error handling request from ADDRESS`` with
     the exception, whose message quotes the request line and headers; this keeps only
     the address and the kind of damage. Every record is consumed (returns False).
     """
 
-    def __init__(self, episodes: Episodes) -> None:
+    def __init__(self, episodes: Noise) -> None:
         super().__init__()
         self.episodes = episodes
 
@@ -174,7 +108,7 @@ class HttpLogFilter(logging.Filter):
         return False
 
 
-def http_logger(episodes: Episodes) -> logging.Logger:
+def http_logger(episodes: Noise) -> logging.Logger:
     """The logger for aiohttp's request handler (``logger=`` of the app runner)."""
     logger = logging.getLogger("baccarat.web.http")
     for old in [f for f in logger.filters if isinstance(f, HttpLogFilter)]:
@@ -205,7 +139,7 @@ class ConnectionGuard:
 
     def __init__(
         self,
-        episodes: Episodes,
+        episodes: Noise,
         *,
         max_connections: int = MAX_CONNECTIONS,
         max_per_address: int = MAX_PER_ADDRESS,

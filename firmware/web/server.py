@@ -41,11 +41,12 @@ from aiohttp.typedefs import Handler
 from ..devices.wiring import INPUT_NAMES
 from ..errors import PropError
 from ..room.commands import COMMAND_TIMEOUT
+from ..room.noise import Noise
 from .auth import COOKIE, CSRF_HEADER, LoginForms, LoginPage, Session, Sessions, origin_ok
 from .backend import ConsoleBackend
 from .console import ConsolePages
 from .controllers import ControllerEndpoints, cors_middleware, is_controller_path
-from .guard import ACCEPT_BACKLOG, BODY_SECONDS, IDLE_SECONDS, ConnectionGuard, Episodes, http_logger
+from .guard import ACCEPT_BACKLOG, BODY_SECONDS, IDLE_SECONDS, ConnectionGuard, http_logger
 from .language import PageTexts
 from .live import LiveHub, View, event_stream
 from .players import PlayerPages
@@ -95,9 +96,9 @@ class WebService:
         self.sessions = Sessions()
         #: This start of the service: a page that finds another one knows the prop restarted.
         self.boot = secrets.token_urlsafe(9)
-        self.episodes = Episodes()
+        self.episodes = Noise(log)
         self.guard = ConnectionGuard(self.episodes)
-        #: Wrong passwords: ten per address in five minutes (the README says so).
+        #: Wrong passwords: ten per address in five minutes (docs/run/console-security.md says so).
         self.throttle = Throttle()
         #: Wrong controller tokens: ten per address a minute.
         self.token_throttle = Throttle(window=60.0)
@@ -225,6 +226,9 @@ class WebService:
         app.router.add_static("/static/", self.static_dir, follow_symlinks=False)
         self.texts.register(app)
         self.players.register(app)
+        from .docs_site import register as register_docs  # the docs at /docs/: read-only, no login
+
+        register_docs(app)
         if self.history is not None:
             self.history.register(app)
         return app

@@ -7,7 +7,7 @@ the caller's thread does not wait for it; :meth:`ClueControl.start` returns once
 switch listens, or raises :class:`ClueControlError` with one line saying why it cannot.
 :meth:`ClueControl.update` may be called from any thread. pymodbus's own log lines are
 silenced below CRITICAL: the link says what matters in its own words
-(``baccarat.clue_control``), aggregated (:class:`.tally.Tally`).
+(``baccarat.clue_control``), aggregated (:class:`~firmware.room.noise.Noise`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ...errors import PropError
+from ...room.noise import Noise
 from .protocol import ENABLED, MODBUS_PORT, SOLVED, Key, output_key
-from .tally import Tally
 
 if TYPE_CHECKING:
     from .switch import CommandSink, Switch
@@ -75,7 +75,7 @@ class ClueControl:
         self.allow = allow
         self.controller = controller
         self.coil_base = coil_base
-        self.tally = Tally(log)
+        self.tally = Noise(log)
         self.switch: Switch | None = None
         self.trigger: Trigger | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -210,7 +210,7 @@ class ClueControl:
             await self.switch.close()
         if self.trigger is not None:
             await self.trigger.close()
-        self.tally.close()
+        self.tally.close_all()
 
 
 def _listen_problem(host: str, port: int | None, error: BaseException) -> str:

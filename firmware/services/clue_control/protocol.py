@@ -29,7 +29,8 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from baccarat_core.records import record
 
 #: Modbus TCP's port, Clue Control's for both roles.
 MODBUS_PORT = 502
@@ -52,11 +53,9 @@ OUTPUT_BASE = 100
 OUTPUT_STEP = 10
 #: The largest coil number Modbus can address.
 MAX_COIL = 0xFFFF
-#: ``coil_base`` (and the octet it stands for) runs from 0 to this.
-MAX_COIL_BASE = 255
 
 
-@dataclass(frozen=True)
+@record
 class Command:
     """One of the prop's own commands, as the one command path takes it (:meth:`payload`)."""
 
@@ -109,7 +108,7 @@ def output_key(index: int) -> Key:
     return ("output", index)
 
 
-@dataclass(frozen=True)
+@record
 class Coils:
     """The coil numbers of one prop on the Clue Control computer, for its number ``base`` (its octet)."""
 

@@ -29,7 +29,7 @@ from ...errors import ConfigError
 from ...findings import FAIL, OK, WARN, Finding
 from ...sections import Key, port_problem, within
 from .. import Prop, Running, Section, Service
-from .protocol import MAX_COIL_BASE, Coils, Command, last_octet, output_value, route_address, split_host_port
+from . import MAX_COIL_BASE
 
 if TYPE_CHECKING:
     from baccarat_core import BaccaratModule
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from ...config import Config
     from .link import ClueControl
+    from .protocol import Command
 
 log = logging.getLogger("baccarat.clue_control")
 
@@ -53,6 +54,8 @@ class ClueControlConfigError(ConfigError):
 
 def controller_problem(value: str) -> str | None:
     """``"host"`` or ``"host:port"`` (``"[v6]:port"``)."""
+    from .protocol import split_host_port  # what the numbers mean: loaded when a config names them
+
     try:
         split_host_port(value)
     except ValueError as error:
@@ -125,6 +128,8 @@ class ClueControlService(Service):
 
     def configure(self, values: dict[str, Any], section: Section, config: Config) -> ClueControlSettings:
         """The settings, with the prop's outputs in config order."""
+        from .protocol import split_host_port
+
         return ClueControlSettings(
             port=values["port"],
             controller=split_host_port(values["controller"]),
@@ -135,6 +140,8 @@ class ClueControlService(Service):
 
     def describe(self, settings: ClueControlSettings) -> list[str]:
         """Both roles, with the numbers to enter in Clue Control."""
+        from .protocol import Coils, output_value
+
         s = settings
         senders = ", ".join((s.controller[0], *s.allow))
         values = "1 solve, 2 reset, 3 enable, 4 disable, 5 reset+enable, 6 reset+disable"
@@ -180,6 +187,8 @@ class ClueControlService(Service):
 
     @staticmethod
     def _number(s: ClueControlSettings) -> Finding:
+        from .protocol import Coils, last_octet, route_address
+
         if s.coil_base is not None:
             c = Coils(s.coil_base)
             return Finding(OK, f"Clue Control coils: {c.solved} solved, {c.enabled} enabled, {c.output(0)}+ outputs")

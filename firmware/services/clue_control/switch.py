@@ -20,7 +20,7 @@ must cost little and say little:
   is closed; frames sent back to back are each answered, in order;
 - at most ``max_connections`` at once: a new one closes the one idle the longest;
 - with ``allow``, a connection from any other address is closed unanswered;
-- each of these is a :class:`.tally.Tally` note: one log line, then one count per spell,
+- each of these is a :class:`~firmware.room.noise.Noise` note: one log line, then one count per spell,
   never a traceback, and the server serves on.
 """
 
@@ -37,8 +37,8 @@ from pymodbus.constants import ExcCodes
 from pymodbus.framer import FramerSocket
 from pymodbus.pdu import DecodePDU, ExceptionResponse, ModbusPDU
 
+from ...room.noise import Noise
 from .protocol import COMMAND_REGISTER, MODBUS_PORT, Command, commands_for
-from .tally import Tally
 
 log = logging.getLogger("baccarat.clue_control")
 
@@ -87,7 +87,7 @@ class Switch:
         host: str = "0.0.0.0",
         port: int = MODBUS_PORT,
         allow: Collection[str] | None = None,
-        tally: Tally | None = None,
+        tally: Noise | None = None,
         max_connections: int = MAX_CONNECTIONS,
         frame_seconds: float = FRAME_SECONDS,
     ) -> None:
@@ -99,7 +99,7 @@ class Switch:
         #: The addresses that may connect (None: any); host names among them are looked up at :meth:`start`.
         self.allow: set[str] | None = None if allow is None else set()
         self._allow_given = tuple(allow or ())
-        self.tally = tally or Tally(log)
+        self.tally = tally or Noise(log)
         self.max_connections = max_connections
         self.frame_seconds = frame_seconds
         self._decoder = DecodePDU(True)
@@ -125,7 +125,7 @@ class Switch:
                 session.drop()
             await self._server.wait_closed()
             self._server = None
-        self.tally.close()
+        self.tally.close_all()
 
     def admit(self, session: _Session) -> bool:
         """Take a new connection (closing the one idle the longest at the cap); False for a stranger."""

@@ -30,8 +30,8 @@ from collections.abc import Awaitable, Callable
 from pymodbus.client import AsyncModbusTcpClient
 from pymodbus.exceptions import ModbusException
 
+from ...room.noise import Noise
 from .protocol import ENABLED, MODBUS_PORT, SOLVED, UNIT_ID, Coils, Key, last_octet, output_key, route_address
-from .tally import Tally
 
 log = logging.getLogger("baccarat.clue_control")
 
@@ -71,7 +71,7 @@ class Trigger:
         timeout: float = TIMEOUT,
         first_retry: float = FIRST_RETRY,
         longest_retry: float = LONGEST_RETRY,
-        tally: Tally | None = None,
+        tally: Noise | None = None,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
         route: Callable[[str, int], str] = route_address,
     ) -> None:
@@ -81,7 +81,7 @@ class Trigger:
         self.timeout = timeout
         self.first_retry = first_retry
         self.longest_retry = longest_retry
-        self.tally = tally or Tally(log)
+        self.tally = tally or Noise(log)
         self._sleep = sleep
         self._route = route
         self._want: dict[Key, bool] = {}  # the latest value of each coil, in the order they changed
