@@ -56,16 +56,16 @@ class Stream:
 def test_the_console_speaks_the_browsers_language_unless_the_config_names_one(web_factory):
     web = web_factory(front_panel=False)
     status, _, german = page(web, "/", {"Accept-Language": "de-CH, de;q=0.9, en;q=0.5"})
-    assert status == 200 and '<html lang="de">' in german and ">Steuerung</h2>" in german
+    assert status == 200 and '<html lang="de">' in german and "<h2>Steuerung " in german
     assert '<script src="/i18n/de.js" defer>' in german
     _, _, english = page(web, "/", {"Accept-Language": "ja, zh;q=0.8"})
-    assert '<html lang="en">' in english and ">Controls</h2>" in english
+    assert '<html lang="en">' in english and "<h2>Controls " in english
 
 
 def test_web_language_sets_the_consoles_whatever_the_browser_asks(web_factory):
     web = web_factory(front_panel=False, settings={"language": "fr"})
     _, _, french = page(web, "/", {"Accept-Language": "de"})
-    assert '<html lang="fr">' in french and ">Commandes</h2>" in french
+    assert '<html lang="fr">' in french and "<h2>Commandes " in french
 
 
 def test_each_console_page_gets_the_words_and_the_log_in_its_own_language(web_factory):
