@@ -144,7 +144,7 @@ def build_daemon(
         held_outputs=held_outputs,
         clock=schedule_clock,
     )
-    daemon.display_words = translations(config.display_language or SOURCE)  # [display] language
+    daemon.set_display_words(translations(config.display_language or SOURCE))  # [display] language
     return daemon
 
 

@@ -241,13 +241,8 @@ class Daemon(GameLoop):
         """True while :meth:`identify`'s lights blink and the displays are inverted."""
         return self._stage.identifying
 
-    @property
-    def display_words(self) -> NullTranslations:
+    def set_display_words(self, words: NullTranslations) -> None:
         """The displays' words: ``[display] language``'s catalog (the original's English by default)."""
-        return self._stage.display_words
-
-    @display_words.setter
-    def display_words(self, words: NullTranslations) -> None:
         self._stage.display_words = words
 
     def switch_output(self, name: str, state: str) -> Future[list[ev.Event]]:
