@@ -282,5 +282,5 @@ def split_list(text: str | None) -> tuple[str, ...]:
 
 
 def join_names(names: Iterable[str]) -> str:
-    """``Parallel,Serial``, or ``none`` for no names."""
-    return ",".join(names) if names else "none"
+    """``Parallel, Serial``, or ``none`` for no names."""
+    return ", ".join(names) if names else "none"

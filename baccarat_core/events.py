@@ -2,24 +2,39 @@
 
 The same objects go to the log, the displays, ``baccarat play`` and the
 network. ``to_dict()`` gives the JSON form, always with an ``"event"`` key;
-``describe()`` gives one line of words for the log.
+``describe()`` gives one line of words for the log, in English or, given a gettext catalog
+(``firmware.i18n``), in its language; the module's own names (the betting areas, the cards, the
+deck colours, the money as the manual writes it) stay as they are.
 """
 
 from __future__ import annotations
 
+from gettext import NullTranslations
 from typing import Any, ClassVar
 
 from .numbers import format_cents, format_dollars
 from .records import asdict, field, record
 from .timer import clock_text
 
-#: Betting areas as the log and the messages name them.
+#: No catalog: the messages as written, in English.
+ENGLISH = NullTranslations()
+
+
+def N_(message: str) -> str:  # noqa: N802 - gettext's name for "mark, translate later"
+    """Mark ``message`` for the catalog (``pybabel extract``) without translating it here."""
+    return message
+
+
+#: Betting areas as the log and the messages name them (the manual's names; a page in another
+#: language says them as its catalog does).
 AREA_NAMES: dict[str, str] = {
-    "player": "Player",
-    "banker": "Banker",
-    "tie": "Tie",
-    "player_pair": "Player Pair",
-    "banker_pair": "Banker Pair",
+    # TRANSLATORS: the betting areas as the manual names them (the panel and the displays say
+    # them in English): the manual in your language's names, or these.
+    "player": N_("Player"),
+    "banker": N_("Banker"),
+    "tie": N_("Tie"),
+    "player_pair": N_("Player Pair"),
+    "banker_pair": N_("Banker Pair"),
 }
 
 
@@ -40,8 +55,8 @@ class Event:
         """The JSON form, with the ``"event"`` key first."""
         return {"event": self.kind, **asdict(self)}
 
-    def describe(self) -> str:
-        """One line of words for the log."""
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
+        """One line of words for the log (in ``t``'s language)."""
         return self.kind
 
 
@@ -54,10 +69,12 @@ class LimitsSet(Event):
     max: int
     random: bool
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``limits $25 - $1000 (fixed)``."""
-        how = "drawn at random" if self.random else "fixed"
-        return f"limits {format_dollars(self.min)} - {format_dollars(self.max)} ({how})"
+        how = t.gettext("drawn at random") if self.random else t.gettext("fixed")
+        return t.gettext("limits {low} - {high} ({how})").format(
+            low=format_dollars(self.min), high=format_dollars(self.max), how=how
+        )
 
 
 @record
@@ -76,16 +93,28 @@ class DeckAppeared(Event):
     top: str
     replaces: str | None = None
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """The colour, the solved count it appeared with, and the manual's steps."""
-        head = f"deck {self.color} appears with {self.solved} solved"
+        head = t.gettext("deck {color} appears with {solved} solved").format(color=self.color, solved=self.solved)
         if self.replaces:
-            head = f"deck {self.color} replaces {self.replaces}, {self.solved} solved"
+            head = t.gettext("deck {color} replaces {old}, {solved} solved").format(
+                color=self.color, old=self.replaces, solved=self.solved
+            )
         if self.unshuffled:
-            return f"{head}: unshuffled (lit BOB and 8 or 9 ports), top card {self.top}"
-        return (
-            f"{head}: letter {self.letter}, digit {self.digit}, first index {self.first_index}"
-            f" ({self.top}), port column {self.port}, multiplier {self.multiplier}"
+            return t.gettext("{deck}: unshuffled (lit BOB and 8 or 9 ports), top card {top}").format(
+                deck=head, top=self.top
+            )
+        return t.gettext(
+            "{deck}: letter {letter}, digit {digit}, first index {index} ({top}), port column {port}, "
+            "multiplier {times}"
+        ).format(
+            deck=head,
+            letter=self.letter,
+            digit=self.digit,
+            index=self.first_index,
+            top=self.top,
+            port=self.port,
+            times=self.multiplier,
         )
 
 
@@ -96,9 +125,9 @@ class DenominationChanged(Event):
     kind: ClassVar[str] = "denomination"
     value: int
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``active chip $25``."""
-        return f"active chip {format_dollars(self.value)}"
+        return t.gettext("active chip {chip}").format(chip=format_dollars(self.value))
 
 
 @record
@@ -121,11 +150,10 @@ class ChipAdded(Event):
             "total": self.total,
         }
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """The chip, and the whole stack bottom to top."""
-        return (
-            f"chip {format_dollars(self.chip)} on {self.area}: stack bottom to top "
-            f"{_stack(self.stack)} = {format_dollars(self.total)}"
+        return t.gettext("chip {chip} on {area}: stack bottom to top {stack} = {total}").format(
+            chip=format_dollars(self.chip), area=self.area, stack=_stack(self.stack), total=format_dollars(self.total)
         )
 
 
@@ -137,9 +165,11 @@ class AreaCleared(Event):
     area: str
     total: int
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``tie cleared (held), $6 taken back``."""
-        return f"{self.area} cleared (held), {format_dollars(self.total)} taken back"
+        return t.gettext("{area} cleared (held), {total} taken back").format(
+            area=self.area, total=format_dollars(self.total)
+        )
 
 
 @record
@@ -150,14 +180,14 @@ class InputIgnored(Event):
     input: str
     reason: str
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``ignored press player: the module is solved``."""
         why = {
-            "solved": "the module is solved",
-            "disabled": "the table is closed",
-            "exploded": "the bomb exploded (reset it)",
+            "solved": t.gettext("the module is solved"),
+            "disabled": t.gettext("the table is closed"),
+            "exploded": t.gettext("the bomb exploded (reset it)"),
         }.get(self.reason, self.reason)
-        return f"ignored {self.input}: {why}"
+        return t.gettext("ignored {input}: {why}").format(input=self.input, why=why)
 
 
 @record
@@ -167,10 +197,10 @@ class DealStarted(Event):
     kind: ClassVar[str] = "deal"
     bets: dict[str, int] = field(default_factory=dict)
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``deal requested with player $26``."""
-        bets = ", ".join(f"{area} {format_dollars(amount)}" for area, amount in self.bets.items()) or "no bets"
-        return f"deal requested with {bets}"
+        bets = ", ".join(f"{area} {format_dollars(amount)}" for area, amount in self.bets.items())
+        return t.gettext("deal requested with {bets}").format(bets=bets or t.gettext("no bets"))
 
 
 @record
@@ -184,10 +214,12 @@ class ChipsReordered(Event):
         """The JSON form (stacks as lists, bottom first)."""
         return {"event": self.kind, "stacks": {a: list(s) for a, s in self.stacks.items()}}
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``the dealer re-orders player to $500 $100 (bottom to top)``."""
-        parts = "; ".join(f"{area} to {_stack(stack)}" for area, stack in self.stacks.items())
-        return f"the dealer re-orders {parts} (bottom to top)"
+        parts = "; ".join(
+            t.gettext("{area} to {stack}").format(area=area, stack=_stack(stack)) for area, stack in self.stacks.items()
+        )
+        return t.gettext("the dealer re-orders {stacks} (bottom to top)").format(stacks=parts)
 
 
 @record
@@ -199,9 +231,11 @@ class Strike(Event):
     detail: str
     strikes: int
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``STRIKE 1 (loss): the round lost $26.00``."""
-        return f"STRIKE {self.strikes} ({self.reason}): {self.detail}"
+        return t.gettext("STRIKE {count} ({reason}): {detail}").format(
+            count=self.strikes, reason=self.reason, detail=self.detail
+        )
 
 
 @record
@@ -213,9 +247,11 @@ class CardDealt(Event):
     card: str
     score: int
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``card 10D to player, player total 0``."""
-        return f"card {self.card} to {self.hand}, {self.hand} total {self.score}"
+        return t.gettext("card {card} to {hand}, {hand} total {score}").format(
+            card=self.card, hand=self.hand, score=self.score
+        )
 
 
 @record
@@ -229,9 +265,11 @@ class CardLanded(Event):
     hand: str
     sideways: bool = False
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``a card lands face down to player`` (``..., sideways`` for a third card)."""
-        return f"a card lands face down to {self.hand}" + (", sideways" if self.sideways else "")
+        if self.sideways:
+            return t.gettext("a card lands face down to {hand}, sideways").format(hand=self.hand)
+        return t.gettext("a card lands face down to {hand}").format(hand=self.hand)
 
 
 @record
@@ -243,9 +281,9 @@ class ArrowClicked(Event):
     published: ClassVar[bool] = False
     direction: str
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``arrow left pressed``."""
-        return f"arrow {self.direction} pressed"
+        return t.gettext("arrow {direction} pressed").format(direction=self.direction)
 
 
 @record
@@ -268,13 +306,20 @@ class RoundPlayed(Event):
         data["banker"] = list(self.banker)
         return {"event": self.kind, **data}
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """Both hands with their scores, the winner, each bet's result and the profit."""
         results = ", ".join(f"{a} {format_cents(c, signed=True)}" for a, c in self.results.items())
-        return (
-            f"round: player {' '.join(self.player)} = {self.player_score}, banker "
-            f"{' '.join(self.banker)} = {self.banker_score}, {self.winner} wins; "
-            f"{results}; profit {format_cents(self.profit_cents, signed=True)}"
+        return t.gettext(
+            "round: player {player} = {player_score}, banker {banker} = {banker_score}, {winner} wins; "
+            "{results}; profit {profit}"
+        ).format(
+            player=" ".join(self.player),
+            player_score=self.player_score,
+            banker=" ".join(self.banker),
+            banker_score=self.banker_score,
+            winner=self.winner,
+            results=results,
+            profit=format_cents(self.profit_cents, signed=True),
         )
 
 
@@ -285,9 +330,9 @@ class Solved(Event):
     kind: ClassVar[str] = "solved"
     forced: bool = False
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """Who solved it."""
-        return "SOLVED by the game master" if self.forced else "SOLVED: the round made money"
+        return t.gettext("SOLVED by the game master") if self.forced else t.gettext("SOLVED: the round made money")
 
 
 @record
@@ -296,9 +341,9 @@ class ChipsCleared(Event):
 
     kind: ClassVar[str] = "chips_cleared"
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``chips cleared from the table``."""
-        return "chips cleared from the table"
+        return t.gettext("chips cleared from the table")
 
 
 @record
@@ -308,9 +353,9 @@ class SolvedCountChanged(Event):
     kind: ClassVar[str] = "solved_count"
     solved: int
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """The new count and what it affects."""
-        return f"the bomb now has {self.solved} solved modules (the next deck uses it)"
+        return t.gettext("the bomb now has {count} solved modules (the next deck uses it)").format(count=self.solved)
 
 
 @record
@@ -345,17 +390,27 @@ class EdgeworkChanged(Event):
         data["drawn"] = self.drawn
         return data
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """The new edgework in words."""
 
         def names(items: tuple[str, ...]) -> str:
-            return ", ".join(items) or "none"
+            return ", ".join(items) or t.gettext("none")
 
-        how = "bomb drawn at random" if self.drawn else "edgework set"
-        batteries = f", battery holders {names(self.batteries)}" if self.batteries else ""
-        return (
-            f"{how}: serial {self.serial}, ports {names(self.ports)}, lit {names(self.lit)}, "
-            f"unlit {names(self.unlit)}{batteries}, {self.solved} solved"
+        how = t.gettext("bomb drawn at random") if self.drawn else t.gettext("edgework set")
+        said = t.gettext("{how}: serial {serial}, ports {ports}, lit {lit}, unlit {unlit}, {solved} solved")
+        if self.batteries:
+            said = t.gettext(
+                "{how}: serial {serial}, ports {ports}, lit {lit}, unlit {unlit}, battery holders {batteries}, "
+                "{solved} solved"
+            )
+        return said.format(
+            how=how,
+            serial=self.serial,
+            ports=names(self.ports),
+            lit=names(self.lit),
+            unlit=names(self.unlit),
+            batteries=names(self.batteries),
+            solved=self.solved,
         )
 
 
@@ -366,9 +421,11 @@ class EnabledChanged(Event):
     kind: ClassVar[str] = "enabled"
     enabled: bool
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``table opened by the game master`` or ``table closed ...``."""
-        return f"table {'opened' if self.enabled else 'closed'} by the game master"
+        if self.enabled:
+            return t.gettext("table opened by the game master")
+        return t.gettext("table closed by the game master")
 
 
 @record
@@ -377,9 +434,9 @@ class ModuleReset(Event):
 
     kind: ClassVar[str] = "reset"
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``reset: a fresh game``."""
-        return "reset: a fresh game"
+        return t.gettext("reset: a fresh game")
 
 
 @record
@@ -391,10 +448,11 @@ class TimerStarted(Event):
     seconds_left: float
     forced: bool = False
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``timer started: 05:00 left``."""
-        who = " by the game master" if self.forced else ""
-        return f"timer started{who}: {clock_text(self.seconds_left)} left"
+        if self.forced:
+            return t.gettext("timer started by the game master: {left} left").format(left=clock_text(self.seconds_left))
+        return t.gettext("timer started: {left} left").format(left=clock_text(self.seconds_left))
 
 
 @record
@@ -405,10 +463,16 @@ class TimeAdded(Event):
     seconds: float
     seconds_left: float
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``60 s added by the game master: 04:12 left``."""
-        what = f"{self.seconds:g} s added" if self.seconds >= 0 else f"{-self.seconds:g} s taken away"
-        return f"{what} by the game master: {clock_text(self.seconds_left)} left"
+        left = clock_text(self.seconds_left)
+        if self.seconds >= 0:
+            return t.gettext("{seconds} s added by the game master: {left} left").format(
+                seconds=f"{self.seconds:g}", left=left
+            )
+        return t.gettext("{seconds} s taken away by the game master: {left} left").format(
+            seconds=f"{-self.seconds:g}", left=left
+        )
 
 
 @record
@@ -420,8 +484,10 @@ class Exploded(Event):
     cause: str
     strikes: int
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``EXPLODED: the time ran out (1 strike)``, ``EXPLODED: strike 3 reached the limit``."""
         if self.cause == "strikes":
-            return f"EXPLODED: strike {self.strikes} reached the strike limit"
-        return f"EXPLODED: the time ran out ({self.strikes} strike{'' if self.strikes == 1 else 's'})"
+            return t.gettext("EXPLODED: strike {count} reached the strike limit").format(count=self.strikes)
+        return t.ngettext(
+            "EXPLODED: the time ran out ({n} strike)", "EXPLODED: the time ran out ({n} strikes)", self.strikes
+        ).format(n=self.strikes)

@@ -33,6 +33,7 @@ from .devices.board import PropBoard, named_pin_factory
 from .devices.buttons import Clock
 from .devices.displays import DeviceFactory, Screen, open_luma_device
 from .errors import PropError
+from .i18n import SOURCE, translations
 from .room import saved_state
 from .room.commands import GameMaster
 
@@ -133,7 +134,7 @@ def build_daemon(
             bombs=config.bombs,
             rules=config.bomb,
         )
-    return Daemon(
+    daemon = Daemon(
         module,
         board,
         screens,
@@ -143,6 +144,8 @@ def build_daemon(
         held_outputs=held_outputs,
         clock=schedule_clock,
     )
+    daemon.set_display_words(translations(config.display_language or SOURCE))  # [display] language
+    return daemon
 
 
 def restore_module(config: Config, rng: random.Random) -> BaccaratModule | None:

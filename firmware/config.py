@@ -79,7 +79,7 @@ MAX_CONFIG_BYTES = 256 * 1024
 
 #: The core's sections (each service's is its own: :attr:`firmware.services.Service.table`).
 CORE_SECTIONS: tuple[str, ...] = ("edgework", "limits", "deck", "inputs", "status_light", "deck_light", "timing")
-CORE_SECTIONS += ("displays", "state", "bomb", "outputs")
+CORE_SECTIONS += ("displays", "state", "bomb", "outputs", "display")
 
 
 @record
@@ -127,6 +127,8 @@ class Config:
     unchecked: Mapping[str, Any] = field(default_factory=dict)
     #: The file holds a secret (a key a service declares ``secret``): it should not be world-readable.
     has_secrets: bool = False
+    #: ``[display] language``: the displays' words in a catalog's language ("": the original's English).
+    display_language: str = ""
 
     def with_settings(self, name: str, settings: Any) -> Config:
         """This config with the service ``name``'s settings replaced (``run``'s command-line overrides)."""
@@ -226,6 +228,7 @@ def _core(data: dict[str, Any], source: str) -> Config:
     outputs = _outputs(data.get("outputs", []))
     state = read_keys(Section("state", data.get("state", {})), CORE_KEYS["state"])
     bomb = read_bomb(Section("bomb", data.get("bomb", {})))
+    display = read_keys(Section("display", data.get("display", {})), CORE_KEYS["display"])
     return Config(
         edgework,
         limits,
@@ -240,6 +243,7 @@ def _core(data: dict[str, Any], source: str) -> Config:
         bombs=bombs,
         bomb=bomb,
         outputs=outputs,
+        display_language=display["language"],
     )
 
 

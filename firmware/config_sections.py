@@ -34,6 +34,7 @@ from .devices.wiring import (
     StatusLightWiring,
 )
 from .errors import ConfigError
+from .i18n import language_problem
 from .pacing import PACINGS
 from .sections import Key, Section, gpio_problem, one_of, read_keys, within
 
@@ -127,6 +128,15 @@ CORE_KEYS: dict[str, tuple[Key, ...]] = {
         ),
         Key("min", int, ..., help=f"fixed: the minimum bet, one of {', '.join(map(str, MINIMUMS))}"),
         Key("max", int, ..., help=f"fixed: the maximum bet, above min, at most {format_dollars(MAX_TABLE_MAXIMUM)}"),
+    ),
+    "display": (
+        Key(
+            "language",
+            str,
+            "",
+            check=language_problem,
+            help="the displays' words (PLAYER, TABLE LIMITS...) in a language (fr, de, es...); empty: in English",
+        ),
     ),
     "deck": (
         Key(

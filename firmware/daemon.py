@@ -86,6 +86,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
+from gettext import NullTranslations
 
 from PIL import Image
 
@@ -239,6 +240,10 @@ class Daemon(GameLoop):
     def identifying(self) -> bool:
         """True while :meth:`identify`'s lights blink and the displays are inverted."""
         return self._stage.identifying
+
+    def set_display_words(self, words: NullTranslations) -> None:
+        """The displays' words: ``[display] language``'s catalog (the original's English by default)."""
+        self._stage.display_words = words
 
     def switch_output(self, name: str, state: str) -> Future[list[ev.Event]]:
         """The game master's override of output ``name``: ``on`` (held), ``off`` or ``pulse``. Runs at

@@ -17,12 +17,14 @@ nothing gives the result away before the table shows it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from gettext import NullTranslations
 
 from PIL import Image
 
 from baccarat_core import BaccaratModule, TableLimits
 from baccarat_core import events as ev
 from baccarat_core.chips import DENOMINATIONS
+from baccarat_core.events import ENGLISH
 from baccarat_core.numbers import format_cents
 from baccarat_core.records import field, record, replace
 from baccarat_core.rounds import AREAS
@@ -39,11 +41,12 @@ from .render import (
     render_placard,
     render_table,
 )
+from .render.views import FOOTERS, WINNERS
 
 #: What a display role shows: its own view, or the explosion.
 View = TableLimits | TableView | BetsView | CasingView | ExplodedView
 
-_WINNERS = {"player": "PLAYER WINS", "banker": "BANKER WINS", "tie": "TIE"}
+_WINNERS = WINNERS  # render_table says them in [display] language
 
 
 @record
@@ -144,7 +147,7 @@ def result_text(result: ev.RoundPlayed) -> str:
 def table_view(module: BaccaratModule, on_table: RoundOnTable | None) -> TableView:
     """The table display: the deck, and the round on the table as far as it is shown."""
     color = module.deck.color if module.deck is not None else "red"
-    idle = "SOLVED" if module.solved else "PLACE YOUR BETS" if module.enabled else "TABLE CLOSED"
+    idle = FOOTERS[2] if module.solved else FOOTERS[0] if module.enabled else FOOTERS[1]
     return deck_view(color, module.cards_left, on_table, idle)
 
 
@@ -172,7 +175,7 @@ def deck_view(color: str, left: int, on_table: RoundOnTable | None, idle: str = 
         scores["player"],
         scores["banker"],
         result,
-        "DEALING" if result is None else result,
+        FOOTERS[3] if result is None else result,
         down["player"],
         down["banker"],
     )
@@ -259,19 +262,21 @@ def render_view(
     *,
     inverted: bool = False,
     colour: bool = False,
+    t: NullTranslations = ENGLISH,
 ) -> Image.Image:
     """Draw one role's view at a display's size and mode (pure: nothing is sent); ``colour`` for a
-    display that shows colours, not only grey levels (the placard takes its minimum's colour)."""
+    display that shows colours, not only grey levels (the placard takes its minimum's colour);
+    ``t``: the catalog of ``[display] language`` (the original's English without one)."""
     if isinstance(view, ExplodedView):
-        image = render_exploded(view, size, mode)
+        image = render_exploded(view, size, mode, t)
     elif role == "placard" and isinstance(view, TableLimits):
-        image = render_placard(view, size, mode, colour=colour)
+        image = render_placard(view, size, mode, colour=colour, t=t)
     elif role == "table" and isinstance(view, TableView):
-        image = render_table(view, size, mode)
+        image = render_table(view, size, mode, t)
     elif role == "bets" and isinstance(view, BetsView):
-        image = render_bets(view, size, mode)
+        image = render_bets(view, size, mode, t)
     elif role == "casing" and isinstance(view, CasingView):
-        image = render_casing(view, size, mode)
+        image = render_casing(view, size, mode, t)
     else:
         raise KeyError(f"no renderer for role {role!r} with a {type(view).__name__}")
     return invert(image) if inverted else image

@@ -7,9 +7,10 @@ read its answer (the timings, the result words), without the daemon.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from gettext import NullTranslations
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from baccarat_core.events import AREA_NAMES, Event
+from baccarat_core.events import AREA_NAMES, ENGLISH, Event
 from baccarat_core.inputs import Arrow, Deal, Hold, Input, Press
 from baccarat_core.records import asdict, record
 
@@ -102,9 +103,9 @@ class SelfTestStep(Event):
     name: str
     prompt: str
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``self-test: press PLAYER (within 10 s)``."""
-        return f"self-test: {self.prompt}"
+        return t.gettext("self-test: {prompt}").format(prompt=self.prompt)
 
 
 @record
@@ -120,9 +121,10 @@ class SelfTestResult(Event):
         """``{"event": "self_test_result", "ok": ..., "summary": ..., "parts": [...]}``."""
         return {"event": self.kind, "ok": self.ok, "summary": self.summary, "parts": [asdict(p) for p in self.parts]}
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``self-test passed: ...`` or ``self-test found faults: display table not answering; ...``."""
-        return f"self-test {'passed' if self.ok else 'found faults'}: {self.summary}"
+        said = t.gettext("self-test passed: {summary}") if self.ok else t.gettext("self-test found faults: {summary}")
+        return said.format(summary=self.summary)
 
 
 def summarize(parts: Sequence[SelfTestPart]) -> str:

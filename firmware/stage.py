@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from gettext import NullTranslations
 
 from PIL import Image
 
@@ -56,6 +57,8 @@ class Stage:
         self._unsettled: list[ev.Event] = []  # events since the last settled call
         self._to_settle = False  # a batch was handled or a frame sent since the last settled call
         self._drawn: dict[str, object] = {}
+        #: The displays' words: ``[display] language``'s catalog (firmware.i18n); English by default.
+        self.display_words: NullTranslations = ev.ENGLISH
         #: The event kinds an output switches at (its ``on`` and ``off_on``).
         self._output_kinds = frozenset(k for w in board.outputs.wirings.values() for k in (w.on, w.off_on))
         self._retry_at = float("inf")
@@ -98,7 +101,9 @@ class Stage:
             view = views(role)
             if (view, inverted) == self._drawn.get(role) and not screen.failing:
                 continue
-            image = render_view(role, view, screen.size, screen.mode, inverted=inverted, colour=screen.colour)
+            image = render_view(
+                role, view, screen.size, screen.mode, inverted=inverted, colour=screen.colour, t=self.display_words
+            )
             self._drawn[role] = (view, inverted)
             if screen.show(image):
                 sent = self._to_settle = True
@@ -110,7 +115,13 @@ class Stage:
         """The picture of ``role``'s view in ``scene``, at its display's size and mode."""
         screen = self.screens[role]
         return render_view(
-            role, scene.view(role), screen.size, screen.mode, inverted=scene.inverted, colour=screen.colour
+            role,
+            scene.view(role),
+            screen.size,
+            screen.mode,
+            inverted=scene.inverted,
+            colour=screen.colour,
+            t=self.display_words,
         )
 
     def send_frame(self, role: str, image: Image.Image) -> bool:

@@ -125,6 +125,9 @@ if [ "$old_hash" != "$hash" ] || [ "$old_pi" != "pi=$pi" ] || { [ "$new_extra" =
   .venv/bin/python -m pip install "${pip_args[@]}" -e ".${extras:+[$extras]}"
   echo "$hash pi=$pi extras=${!have[*]}" >.venv/.baccarat-installed
 fi
+# The language catalogs: each firmware/locale/*/LC_MESSAGES/baccarat.po compiled by Babel in pure
+# Python (docs/run/language.md); build output, never committed. Quiet; one line if one cannot be read.
+.venv/bin/python -m firmware.i18n
 if [ "$pi" = 1 ] && ! err=$(.venv/bin/python -c 'import lgpio, spidev, PIL, RPi.GPIO' 2>&1); then
   echo "error: the venv cannot use Raspberry Pi OS's packages ($(printf '%s\n' "$err" | tail -n 1))" >&2
   exit 1

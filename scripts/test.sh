@@ -19,9 +19,10 @@ fi
 # DejaVu Sans (fonts-dejavu-core); systemd for systemd-analyze, util-linux for setpriv, alsa-utils
 # for aplay, git for tests/test_update.py (it installs from checkouts and `git archive`s; the
 # updater itself does without git), mbpoll and liblo-tools for tests/test_clue_control_mbpoll.py and
-# tests/test_osc*.py (a Modbus and an OSC client apart from pymodbus and python-osc).
+# tests/test_osc*.py (a Modbus and an OSC client apart from pymodbus and python-osc), gettext for msgfmt,
+# which checks the language catalogs as translators' tools do (tests/test_i18n_catalogs.py).
 # shellcheck disable=SC2034  # read by _venv.sh
-apt_packages=(mosquitto tmux chromium libatomic1 fonts-dejavu-core systemd shellcheck util-linux alsa-utils git mbpoll liblo-tools)
+apt_packages=(mosquitto tmux chromium libatomic1 fonts-dejavu-core systemd shellcheck util-linux alsa-utils git mbpoll liblo-tools gettext)
 # shellcheck source=scripts/_venv.sh
 . "$(dirname "$0")/_venv.sh" test
 . scripts/_nodered.sh  # Node-RED in .nodered/ (npm) for tests/test_redscape_nodered.py; _venv.sh cd-ed to the repo

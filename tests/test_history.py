@@ -297,7 +297,7 @@ def test_an_explosion_ends_the_game(store, cause):
     assert game.outcome == "exploded" and game.end["cause"] == cause
     assert game.summary()["cause"] == cause and game.summary()["hints"] == 0
     assert game.strikes() == sum(isinstance(e, ev.Strike) for e in lost)
-    assert table.keeper.document() == {"progress_at": None, "stuck_minutes": None}
+    assert table.keeper.document() == {"progress_at": None, "stuck_minutes": None, "progress_made": None}
 
 
 # -- the stuck indicator ----------------------------------------------------------------------------------
@@ -308,11 +308,12 @@ def test_the_stuck_indicator_counts_from_the_last_progress(store):
     start = table.clock.now
     table.clock.advance(125)
     assert table.keeper.document()["stuck_minutes"] == 2  # no move yet: since the game's start
+    assert table.keeper.document()["progress_made"] is False
     assert table.keeper.document()["progress_at"] == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start))
     table.press(Press("player"))
     moved = table.clock.now
     table.clock.advance(59)
-    assert table.keeper.document()["stuck_minutes"] == 0
+    assert table.keeper.document()["stuck_minutes"] == 0 and table.keeper.document()["progress_made"] is True
     table.clock.advance(540)
     table.command("hint")  # the game master's commands are not the players' progress
     table.command("set_limits", min=50, max=2000)

@@ -196,7 +196,7 @@ def test_deck_names_the_ports_that_count_toward_the_total_only(capsys):
     code = cli.main([*DECK, "--ports", "Parallel,HDMI,Serial,USB"])
     out = capsys.readouterr().out
     assert code == 0
-    assert "counted toward the total of 4 ports only: HDMI,USB" in out
+    assert "counted toward the total of 4 ports only: HDMI, USB" in out
     edgework = Edgework("AB3DE4", ("Parallel", "HDMI"))
     sheet = cheat_sheet(edgework, TableLimits(25, 1000), build_deck(edgework, TableLimits(25, 1000), "red"))
     assert "only: HDMI" in sheet

@@ -51,7 +51,7 @@ def test_casing_on_this_machine_without_a_password(web_factory):
     assert root.tag == f"{SVG}svg" and root.get("width") == "256mm"
     status, update = first_update(web, "/casing/events")
     assert status == 200 and set(update) == {"casing"}
-    assert set(update["casing"]) == {"doc", "svg"}
+    assert set(update["casing"]) == {"doc", "svg", "svg_tall"}  # a phone held upright shows the tall one
     assert update["casing"]["doc"]["serial"] == "AB3DE4"
     assert update["casing"]["doc"]["plates"] == [["Parallel", "Serial"], ["RJ-45"]]
     # Another host name (DNS rebinding) is refused, as by the console.

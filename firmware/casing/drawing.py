@@ -12,7 +12,7 @@ import io
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape, quoteattr
 
 from ..errors import PropError
@@ -100,6 +100,8 @@ class Text:
     fill: str = "#000000"
     anchor: str = "start"
     bold: bool = False
+    #: Not words but the bomb's own data (a serial number, a label, a port's name): never translated.
+    keep: bool = False
 
 
 Shape = Rect | Circle | Line | Polygon | Text
@@ -191,9 +193,10 @@ def _svg_shape(shape: Shape) -> str:
         points = " ".join(f"{_n(x)},{_n(y)}" for x, y in shape.points)
         return f'<polygon points="{points}"{_paint(shape.fill, shape.stroke, shape.width)}/>'
     weight = ' font-weight="bold"' if shape.bold else ""
+    keep = ' translate="no"' if shape.keep else ""
     return (
         f'<text x="{_n(shape.x)}" y="{_n(shape.y)}" font-size="{_n(shape.size)}" text-anchor="{shape.anchor}"'
-        f'{weight} fill="{shape.fill}">{escape(shape.text)}</text>'
+        f'{weight} fill="{shape.fill}"{keep}>{escape(shape.text)}</text>'
     )
 
 
@@ -222,12 +225,12 @@ def to_svg(drawing: Drawing) -> str:
     """The drawing as a standalone SVG document, ``width`` x ``height`` mm (1:1 when printed at 100 %).
 
     Presentation attributes only (no ``style``): the page inlines it under a strict
-    Content-Security-Policy.
+    Content-Security-Policy. On a screen of another shape it sits at the top, centred across.
     """
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_n(drawing.width)} {_n(drawing.height)}" '
-        f'width="{_n(drawing.width)}mm" height="{_n(drawing.height)}mm" role="img" '
-        f"aria-label={quoteattr(drawing.title)} font-family={quoteattr(FONT_FAMILY)}>"
+        f'width="{_n(drawing.width)}mm" height="{_n(drawing.height)}mm" preserveAspectRatio="xMidYMin meet" '
+        f'role="img" aria-label={quoteattr(drawing.title)} font-family={quoteattr(FONT_FAMILY)}>'
     ]
     if drawing.title:
         out.append(f"<title>{escape(drawing.title)}</title>")
@@ -317,6 +320,24 @@ def to_png(drawing: Drawing, dpi: int = 300) -> bytes:
 
 # -- PDF ----------------------------------------------------------------------------------------
 
+
+def _pdf_font(pdf: Any, drawing: Drawing) -> str:
+    """The PDF's font: Helvetica (built into every PDF reader) while every text is Latin-1 (English,
+    French, German, Spanish), else a TrueType font embedded (another language's letters)."""
+    texts = [shape.text for shape in drawing.root.shapes() if isinstance(shape, Text)]
+    try:
+        "".join(texts).encode("latin-1")
+        return "helvetica"
+    except UnicodeEncodeError:
+        pass
+    for regular, heavy in TRUETYPE_FONTS:
+        if Path(regular).is_file() and Path(heavy).is_file():
+            pdf.add_font("unicode", "", regular)
+            pdf.add_font("unicode", "B", heavy)
+            return "unicode"
+    raise DrawingError("this language's letters need a TrueType font in the PDF: apt-get install fonts-dejavu-core")
+
+
 #: Paper sizes (portrait, mm) a PDF can be laid on.
 PAPERS: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 
@@ -334,6 +355,7 @@ def to_pdf(drawing: Drawing, paper: str = "a4") -> bytes:
     if drawing.width > page_w or drawing.height > page_h:
         raise DrawingError(f"the drawing ({drawing.width:g} x {drawing.height:g} mm) does not fit on {paper}")
     pdf = FPDF(orientation="L" if landscape else "P", unit="mm", format=(short, long))
+    family = _pdf_font(pdf, drawing)
     pdf.set_auto_page_break(False)
     pdf.set_creator("baccarat casing")
     pdf.set_title(drawing.title or "Baccarat casing")
@@ -373,7 +395,7 @@ def to_pdf(drawing: Drawing, paper: str = "a4") -> bytes:
             if style:
                 pdf.polygon([(ox + x, oy + y) for x, y in shape.points], style=style)
         else:
-            pdf.set_font("helvetica", "B" if shape.bold else "", shape.size * PT_PER_MM)
+            pdf.set_font(family, "B" if shape.bold else "", shape.size * PT_PER_MM)
             pdf.set_text_color(*_rgb(shape.fill))
             width = pdf.get_string_width(shape.text)
             shift = {"start": 0.0, "middle": width / 2, "end": width}[shape.anchor]

@@ -31,7 +31,7 @@ def cmd_casing(args: argparse.Namespace) -> int:
 
         edgework = config_edgework(args, load_config(config_path(args.config)), None)
     timer = None if not args.minutes else args.minutes * 60.0  # the countdown's full time, as at a reset
-    drawing = draw_casing(Casing.from_edgework(edgework, timer=timer))
+    drawing = draw_casing(Casing.from_edgework(edgework, timer=timer), language=args.language)
     try:
         write(drawing, out, paper=args.paper, dpi=args.dpi)
     except OSError as error:
@@ -45,6 +45,14 @@ def _dpi(text: str) -> int:
     if dpi < 72:
         raise BaccaratError(f"dpi {dpi} is below 72 (a PNG to print wants 300)")
     return dpi
+
+
+def _language(text: str) -> str:
+    from ..i18n import languages
+
+    if text not in languages():
+        raise BaccaratError(f"--language {text[:20]}: not one of the prop's languages ({', '.join(languages())})")
+    return text
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -63,6 +71,13 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
         type=arg_type(lambda t: parse_count(t, "minutes", maximum=600)),
         default=None,
         help="the bomb's countdown, printed as its full time (default: NO TIMER)",
+    )
+    casing.add_argument(
+        "--language",
+        type=arg_type(_language),
+        default="en",
+        metavar="CODE",
+        help="the casing's words and its manual's link: en (default), fr, de, es, ... (docs/run/language.md)",
     )
     casing.add_argument("--paper", choices=("a4", "letter"), default="a4", help="the PDF's paper (default a4)")
     casing.add_argument(

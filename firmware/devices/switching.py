@@ -8,9 +8,10 @@ and the network read it without loading gpiozero.
 
 from __future__ import annotations
 
+from gettext import NullTranslations
 from typing import Any, ClassVar
 
-from baccarat_core.events import Event
+from baccarat_core.events import ENGLISH, Event
 from baccarat_core.records import record
 
 #: Why an output switched, besides the game event that switched it (its kind: ``solved``, ...).
@@ -37,9 +38,12 @@ class OutputSwitched(Event):
         seconds = None if self.seconds is None else round(self.seconds, 3)
         return {"event": self.kind, "name": self.name, "on": self.on, "cause": self.cause, "seconds": seconds}
 
-    def describe(self) -> str:
+    def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``output lock on (solved)``, ``output horn on for 1 s (strike)``, ``output lock off (cut-off)``."""
         if not self.on:
-            return f"output {self.name} off ({self.cause})"
-        span = f" for {self.seconds:g} s" if self.seconds is not None else ""
-        return f"output {self.name} on{span} ({self.cause})"
+            return t.gettext("output {name} off ({cause})").format(name=self.name, cause=self.cause)
+        if self.seconds is not None:
+            return t.gettext("output {name} on for {seconds} s ({cause})").format(
+                name=self.name, seconds=f"{self.seconds:g}", cause=self.cause
+            )
+        return t.gettext("output {name} on ({cause})").format(name=self.name, cause=self.cause)

@@ -194,14 +194,16 @@ class HistoryKeeper(Recorder):
 
     def document(self) -> dict[str, Any]:
         """The stuck indicator for the state document (``GameMaster.document_extras``): when the
-        players last made progress in the game being played (its start, if they have not yet),
-        and the whole minutes since, now; both null between games."""
+        players last made progress in the game being played (its start, if they have not yet:
+        ``progress_made`` says which), and the whole minutes since, now; all null between games."""
         with self._lock:
             game = self._game
             since = None if game is None else game.progress if game.progress is not None else game.started
+            made = None if game is None else game.progress is not None
         if since is None:
-            return {"progress_at": None, "stuck_minutes": None}
-        return {"progress_at": iso_time(since), "stuck_minutes": max(0, int((self.clock() - since) // 60))}
+            return {"progress_at": None, "stuck_minutes": None, "progress_made": None}
+        minutes = max(0, int((self.clock() - since) // 60))
+        return {"progress_at": iso_time(since), "stuck_minutes": minutes, "progress_made": made}
 
     @property
     def current_id(self) -> str | None:

@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+from gettext import NullTranslations
 from itertools import groupby
 
 from PIL import Image
 
 from baccarat_core.chips import chip_label
+from baccarat_core.events import ENGLISH, N_
 from baccarat_core.numbers import format_dollars
 from baccarat_core.rounds import AREAS
 
 from .canvas import CHAR_W, CHIP_RGB, LINE_H, TINY_H, TINY_W, Painter, tiny_width
 from .views import BetsView
 
-LABELS: dict[str, str] = {"player": "PLR", "banker": "BNK", "tie": "TIE", "player_pair": "P.P", "banker_pair": "B.P"}
+#: Each area's label on the bets display (three characters; the small display's 3x5 font has
+#: the original's letters only, so it keeps them).
+LABELS: dict[str, str] = {
+    # TRANSLATORS: a display's label for a betting area: exactly 3 characters.
+    "player": N_("PLR"),
+    "banker": N_("BNK"),
+    "tie": N_("TIE"),
+    "player_pair": N_("P.P"),
+    "banker_pair": N_("B.P"),
+}
 
 
 def runs(stack: tuple[int, ...]) -> list[tuple[int, int]]:
@@ -29,7 +40,7 @@ def _total(amount: int) -> str:
     return format_dollars(amount) if amount else ""
 
 
-def render_bets(view: BetsView, size: tuple[int, int], mode: str) -> Image.Image:
+def render_bets(view: BetsView, size: tuple[int, int], mode: str, t: NullTranslations = ENGLISH) -> Image.Image:
     """The bets display: one row per area (label, total, chips bottom to top, left to right) and
     the active chip between the arrows that can still move it.
 
@@ -57,10 +68,10 @@ def render_bets(view: BetsView, size: tuple[int, int], mode: str) -> Image.Image
         else:
             if marked:
                 p.draw.rectangle((0, y - 1, 3 * CHAR_W + 1, y + 6), fill=p.ink())
-            p.text((1 if marked else 0, y), LABELS[area], fill=p.dark() if marked else None)
+            p.text((1 if marked else 0, y), t.gettext(LABELS[area])[:3], fill=p.dark() if marked else None)
             p.text((3 * CHAR_W + 4, y), _total(sum(stack)))
             _chips(p, chip_x, y, stack, right)
-    _denomination(p, view, compact)
+    _denomination(p, view, compact, t)
     return p.image
 
 
@@ -101,7 +112,7 @@ def _compact_chips(p: Painter, x: int, y: int, stack: tuple[int, ...], right: in
         x += p.tiny((x, y), text, fill=p.ink(CHIP_RGB.get(value) if value else None)) + 1
 
 
-def _denomination(p: Painter, view: BetsView, compact: bool) -> None:
+def _denomination(p: Painter, view: BetsView, compact: bool, t: NullTranslations = ENGLISH) -> None:
     """Bottom-left: the active chip between the arrows that can still move."""
     left = "<" if view.can_go_left else " "
     right = ">" if view.can_go_right else " "
@@ -111,6 +122,7 @@ def _denomination(p: Painter, view: BetsView, compact: bool) -> None:
         p.tiny((x + 3, y + 1), f"{left}${chip_label(view.denomination)}{right}")
         return
     y = p.height - LINE_H + 1
-    text = f"{left} CHIP {format_dollars(view.denomination)} {right}"
+    # TRANSLATORS: a display's words around the active chip ("< CHIP $25 >"): at most 5 capitals.
+    text = f"{left} {t.gettext('CHIP')} {format_dollars(view.denomination)} {right}"
     p.draw.line((0, y - 3, p.width - 1, y - 3), fill=p.ink())
     p.text((0, y), text, CHIP_RGB.get(view.denomination))

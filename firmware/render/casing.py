@@ -9,8 +9,11 @@ explosion); ``--:--`` when the bomb has no timer.
 
 from __future__ import annotations
 
+from gettext import NullTranslations
+
 from PIL import Image
 
+from baccarat_core.events import ENGLISH
 from baccarat_core.timer import clock_text
 
 from .canvas import CHAR_W, Painter
@@ -24,20 +27,21 @@ _INK_H = 7  # capitals and digits of the font are 7 rows of ink
 _BOX = 8  # a strike box, in pixels (its X inside)
 
 
-def render_casing(view: CasingView, size: tuple[int, int], mode: str) -> Image.Image:
+def render_casing(view: CasingView, size: tuple[int, int], mode: str, t: NullTranslations = ENGLISH) -> Image.Image:
     """The casing display. Under 48 pixels high: the serial and the strike boxes on the top line,
-    the countdown below them; taller: the serial (double size), the countdown, the strikes."""
+    the countdown below them; taller: the serial (double size), the countdown, the strikes. Its
+    words in ``t``'s language (``[display] language``)."""
     p = Painter(size, mode)
-    big = "EXPLODED" if view.state == "exploded" else clock_text(view.seconds)
+    big = t.gettext("EXPLODED") if view.state == "exploded" else clock_text(view.seconds)
     if p.height < 48:
         p.text((0, 1), view.serial)
-        _status(p, view, p.width - 1, 0)
+        _status(p, view, p.width - 1, 0, t)
         _big(p, big, top=_INK_H + 3, bottom=p.height)
     else:
         p.centred(1, view.serial, scale=2)
         _big(p, big, top=2 * _INK_H + 4, bottom=p.height - _BOX - 3)
-        right = (p.width + _status_width(view)) // 2
-        _status(p, view, right, p.height - _BOX - 1)
+        right = (p.width + _status_width(view, t)) // 2
+        _status(p, view, right, p.height - _BOX - 1, t)
     return p.image
 
 
@@ -73,25 +77,26 @@ def _boxes(view: CasingView) -> int:
     return 3 if view.strikes <= 3 else 0  # no limit: the game's three boxes while they suffice
 
 
-def _status_text(view: CasingView) -> str:
+def _status_text(view: CasingView, t: NullTranslations = ENGLISH) -> str:
     if view.state == "solved":
-        return "DEFUSED"
+        # TRANSLATORS: a display's words, at most 12 capitals: the bomb is defused.
+        return t.gettext("DEFUSED")
     limit = f"/{view.strike_limit}" if view.strike_limit is not None else ""
     return f"X {view.strikes}{limit}"
 
 
-def _status_width(view: CasingView) -> int:
+def _status_width(view: CasingView, t: NullTranslations = ENGLISH) -> int:
     if view.state == "solved" or not _boxes(view):
-        return len(_status_text(view)) * CHAR_W
+        return len(_status_text(view, t)) * CHAR_W
     return _boxes(view) * (_BOX + 2) - 2
 
 
-def _status(p: Painter, view: CasingView, right: int, y: int) -> None:
+def _status(p: Painter, view: CasingView, right: int, y: int, t: NullTranslations = ENGLISH) -> None:
     """The strikes ending at column ``right``: a box per allowed strike, crossed once struck (or
     ``X 4/10`` in words); ``DEFUSED`` once solved."""
     boxes = _boxes(view)
     if view.state == "solved" or not boxes:
-        text = _status_text(view)
+        text = _status_text(view, t)
         p.text((right - len(text) * CHAR_W, y + 1), text, TIMER_RGB if view.state != "solved" else None)
         return
     ink = p.ink(TIMER_RGB)

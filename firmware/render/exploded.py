@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from gettext import NullTranslations
+
 from PIL import Image
+
+from baccarat_core.events import ENGLISH
 
 from .canvas import CHAR_W, LINE_H, Painter
 from .views import ExplodedView
@@ -11,18 +15,20 @@ from .views import ExplodedView
 EXPLODED_RGB = (255, 60, 30)
 
 
-def cause_text(view: ExplodedView) -> str:
+def cause_text(view: ExplodedView, t: NullTranslations = ENGLISH) -> str:
     """``TIME RAN OUT`` or ``3 STRIKES``: the second line."""
     if view.cause == "timer":
-        return "TIME RAN OUT"
-    return f"{view.strikes} STRIKE{'' if view.strikes == 1 else 'S'}"
+        # TRANSLATORS: a display's words, at most 21 capitals.
+        return t.gettext("TIME RAN OUT")
+    return t.ngettext("{n} STRIKE", "{n} STRIKES", view.strikes).format(n=view.strikes)
 
 
-def render_exploded(view: ExplodedView, size: tuple[int, int], mode: str) -> Image.Image:
+def render_exploded(view: ExplodedView, size: tuple[int, int], mode: str, t: NullTranslations = ENGLISH) -> Image.Image:
     """``EXPLODED`` as large as the display allows (scale 1 to 4), its cause under it; framed on a
-    display of 48 pixels and more."""
+    display of 48 pixels and more. In ``t``'s language (``[display] language``)."""
     p = Painter(size, mode)
-    title, cause = "EXPLODED", cause_text(view)
+    # TRANSLATORS: a display's words, at most 10 capitals (drawn large).
+    title, cause = t.gettext("EXPLODED"), cause_text(view, t)
     scale = 1
     for candidate in (4, 3, 2):
         fits = len(title) * CHAR_W * candidate <= p.width - 4

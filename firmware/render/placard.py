@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from gettext import NullTranslations
+
 from PIL import Image
 
+from baccarat_core.events import ENGLISH
 from baccarat_core.limits import TableLimits
 
 from .canvas import CHAR_W, LINE_H, Painter
@@ -21,18 +24,24 @@ PLACARD_RGB: dict[int, tuple[int, int, int]] = {
 }
 
 
-def render_placard(limits: TableLimits, size: tuple[int, int], mode: str, *, colour: bool = False) -> Image.Image:
+def render_placard(
+    limits: TableLimits, size: tuple[int, int], mode: str, *, colour: bool = False, t: NullTranslations = ENGLISH
+) -> Image.Image:
     """The placard: ``BACCARAT`` / ``TABLE LIMITS`` / ``$5 - $200``, centred.
 
     Lines are drawn double size while the display has room (the title first, then the
     limits), so a 128x32 shows three single lines and a 256x64 or 128x128 larger ones, framed.
     On a ``colour`` display (SSD1351; not a greyscale one) the placard has its minimum's colour
-    (:data:`PLACARD_RGB`).
+    (:data:`PLACARD_RGB`). The words in ``t``'s language (``[display] language``); the limits as the
+    manual writes them, always.
     """
     p = Painter(size, mode)
     if colour and p.color:
         p.draw.rectangle((0, 0, p.width - 1, p.height - 1), fill=PLACARD_RGB.get(limits.minimum, (0, 0, 0)))
-    lines = [("BACCARAT", GOLD), ("TABLE LIMITS", None), (limits.placard(), GOLD)]
+    # TRANSLATORS: a display's words, at most 10 capitals (then drawn twice as large).
+    title = t.gettext("BACCARAT")
+    # TRANSLATORS: a display's words, at most 21 capitals.
+    lines = [(title, GOLD), (t.gettext("TABLE LIMITS"), None), (limits.placard(), GOLD)]
     gap = 1 if p.height < 48 else 3
     # Double-size lines, the title first, while the display has room for them.
     scales = [1, 1, 1]

@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
+from baccarat_core.events import N_
 from baccarat_core.records import field, record
+
+#: The table's footer after a round, before its money: a display with ``[display] language``
+#: says them in that language (``render_table``).
+WINNERS: dict[str, str] = {
+    # TRANSLATORS: a display's words (capitals, about 21 characters a line): at most 12 here,
+    # the round's money follows ("PLAYER WINS +$25.00").
+    "player": N_("PLAYER WINS"),
+    "banker": N_("BANKER WINS"),
+    "tie": N_("TIE"),
+}
+#: The table's footer while no round is on it.
+# TRANSLATORS: a display's words, at most 21 capitals.
+FOOTERS: tuple[str, ...] = (N_("PLACE YOUR BETS"), N_("TABLE CLOSED"), N_("SOLVED"), N_("DEALING"))
 
 
 @record

@@ -49,6 +49,7 @@ def state_document(
         "stacks": {area: list(seen.stacks[area]) for area in AREAS},
         "edgework": module.edgework.to_dict(),
         "edgework_drawn": module.edgework_drawn,
+        "edgework_random": module.bombs is not None,  # a reset draws a new bomb
         "game": module.game,
         "deck_solved": deck.solved if deck else None,
         "outputs": outputs or [],

@@ -23,13 +23,14 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import parse_qsl, urlsplit
 
 from aiohttp import web
 
 from baccarat_core.records import field, record
 
+from ..i18n import N_
 from .replies import wait_words
 from .throttle import address_key
 
@@ -132,6 +133,13 @@ def origin_ok(request: web.Request) -> bool:
     return urlsplit(origin).netloc.lower() == request.host.lower()
 
 
+class LoginPage(Protocol):
+    """A login page saying ``message`` (English, its ``{value}`` fields in ``values``) with ``status``."""
+
+    def __call__(self, message: str, status: int, **values: str) -> web.Response:
+        """The page, the message said in the page's language."""
+
+
 class FormError(ValueError):
     """A login form that cannot be read; its message quotes nothing of the body."""
 
@@ -164,23 +172,25 @@ class LoginForms:
         self.service = service
 
     async def read(
-        self, request: web.Request, page: Callable[[str, int], web.Response], *, wrong: str, pages: str
+        self, request: web.Request, page: LoginPage, *, wrong: str, pages: str
     ) -> dict[str, str] | web.Response:
-        """A login form's POST: its fields when the password is right, else ``page(message, status)``
-        saying why not. A wrong one is answered after a pause and noted as ``wrong {wrong}``."""
+        """A login form's POST: its fields when the password is right, else ``page(message, status,
+        **values)`` saying why not (the message in English, its ``{value}`` fields given apart, so
+        that the page says it in its language). A wrong one is answered after a pause and noted as
+        ``wrong {wrong}``."""
         service = self.service
         if not origin_ok(request):
-            return page("Refused: the form came from another site.", 403)
+            return page(N_("Refused: the form came from another site."), 403)
         address = request.remote
         if not service.throttle.allow(address):  # spare reading the body of a locked address
             return self._too_many(address, page)
         try:
             form = await read_form(request, service.body_seconds)
         except TimeoutError:
-            return page(f"The form did not arrive within {service.body_seconds:g} s.", 408)
+            return page(N_("The form did not arrive within {seconds} s."), 408, seconds=f"{service.body_seconds:g}")
         except FormError as error:
             service.episodes.note("malformed", f"web: refused a login form from {address_key(address)}: {error}")
-            return page("The form could not be read: send it from the login page.", 400)
+            return page(N_("The form could not be read: send it from the login page."), 400)
         # From here to the count, no await: concurrent guesses from one address cannot all
         # pass the check before the first is counted.
         if not service.throttle.allow(address):
@@ -190,14 +200,14 @@ class LoginForms:
             service.throttle.fail(address)
             service.episodes.note("password", f"web: wrong {wrong} from {address_key(address)}")
             await asyncio.sleep(service.wrong_secret_pause)
-            return page("Wrong password.", 401)
+            return page(N_("Wrong password."), 401)
         log.info("web: %s login from %s", pages, address)
         return form
 
-    def _too_many(self, address: str | None, page: Callable[[str, int], web.Response]) -> web.Response:
+    def _too_many(self, address: str | None, page: LoginPage) -> web.Response:
         service = self.service
         wait = service.throttle.retry_after(address)
         service.episodes.note("locked", f"web: login refused to {address_key(address)}: too many wrong passwords")
-        response = page(f"Too many wrong passwords: wait {wait_words(wait)}.", 429)
+        response = page(N_("Too many wrong passwords: wait {wait}."), 429, wait=wait_words(wait))
         response.headers["Retry-After"] = str(wait)
         return response

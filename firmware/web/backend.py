@@ -40,14 +40,7 @@ from ..daemon import Daemon
 from ..devices.wiring import ROLES
 from ..room.commands import GameMaster, hint
 from ..sound.cues import CuePlanner
-
-#: A strike's reason in plain words, for the log ("why did that strike?").
-STRIKE_WORDS: dict[str, str] = {
-    "exclusive": "the bets must be on exactly one of Player and Banker",
-    "limits": "a bet was outside the table limits",
-    "stack_order": "a larger chip sat on a smaller one",
-    "loss": "the round lost money",
-}
+from .words import log_text
 
 #: ``listener()``: the page view changed (any thread; returns at once).
 ChangeListener = Callable[[], None]
@@ -90,8 +83,9 @@ class ConsoleBackend(Protocol):
 
     name: str
     roles: tuple[str, ...]
-    #: The prop's outputs as the console lists them: ``{"name", "mode", "text"}`` each, in config order.
-    outputs: list[dict[str, str]]
+    #: The prop's outputs as the console lists them: ``{"name", "mode", "text"}`` each (and ``text``'s
+    #: parts: ``pin``, ``on``, ``off``, ``pulse_seconds``, ``max_on_seconds``), in config order.
+    outputs: list[dict[str, Any]]
 
     @property
     def has_front_panel(self) -> bool:
@@ -135,11 +129,10 @@ class ConsoleBackend(Protocol):
 
 
 def log_entry(event: ev.Event) -> dict[str, Any]:
-    """One log line for the console: the event's description, a strike's reason in words."""
-    if isinstance(event, ev.Strike):
-        why = STRIKE_WORDS.get(event.reason, event.reason)
-        return {"kind": event.kind, "strike": True, "text": f"STRIKE {event.strikes}: {why} ({event.detail})"}
-    return {"kind": event.kind, "strike": isinstance(event, ev.Exploded), "text": event.describe()}  # red: the end
+    """One log line for the console: its words in English (:func:`~.words.log_text`) and the event
+    itself, which a page in another language says in its own (the console's view: never sent)."""
+    strike = isinstance(event, ev.Strike | ev.Exploded)  # red: a strike, and the end
+    return {"kind": event.kind, "strike": strike, "text": log_text(event), "event": event}
 
 
 class DaemonBackend:
@@ -159,7 +152,17 @@ class DaemonBackend:
         self.name = name or socket.gethostname()
         self.roles: tuple[str, ...] = tuple(role for role in ROLES if role in daemon.screens)
         self.outputs = [
-            {"name": w.name, "mode": w.mode, "text": f"GPIO{w.pin}: {w.behaviour()}"}
+            {
+                "name": w.name,
+                "mode": w.mode,
+                "text": f"GPIO{w.pin}: {w.behaviour()}",
+                # the same in parts, for a page in another language (console.js)
+                "pin": w.pin,
+                "on": w.on,
+                "off": w.off_on,
+                "pulse_seconds": w.pulse_seconds,
+                "max_on_seconds": w.max_on_seconds,
+            }
             for w in daemon.board.outputs.wirings.values()
         ]
         self._pins = pin_driver

@@ -16,21 +16,34 @@ Routes (on :class:`~.server.WebService`'s app):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from gettext import NullTranslations
+from html import escape
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
 from baccarat_core.events import AREA_NAMES
 
 from ..devices.wiring import INPUT_NAMES
+from ..i18n import N_, SOURCE
 from ..sound.cues import CUES
 from ..sound.players import WAV_DIR
 from .auth import COOKIE, login_response
 from .replies import json_body
 from .replies import json_reply as _json
+from .words import log_text, words
 
 if TYPE_CHECKING:
+    from .live import View
     from .server import WebService
+
+
+def _line(entry: dict[str, Any], t: NullTranslations) -> dict[str, Any]:
+    """A log entry as a page gets it: its line in the page's language, without the event itself."""
+    out = {key: value for key, value in entry.items() if key != "event"}
+    if "event" in entry:
+        out["text"] = log_text(entry["event"], t)
+    return out
 
 
 class ConsolePages:
@@ -38,9 +51,10 @@ class ConsolePages:
 
     def __init__(self, service: WebService) -> None:
         self.service = service
-        self._pages = {
-            name: (service.static_dir / name).read_text(encoding="utf-8") for name in ("index.html", "login.html")
-        }
+        self.texts = service.texts
+        #: Each language's view of the live updates, and the state's words it said last.
+        self._views: dict[str, View] = {}
+        self._said: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
 
     def register(self, app: web.Application) -> None:
         """Add the routes to ``app``."""
@@ -67,27 +81,35 @@ class ConsolePages:
             if self.service.settings.password:
                 raise web.HTTPSeeOther("/login")
             return web.Response(status=403, text="this console answers on localhost only\n")
-        response = web.Response(
-            text=self._pages["index.html"], content_type="text/html", headers={"Cache-Control": "no-store"}
-        )
+        page = self.texts.page("index.html", self.texts.console_language(request))
+        response = web.Response(text=page, content_type="text/html", headers={"Cache-Control": "no-store"})
         if new:
             self.service._set_cookie(response, session)
         return response
 
-    def _login_response(self, message: str = "", status: int = 200) -> web.Response:
-        return login_response(self._pages["login.html"], message, status)
+    def _login_response(
+        self, request: web.Request, message: str = "", status: int = 200, **values: str
+    ) -> web.Response:
+        language = self.texts.console_language(request)
+        said = self.texts.catalog(language).gettext(message).format(**values) if message else ""
+        return login_response(self.texts.page("login.html", language), escape(said), status)
 
     async def _login_page(self, request: web.Request) -> web.StreamResponse:
         if not self.service.settings.password:
             raise web.HTTPSeeOther("/")
         if "restarted" in request.query:  # an open console found the prop started anew
-            return self._login_response("The prop restarted: log in again.")
-        return self._login_response()
+            return self._login_response(request, N_("The prop restarted: log in again."))
+        return self._login_response(request)
 
     async def _login(self, request: web.Request) -> web.StreamResponse:
         if not self.service.settings.password:
             raise web.HTTPSeeOther("/")
-        form = await self.service.login_form(request, self._login_response, wrong="console password", pages="console")
+        form = await self.service.login_form(
+            request,
+            lambda message, status, **values: self._login_response(request, message, status, **values),
+            wrong="console password",
+            pages="console",
+        )
         if isinstance(form, web.Response):
             return form
         session = self.service.sessions.create()
@@ -131,7 +153,33 @@ class ConsolePages:
         session, _ = self.service._session(request)
         if session is None:
             return _json({"ok": False, "error": "not logged in"}, 401)
-        return await self.service.stream(request)
+        return await self.service.stream(request, self.view(self.texts.console_language(request)))
+
+    # -- the live updates in the page's language -------------------------------------------------
+    def view(self, language: str) -> View:
+        """What a console page in ``language`` gets of an update: everything, the state's words and
+        the log's lines in its language (:mod:`.words`)."""
+        if language not in self._views:
+            t = self.texts.catalog(language)
+
+            def view(update: dict[str, Any]) -> dict[str, Any]:
+                out = dict(update)
+                if "state" in update and language != SOURCE:
+                    out["state"] = {**update["state"], "words": self._words(update["state"]["doc"], language)}
+                if "log" in update:
+                    out["log"] = [_line(entry, t) for entry in update["log"]]
+                return out
+
+            self._views[language] = view
+        return self._views[language]
+
+    def _words(self, doc: dict[str, Any], language: str) -> dict[str, Any]:
+        """The state's words in ``language``, said once for each state document (web thread only)."""
+        said = self._said.get(language)
+        if said is None or said[0] is not doc:
+            said = (doc, words(doc, self.texts.catalog(language), language))
+            self._said[language] = said
+        return said[1]
 
     async def _command(self, request: web.Request) -> web.StreamResponse:
         _, refused = self.service._post_session(request)

@@ -54,7 +54,6 @@ class HistoryPages:
         self.service = service
         self.keeper = keeper
         self.displays = displays
-        self._page = (service.static_dir / "history.html").read_text(encoding="utf-8")
         self._drawn: OrderedDict[tuple[str, int, int], dict[str, Any]] = OrderedDict()
         self._reported: set[tuple[str, int, str]] = set()
 
@@ -119,7 +118,9 @@ class HistoryPages:
         refused = self._refused(request, page=True)
         if refused is not None:
             return refused
-        return web.Response(text=self._page, content_type="text/html", headers={"Cache-Control": "no-store"})
+        texts = self.service.texts
+        page = texts.page("history.html", texts.console_language(request))
+        return web.Response(text=page, content_type="text/html", headers={"Cache-Control": "no-store"})
 
     async def _games(self, request: web.Request) -> web.StreamResponse:
         refused = self._refused(request)

@@ -26,13 +26,11 @@ from typing import Any
 from aiohttp import web
 from PIL import Image
 
-from baccarat_core import TableLimits
-from baccarat_core.events import AREA_NAMES
-from baccarat_core.numbers import format_dollars
-from baccarat_core.timer import clock_text
-
 from .backend import ConsoleBackend, PageView
 from .replies import SECURITY_HEADERS
+from .words import words
+
+__all__ = ["LiveHub", "PageClient", "View", "event_stream", "png_data_url", "words"]
 
 log = logging.getLogger("baccarat.web")
 
@@ -50,59 +48,6 @@ def png_data_url(image: Image.Image) -> str:
     buffer = io.BytesIO()
     image.save(buffer, "PNG")
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-def words(doc: dict[str, Any]) -> dict[str, Any]:
-    """The state document in words for the console."""
-    limits = TableLimits(doc["limits"]["min"], doc["limits"]["max"])
-    edgework = doc.get("edgework") or {}
-
-    def names(key: str) -> str:
-        return ", ".join(edgework.get(key) or []) or "none"
-
-    bets = {area: amount for area, amount in (doc.get("bets") or {}).items() if amount}
-    solved_on_bomb = edgework.get("solved", 0)
-    deck = doc.get("deck")
-    status = "SOLVED" if doc.get("solved") else "EXPLODED" if doc.get("exploded") else "ARMED"
-    return {
-        "status": status,
-        "strikes": doc.get("strikes", 0),
-        "strike_limit": doc.get("strike_limit"),
-        "timer": timer_words(doc.get("timer")),
-        "enabled": doc.get("enabled", True),
-        "limits": f"{limits.placard()} on Player and Banker; side bets (Tie and the pairs) {limits.side_placard()}",
-        "edgework": f"serial {edgework.get('serial', '?')}; ports {names('ports')}; lit {names('lit')}; "
-        f"unlit {names('unlit')}; {solved_on_bomb} module{'s' if solved_on_bomb != 1 else ''} "
-        "solved on the bomb" + (f" (drawn at random for game {doc.get('game')})" if doc.get("edgework_drawn") else ""),
-        "deck": (
-            f"{deck} deck, {doc.get('cards_left')} cards left (dealt for {doc.get('deck_solved')} solved)"
-            if deck
-            else "no deck yet"
-        ),
-        "chip": f"active chip {format_dollars(doc.get('denomination', 1))}",
-        "bets": ", ".join(f"{AREA_NAMES.get(a, a)} {format_dollars(v)}" for a, v in bets.items()) or "no bets",
-        "version": f"baccarat-prop {doc.get('version') or 'unknown'}",
-    }
-
-
-#: A countdown's state in words, for the console.
-_TIMER_STATES = {
-    "waiting": "waits for the first input",
-    "running": "running",
-    "paused": "paused (table closed)",
-    "stopped": "stopped",
-}
-
-
-def timer_words(timer: Any) -> str | None:
-    """The countdown in words: ``04:59 left, running at x1.25``; None without a timer."""
-    if not isinstance(timer, dict):
-        return None
-    state = str(timer.get("state"))
-    state = _TIMER_STATES.get(state, state)
-    rate = timer.get("rate", 1.0)
-    faster = f" at x{rate:g}" if isinstance(rate, int | float) and rate != 1 else ""
-    return f"{clock_text(timer.get('seconds_left'))} left, {state}{faster}"
 
 
 class PageClient:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import logging
+from html import escape
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
@@ -34,6 +35,7 @@ from aiohttp import web
 from ..casing import Casing
 from ..casing.layout import casing_svg
 from ..devices.panel import layout as panel_layout
+from ..i18n import SOURCE, language_name, languages
 from .auth import Sessions, login_response
 
 if TYPE_CHECKING:
@@ -51,15 +53,15 @@ NEXT_PAGES = ("/play", "/casing")
 
 
 class CasingCache:
-    """The casing of the newest state document, drawn once for every page (web thread only)."""
+    """The casing of the newest state document, drawn once in each language for every page (web
+    thread only)."""
 
     def __init__(self) -> None:
-        self._key: str | None = None
-        self._value: dict[str, Any] | None = None
+        self._drawn: dict[str, tuple[str, dict[str, Any]]] = {}
 
-    def get(self, doc: dict[str, Any]) -> dict[str, Any] | None:
-        """``{"doc": <the casing's data>, "svg": <its wide drawing>, "svg_tall": <its tall one>}``,
-        or None if the document has no readable edgework (logged)."""
+    def get(self, doc: dict[str, Any], language: str = SOURCE) -> dict[str, Any] | None:
+        """``{"doc": <the casing's data>, "svg": <its wide drawing>, "svg_tall": <its tall one>}``
+        in ``language``, or None if the document has no readable edgework (logged)."""
         try:
             casing = Casing.from_state(doc)
         except Exception as error:  # noqa: BLE001 - a page shows the last good casing
@@ -67,10 +69,12 @@ class CasingCache:
             return None
         data = casing.to_dict()
         key = json.dumps(data, sort_keys=True)
-        if key != self._key or self._value is None:
-            self._key = key
-            self._value = {"doc": data, "svg": casing_svg(casing), "svg_tall": casing_svg(casing, "tall")}
-        return self._value
+        drawn = self._drawn.get(language)
+        if drawn is None or drawn[0] != key:
+            svg, tall = casing_svg(casing, "wide", language), casing_svg(casing, "tall", language)
+            drawn = (key, {"doc": data, "svg": svg, "svg_tall": tall})
+            self._drawn[language] = drawn
+        return drawn[1]
 
 
 class PlayerPages:
@@ -82,9 +86,7 @@ class PlayerPages:
         self.sessions = Sessions()
         self.cache = CasingCache()
         self.streams = 0
-        static = service.static_dir
-        self._pages = {name: (static / name).read_text(encoding="utf-8") for name in ("casing.html", "play.html")}
-        self._login = (static / "play-login.html").read_text(encoding="utf-8")
+        self.texts = service.texts
 
     def register(self, app: web.Application) -> None:
         """Add the routes to ``app``."""
@@ -100,20 +102,26 @@ class PlayerPages:
         app.router.add_post("/play/panel", self._play_panel)
 
     # -- the views: what a player's page may see of an update -----------------------------------
-    def _casing(self, update: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    def _casing(self, update: dict[str, Any], language: str) -> dict[str, Any]:
         state = update.get("state")
-        casing = self.cache.get(state["doc"]) if state else None
-        return {"casing": {key: casing[key] for key in keys}} if casing is not None else {}
+        casing = self.cache.get(state["doc"], language) if state else None
+        return {"casing": casing} if casing is not None else {}
 
-    def casing_view(self, update: dict[str, Any]) -> dict[str, Any]:
-        """The casing (its data and wide drawing), from an update's state document; nothing else."""
-        return self._casing(update, ("doc", "svg"))
+    def casing_view(self, language: str = SOURCE) -> View:
+        """What ``/casing`` in ``language`` sees of an update: the casing (its data and both
+        drawings: a phone held upright shows the tall one), from its state document; nothing else."""
+        return lambda update: self._casing(update, language)
 
-    def play_view(self, update: dict[str, Any]) -> dict[str, Any]:
-        """The displays' frames, the lights and the casing (both drawings); nothing else."""
-        out: dict[str, Any] = {key: update[key] for key in ("frames", "lights") if key in update}
-        out.update(self._casing(update, ("doc", "svg", "svg_tall")))
-        return out
+    def play_view(self, language: str = SOURCE) -> View:
+        """What ``/play`` in ``language`` sees of an update: the displays' frames, the lights and the
+        casing; nothing else."""
+
+        def view(update: dict[str, Any]) -> dict[str, Any]:
+            out: dict[str, Any] = {key: update[key] for key in ("frames", "lights") if key in update}
+            out.update(self._casing(update, language))
+            return out
+
+        return view
 
     # -- who may see what ----------------------------------------------------------------------------
     def _play_session(self, request: web.Request, *, create: bool = False) -> tuple[Any, bool]:
@@ -149,20 +157,29 @@ class PlayerPages:
     def _html(self, text: str) -> web.Response:
         return web.Response(text=text, content_type="text/html", headers={"Cache-Control": "no-store"})
 
+    def _page(self, name: str, language: str) -> str:
+        """A players' page in ``language``, with the language picker's choices."""
+        picker = "".join(
+            f'<option value="{code}"{" selected" if code == language else ""}>{escape(language_name(code))}</option>'
+            for code in languages()
+        )
+        return self.texts.page(name, language).replace("<!--languages-->", picker)
+
     # -- the casing --------------------------------------------------------------------------------------
-    def _casing_now(self) -> dict[str, Any] | None:
-        return self.cache.get(self.service.backend.page().state)
+    def _casing_now(self, language: str = SOURCE) -> dict[str, Any] | None:
+        return self.cache.get(self.service.backend.page().state, language)
 
     async def _casing_page(self, request: web.Request) -> web.StreamResponse:
         if not self._may_view(request):
             return self._refused_page(request, "/casing")
-        casing = self._casing_now()
-        return self._html(self._pages["casing.html"].replace("<!--casing-->", casing["svg"] if casing else ""))
+        language = self.texts.players_language(request)
+        casing = self._casing_now(language)
+        return self._html(self._page("casing.html", language).replace("<!--casing-->", casing["svg"] if casing else ""))
 
     async def _casing_svg(self, request: web.Request) -> web.StreamResponse:
         if not self._may_view(request):
             return _json({"ok": False, "error": "not logged in"}, 401)
-        casing = self._casing_now()
+        casing = self._casing_now(self.texts.players_language(request))
         if casing is None:
             return _json({"ok": False, "error": "the prop's edgework cannot be drawn; its log says why"}, 503)
         return web.Response(text=casing["svg"], content_type="image/svg+xml", headers={"Cache-Control": "no-store"})
@@ -170,7 +187,7 @@ class PlayerPages:
     async def _casing_events(self, request: web.Request) -> web.StreamResponse:
         if not self._may_view(request):
             return _json({"ok": False, "error": "not logged in"}, 401)
-        return await self._stream(request, self.casing_view)
+        return await self._stream(request, self.casing_view(self.texts.players_language(request)))
 
     async def _panel_layout(self, request: web.Request) -> web.StreamResponse:
         if not self._may_view(request):
@@ -182,15 +199,19 @@ class PlayerPages:
         session, new = self._play_session(request, create=True)
         if session is None:
             return self._refused_page(request, "/play")
-        response = self._html(self._pages["play.html"])
+        response = self._html(self._page("play.html", self.texts.players_language(request)))
         if new:
             self._set_cookie(response, session)
         return response
 
-    def _login_response(self, request: web.Request, message: str = "", status: int = 200) -> web.Response:
+    def _login_response(
+        self, request: web.Request, message: str = "", status: int = 200, **values: str
+    ) -> web.Response:
         nxt = request.query.get("next", "/play")
-        page = self._login.replace("<!--next-->", nxt if nxt in NEXT_PAGES else "/play")
-        return login_response(page, message, status)
+        language = self.texts.players_language(request)
+        page = self._page("play-login.html", language).replace("<!--next-->", nxt if nxt in NEXT_PAGES else "/play")
+        said = self.texts.catalog(language).gettext(message).format(**values) if message else ""
+        return login_response(page, escape(said), status)
 
     async def _login_page(self, request: web.Request) -> web.StreamResponse:
         if not self.settings.password:
@@ -202,7 +223,7 @@ class PlayerPages:
             raise web.HTTPSeeOther("/play")
         form = await self.service.login_form(  # one count of wrong passwords with the console's login
             request,
-            lambda message, status: self._login_response(request, message, status),
+            lambda message, status, **values: self._login_response(request, message, status, **values),
             wrong="password for the players' pages",
             pages="players' pages",
         )
@@ -231,7 +252,7 @@ class PlayerPages:
         session, _ = self._play_session(request)
         if session is None:
             return _json({"ok": False, "error": "not logged in"}, 401)
-        return await self._stream(request, self.play_view)
+        return await self._stream(request, self.play_view(self.texts.players_language(request)))
 
     async def _play_panel(self, request: web.Request) -> web.StreamResponse:
         refused = self.service.post_refused(request, self._play_session(request)[0])

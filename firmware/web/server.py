@@ -13,6 +13,7 @@ Routes:
 ``GET /json``                  the same state as JSON (``?token=``)
 ``GET /output/<name>/<state>``  switch an output ``on``, ``off`` or ``pulse`` (``?token=``)
 ``GET /static/...``            the page's CSS and JavaScript
+``GET /i18n/<code>.js``        the pages' JavaScript messages in a language (:mod:`.language`)
 ``GET /casing``, ``/play`` ...  the players' pages (:mod:`.players`)
 ``GET /history`` ...           how each game went, behind the console's login (:mod:`.history`)
 =============================  ==========================================================
@@ -41,11 +42,12 @@ from ..devices.wiring import INPUT_NAMES
 from ..errors import PropError
 from ..room.commands import COMMAND_TIMEOUT
 from ..room.noise import Noise
-from .auth import COOKIE, CSRF_HEADER, LoginForms, Session, Sessions, origin_ok
+from .auth import COOKIE, CSRF_HEADER, LoginForms, LoginPage, Session, Sessions, origin_ok
 from .backend import ConsoleBackend
 from .console import ConsolePages
 from .controllers import ControllerEndpoints, cors_middleware, is_controller_path
 from .guard import ACCEPT_BACKLOG, BODY_SECONDS, IDLE_SECONDS, ConnectionGuard, http_logger
+from .language import PageTexts
 from .live import LiveHub, View, event_stream
 from .players import PlayerPages
 from .replies import MAX_BODY, SECURITY_HEADERS, json_body
@@ -113,6 +115,8 @@ class WebService:
         if settings.webhooks:
             backend.subscribe_events(self.webhooks.on_events)
         self.port = settings.port
+        #: The pages in each language, and which one a request gets (:mod:`.language`).
+        self.texts = PageTexts(static_dir, settings)
         self.console = ConsolePages(self)
         self.players = PlayerPages(self)
         self.controllers = ControllerEndpoints(self)
@@ -220,6 +224,7 @@ class WebService:
         self.console.register(app)
         self.controllers.register(app)
         app.router.add_static("/static/", self.static_dir, follow_symlinks=False)
+        self.texts.register(app)
         self.players.register(app)
         from .docs_site import register as register_docs  # the docs at /docs/: read-only, no login
 
@@ -299,10 +304,10 @@ class WebService:
 
     # -- what the pages share --------------------------------------------------------------------
     async def login_form(
-        self, request: web.Request, page: Callable[[str, int], web.Response], *, wrong: str, pages: str
+        self, request: web.Request, page: LoginPage, *, wrong: str, pages: str
     ) -> dict[str, str] | web.Response:
         """A login form's POST (the console's or the players' pages'): its fields when the password
-        is right, else ``page(message, status)`` saying why not (:class:`~.auth.LoginForms`)."""
+        is right, else ``page(message, status, **values)`` saying why not (:class:`~.auth.LoginForms`)."""
         return await self.logins.read(request, page, wrong=wrong, pages=pages)
 
     @property

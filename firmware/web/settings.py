@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from baccarat_core.records import field, record, replace
 
 from ..errors import ConfigError
+from ..i18n import language_problem
 from ..sections import MAX_STRING, Key, Section, port_problem, read_keys, show_setting, within
 
 #: Events a webhook can be sent on, as named in the config and in the event's JSON (``"event"``).
@@ -65,6 +66,7 @@ class WebSettings:
     controller_token: str | None = field(default=None, repr=False)
     front_panel: bool = False
     casing_public: bool = False  # /casing for anyone on the network, read-only (players' pages: players.py)
+    language: str = ""  # the console's language ("": the browser's Accept-Language; firmware/i18n)
     webhooks: tuple[Webhook, ...] = ()
     webhook_timeout_seconds: float = 3.0
     webhook_retries: int = 3
@@ -179,6 +181,13 @@ WEB_KEYS: tuple[Key, ...] = (
     ),
     Key("front_panel", bool, None, help="the players' buttons on the console page (default: in the simulator only)"),
     Key("casing_public", bool, False, help="/casing for anyone on the network, read-only"),
+    Key(
+        "language",
+        str,
+        "",
+        check=language_problem,
+        help="the pages' language (en, fr, de, es, ...; \"\": the browser's, then English)",
+    ),
     Key("webhook_timeout_seconds", float, 3.0, check=within(0, 60, above=True), help="a webhook's timeout"),
     Key(
         "webhook_retries",
@@ -218,6 +227,7 @@ def web_section(values: dict[str, Any], section: Section) -> WebSection:
         controller_token=values["controller_token"] or None,
         front_panel=bool(values["front_panel"]),
         casing_public=casing_public,
+        language=values["language"],
         webhooks=hooks,
         webhook_timeout_seconds=float(values["webhook_timeout_seconds"]),
         webhook_retries=values["webhook_retries"],

@@ -20,7 +20,7 @@
         body: JSON.stringify(body),
       });
     } catch (error) {
-      return { ok: false, error: `the prop did not answer (${error.message})` };
+      return { ok: false, error: _("the prop did not answer ({why})", { why: error.message }) };
     }
     let data;
     try {
@@ -39,42 +39,65 @@
     box.hidden = false;
   }
 
+  // What the next round's winner means for the players' bet (the hint and the answer panel).
+  const ADVICE = {
+    player: _("bet on Player"),
+    banker: _("bet on Banker"),
+    tie: _("Player and Banker push: add a Tie side bet"),
+  };
+
   function describeReply(reply, label) {
     const result = reply.result || {};
     if (reply.command === "bet") return result.summary;
     if (reply.command === "self_test") {
-      showSelfTest(result);
-      return `Self-test ${result.ok ? "passed" : "found faults"}: ${result.summary}.`;
+      const faults = showSelfTest(result);
+      return faults ? ngettext("Self-test found {n} fault: see the list.", "Self-test found {n} faults: see the list.",
+        faults) : _("Self-test passed.");
     }
     if (reply.command === "hint") {
-      return `Hint: ${result.advice}. Player ${result.player.join(" ")} = ${result.player_score}, ` +
-        `Banker ${result.banker.join(" ")} = ${result.banker_score}.`;
+      return _("Hint: {advice}. Player {player} = {player_score}, Banker {banker} = {banker_score}.", {
+        advice: ADVICE[result.winner] || result.advice, player: result.player.join(" "),
+        player_score: result.player_score, banker: result.banker.join(" "), banker_score: result.banker_score,
+      });
     }
-    return `${label}: done.`;
+    return _("{label}: done.", { label });
   }
 
-  // The self-test's result, one line per part, faults marked.
+  // The self-test's words: what was tested, and what it gave (the prop's own words for anything else).
+  const PARTS = {
+    display: _("display"), light: _("light"), sound: _("sound"), output: _("output"), button: _("button"),
+  };
+  const RESULTS = {
+    ok: _("OK"), off: _("off"), "not switched": _("not switched"), "not tested": _("not tested"),
+    "not pressed": _("not pressed"), "not answering": _("not answering"), failed: _("failed"),
+    skipped: _("skipped"),
+  };
+
+  // The self-test's result, one line per part, faults marked; returns how many faults.
   function showSelfTest(result) {
     const list = $("#self-test-result");
     list.replaceChildren();
+    let faults = 0;
     for (const part of result.parts || []) {
       const item = document.createElement("li");
       const fine = ["ok", "off", "not switched"].includes(part.result);
+      faults += fine ? 0 : 1;
       item.className = fine ? "ok" : "fault";
-      item.textContent = `${part.part} ${part.name}: ${part.result.toUpperCase()}` +
+      item.textContent = `${PARTS[part.part] || part.part} ${part.name}: ${RESULTS[part.result] || part.result}` +
         (part.detail && !fine ? ` (${part.detail})` : "");
       list.append(item);
     }
     list.hidden = false;
+    return faults;
   }
 
   async function command(body, label) {
-    showMessage(`${label}...`, "pending");
+    showMessage(_("{label}...", { label }), "pending");
     const reply = await post("/api/command", body);
     if (reply.ok) {
       showMessage(describeReply(reply, label), "ok");
     } else {
-      showMessage(`${label}: ${reply.error || "failed"}`, "error");
+      showMessage(_("{label}: {error}", { label, error: reply.error || _("failed") }), "error");
     }
     return reply;
   }
@@ -103,33 +126,38 @@
   }
 
   const FORMS = {
-    "form-reset": [(f) => ({ command: "reset", min: number(f.min.value), max: number(f.max.value) }), "Reset"],
+    "form-reset": [(f) => ({ command: "reset", min: number(f.min.value), max: number(f.max.value) }), _("Reset")],
     "form-limits": [(f) => ({ command: "set_limits", min: number(f.min.value), max: number(f.max.value) }),
-      "Set limits"],
-    "form-solved": [(f) => ({ command: "set_solved", solved: number(f.solved.value) }), "Set solved"],
-    "form-timer": [(f) => ({ command: "add_time", seconds: seconds(f.seconds.value) }), "Add time"],
+      _("Set limits")],
+    "form-solved": [(f) => ({ command: "set_solved", solved: number(f.solved.value) }), _("Set solved")],
+    "form-timer": [(f) => ({ command: "add_time", seconds: seconds(f.seconds.value) }), _("Add time")],
     "form-edgework": [(f) => ({
       command: "set_edgework", serial: keepOr(f.serial.value, "serial"), ports: keepOr(f.ports.value, "ports"),
       lit: keepOr(f.lit.value, "lit"), unlit: keepOr(f.unlit.value, "unlit"), solved: number(f.solved.value),
-    }), "Set edgework"],
+    }), _("Set edgework")],
   };
   const LABELS = {
-    force_solve: "Force solve", hint: "Hint", identify: "Identify", enable: "Enable", disable: "Disable",
-    self_test: "Self-test", self_test_skip: "Skip button", self_test_cancel: "Cancel self-test",
-    start: "Start the timer",
+    force_solve: _("Force solve"), hint: _("Hint"), identify: _("Identify"), enable: _("Enable"),
+    disable: _("Disable"), self_test: _("Self-test"), self_test_skip: _("Skip button"),
+    self_test_cancel: _("Cancel self-test"), start: _("Start the timer"),
   };
   // What a game master confirms before it happens: [question, the button that does it].
   const CONFIRM = {
-    force_solve: ["Force solve the module? It turns green and counts as solved.", "Force solve"],
-    reset: ["Reset the module? Strikes, bets and the deck start afresh.", "Reset"],
-    disable: ["Disable the module? It ignores the players' presses until enabled.", "Disable"],
+    force_solve: [_("Force solve the module? It turns green and counts as solved."), _("Force solve")],
+    reset: [_("Reset the module? Strikes, bets and the deck start afresh."), _("Reset")],
+    disable: [_("Disable the module? It ignores the players' presses until enabled."), _("Disable")],
   };
+
+  // A reset of a random bomb draws the next one: a casing printed for this one no longer matches.
+  const NEW_BOMB = _("The bomb is random: a new one is drawn (serial number, ports, indicators, batteries), " +
+    "so a casing printed for this one no longer matches; print the new one from the Casing page.");
 
   function confirmed(name) {
     const ask = CONFIRM[name];
     if (!ask) return Promise.resolve(true);
     const dialog = $("#confirm");
-    $("#confirm-text").textContent = ask[0];
+    const random = name === "reset" && shown && shown.edgework_random;
+    $("#confirm-text").textContent = random ? `${ask[0]} ${NEW_BOMB}` : ask[0];
     $("#confirm-yes").textContent = ask[1];
     dialog.returnValue = "";
     dialog.showModal();
@@ -167,28 +195,48 @@
     const form = $("#form-bet");
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
-      const reply = await command({ command: "bet", bets: form.elements.bets.value }, "Bet");
+      const reply = await command({ command: "bet", bets: form.elements.bets.value }, _("Bet"));
       if (reply.ok) form.elements.bets.select();
     });
   }
 
   // -- showing what the prop pushes ----------------------------------------------------------------
   // Whole-pixel scaling only (crisp, and a screenshot shows each OLED pixel as a square): the
-  // three displays side by side when they fit at 2x or more, else each as large as the width allows.
+  // largest scale (at most 4x) at which the displays, wrapped into rows as the page lays them out,
+  // take at most half the screen's height (430 px on a phone: 2x), so the controls stay near; at least 1x.
   const GAP = 16;
+  const CAPTION = 24;
+  function heightAt(images, scale, room) {
+    let total = 0;
+    let row = 0;
+    let used = 0;
+    for (const img of images) {
+      const width = img.naturalWidth * scale;
+      if (used && used + GAP + width > room) {
+        total += row + CAPTION + GAP;
+        row = used = 0;
+      }
+      used += (used ? GAP : 0) + width;
+      row = Math.max(row, img.naturalHeight * scale);
+    }
+    return total + row + CAPTION;
+  }
   function fitDisplays() {
     const images = [...document.querySelectorAll(".displays img")].filter((img) => img.naturalWidth);
     if (!images.length) return;
     const room = document.querySelector(".displays").clientWidth;
-    const total = images.reduce((sum, img) => sum + img.naturalWidth, 0) + GAP * (images.length - 1);
-    const row = Math.floor((room - GAP * (images.length - 1)) / (total - GAP * (images.length - 1)));
+    let scale = 4;
+    while (scale > 1 && (images.some((img) => img.naturalWidth * scale > room) ||
+      heightAt(images, scale, room) > Math.max(window.innerHeight / 2, 430))) scale -= 1;
     for (const img of images) {
-      const scale = Math.min(4, row >= 2 ? row : Math.max(1, Math.floor(room / img.naturalWidth)));
       img.style.width = `${img.naturalWidth * scale}px`;
       img.style.height = `${img.naturalHeight * scale}px`;
       img.dataset.scale = String(scale);
     }
   }
+
+  // The displays' roles, as the front panel's silkscreen and the page name them.
+  const ROLE_NAMES = { placard: _("Placard"), table: _("Table"), bets: _("Bets"), casing: _("Casing") };
 
   // The page's displays are the prop's own (from /api/session), never a copy here; the front panel's
   // buttons come from its layout (panel.js).
@@ -200,10 +248,10 @@
       figure.dataset.role = role;
       const img = document.createElement("img");
       img.id = `display-${role}`;
-      img.alt = `${role} display`;
+      img.alt = _("{role} display", { role: ROLE_NAMES[role] || role });
       img.addEventListener("load", fitDisplays);
       const caption = document.createElement("figcaption");
-      caption.textContent = role.charAt(0).toUpperCase() + role.slice(1);
+      caption.textContent = ROLE_NAMES[role] || role;
       figure.append(img, caption);
       box.append(figure);
     }
@@ -219,7 +267,7 @@
       } else {
         img.removeAttribute("src");
         img.classList.add("missing");
-        img.alt = `${role} display: none connected`;
+        img.alt = _("{role} display: none connected", { role: ROLE_NAMES[role] || role });
       }
     }
   }
@@ -232,25 +280,41 @@
     status.textContent = words.status;
     status.className = `badge${doc.solved ? " solved" : doc.exploded ? " exploded" : ""}`;
     const enabled = $("#enabled-badge");
-    enabled.textContent = words.enabled ? "enabled" : "DISABLED";
+    enabled.textContent = words.enabled ? _("enabled") : _("DISABLED");
     enabled.className = `badge${words.enabled ? "" : " disabled"}`;
-    $("#strikes-badge").textContent =
-      `strikes ${words.strikes}${words.strike_limit ? ` of ${words.strike_limit}` : ""}`;
+    $("#strikes-badge").textContent = words.strike_limit
+      ? _("strikes {strikes} of {limit}", { strikes: words.strikes, limit: words.strike_limit })
+      : _("strikes {strikes}", { strikes: words.strikes });
     const timer = $("#timer-badge");
     timer.hidden = !doc.timer;
     if (doc.timer) {
       timer.textContent = words.timer.split(" ")[0];
       timer.className = `badge timer ${doc.timer.state}`;
-      timer.title = `timer: ${words.timer}`;
+      timer.title = _("timer: {timer}", { timer: words.timer });
     }
-    $("#fact-timer").textContent = words.timer || "no timer ([bomb] timer_seconds)";
-    $("#fact-status").textContent = `${words.status}, ${words.strikes} strike${words.strikes === 1 ? "" : "s"}, ` +
-      `${words.enabled ? "enabled" : "disabled (ignores the players)"}`;
+    $("#fact-timer").textContent = words.timer || _("no timer ([bomb] timer_seconds)");
+    $("#fact-status").textContent = words.enabled
+      ? ngettext("{status}, {n} strike, enabled", "{status}, {n} strikes, enabled", words.strikes,
+        { status: words.status })
+      : ngettext("{status}, {n} strike, disabled (ignores the players)",
+        "{status}, {n} strikes, disabled (ignores the players)", words.strikes, { status: words.status });
     $("#fact-limits").textContent = words.limits;
     $("#fact-deck").textContent = words.deck;
     $("#fact-bets").textContent = `${words.bets}; ${words.chip}`;
     $("#fact-edgework").textContent = words.edgework;
     $("#fact-version").textContent = words.version;
+    showKept(doc.edgework || {});
+  }
+
+  // The edgework form's placeholders: what the prop has now, which an empty field keeps.
+  function showKept(edgework) {
+    const form = $("#form-edgework").elements;
+    const list = (items) => (items && items.length ? items.join(", ") : "none"); // "none", as the prop reads it
+    const now = {
+      serial: edgework.serial || "-", ports: list(edgework.ports), lit: list(edgework.lit),
+      unlit: list(edgework.unlit), solved: String(edgework.solved ?? 0),
+    };
+    for (const [name, value] of Object.entries(now)) form[name].placeholder = value;
   }
 
   function showAnswer(answer) {
@@ -261,12 +325,20 @@
     }
     const hint = answer.hint || {};
     if (hint.error) {
-      $("#answer-next").textContent = `Next round: ${hint.error}`;
+      $("#answer-next").textContent = _("Next round: {error}", { error: hint.error });
     } else {
-      const pairs = [hint.player_pair ? "player pair" : "", hint.banker_pair ? "banker pair" : ""].filter(Boolean);
-      $("#answer-next").textContent = `Next round: Player ${hint.player.join(" ")} = ${hint.player_score}, ` +
-        `Banker ${hint.banker.join(" ")} = ${hint.banker_score}: ${hint.winner.toUpperCase()} wins, ` +
-        `so ${hint.advice}${pairs.length ? ` (${pairs.join(" and ")} too)` : ""}.`;
+      const values = {
+        player: hint.player.join(" "), player_score: hint.player_score, banker: hint.banker.join(" "),
+        banker_score: hint.banker_score, winner: { player: "PLAYER", banker: "BANKER", tie: "TIE" }[hint.winner],
+        advice: ADVICE[hint.winner] || hint.advice,
+      };
+      const pairs = hint.player_pair && hint.banker_pair ? _("a player pair and a banker pair too")
+        : hint.player_pair ? _("a player pair too") : hint.banker_pair ? _("a banker pair too") : "";
+      $("#answer-next").textContent = pairs
+        ? _("Next round: Player {player} = {player_score}, Banker {banker} = {banker_score}: {winner} wins, " +
+          "so {advice} ({pairs}).", { ...values, pairs })
+        : _("Next round: Player {player} = {player_score}, Banker {banker} = {banker_score}: {winner} wins, " +
+          "so {advice}.", values);
     }
     $("#cheat-sheet").textContent = answer.cheat_sheet;
   }
@@ -286,6 +358,29 @@
     while (list.children.length > 300) list.lastElementChild.remove();
   }
 
+  const { formatNumber } = window.baccaratI18n;
+
+  // What switches an output, as the prop's config says it (its events' names as the config writes them).
+  function outputWords(output) {
+    if (output.pin === undefined) return output.text;
+    let said = output.on === null ? _("only by command")
+      : output.mode === "pulse"
+        ? _("a {seconds} s pulse at {event}", { seconds: formatNumber(output.pulse_seconds), event: output.on })
+        : _("on at {event} (hold)", { event: output.on });
+    if (output.off !== null) said = _("{said}, off at {event}", { said, event: output.off });
+    if (output.max_on_seconds !== null) {
+      said = _("{said}, never on longer than {seconds} s", { said, seconds: formatNumber(output.max_on_seconds) });
+    }
+    return _("GPIO{pin}: {said}", { pin: output.pin, said });
+  }
+
+  // What the message says while an output's button works.
+  const OUTPUT_LABELS = {
+    on: (name) => _("Output {name} on", { name }),
+    off: (name) => _("Output {name} off", { name }),
+    pulse: (name) => _("Output {name} pulse", { name }),
+  };
+
   // The outputs: a row each, from /api/session; their pins' states come with the lights.
   function buildOutputs(outputs) {
     const list = $("#output-list");
@@ -294,24 +389,25 @@
       item.dataset.output = output.name;
       const name = document.createElement("span");
       name.className = "output-name";
+      name.translate = false; // the config's name for it
       name.textContent = output.name;
       const state = document.createElement("span");
       state.className = "badge output-state";
       state.textContent = "-";
       const text = document.createElement("span");
       text.className = "output-text";
-      text.textContent = output.text;
+      text.textContent = outputWords(output);
       const buttons = document.createElement("span");
       buttons.className = "output-buttons";
       item.append(name, state, text, buttons);
-      for (const [action, label] of [["on", "On"], ["off", "Off"], ["pulse", "Pulse"]]) {
+      for (const [action, label] of [["on", _("On")], ["off", _("Off")], ["pulse", _("Pulse")]]) {
         const button = document.createElement("button");
         button.type = "button";
         button.className = "small";
         button.dataset.outputState = action;
         button.textContent = label;
         button.addEventListener("click", () =>
-          command({ command: "output", name: output.name, state: action }, `Output ${output.name} ${action}`));
+          command({ command: "output", name: output.name, state: action }, OUTPUT_LABELS[action](output.name)));
         buttons.append(button);
       }
       list.append(item);
@@ -323,7 +419,7 @@
     for (const [name, on] of Object.entries(pins || {})) {
       const badge = document.querySelector(`#output-list li[data-output="${CSS.escape(name)}"] .output-state`);
       if (!badge) continue;
-      badge.textContent = on ? "ON" : "off";
+      badge.textContent = on ? _("ON") : _("off");
       badge.classList.toggle("on", on);
     }
   }
@@ -334,14 +430,16 @@
     const color = both ? "#f0b020" : lights.green ? "#30e060" : lights.red ? "#ff3030" : "";
     status.style.background = color;
     status.style.boxShadow = color ? `0 0 .6rem ${color}` : "";
-    $("#light-status-text").textContent = both ? "red and green" : lights.green ? "green (solved)" :
-      lights.red ? "red (strike)" : "off";
+    $("#light-status-text").textContent = both ? _("red and green") : lights.green ? _("green (solved)") :
+      lights.red ? _("red (strike)") : _("off");
     const deck = $("#light-deck");
     const [r, g, b] = lights.deck_rgb.map((c) => Math.round(c * 255));
     const lit = r + g + b > 0;
     deck.style.background = lit ? `rgb(${r}, ${g}, ${b})` : "";
     deck.style.boxShadow = lit ? `0 0 .6rem rgb(${r}, ${g}, ${b})` : "";
-    $("#light-deck-text").textContent = lit ? (lights.deck || "on") : "off";
+    const deckText = $("#light-deck-text");
+    deckText.textContent = lit ? (lights.deck || _("on")) : _("off");
+    deckText.translate = !(lit && lights.deck); // the deck's colour, by its own name
   }
 
   // The prop's own cues, played here too once the game master ticks "Sound" (a browser plays
@@ -413,7 +511,8 @@
       if (response && response.ok && data.ok) {
         if (restarted) {
           $("#log-list").replaceChildren();
-          showMessage(`The prop restarted (${new Date().toLocaleTimeString()}): this page reconnected.`, "error");
+          const at = window.baccaratI18n.formatTime(new Date());
+          showMessage(_("The prop restarted ({at}): this page reconnected.", { at }), "error");
         }
         session = data;
         recovering = false;
@@ -434,8 +533,12 @@
     $("#prop-name").textContent = session.name;
     $("#logout").hidden = !session.password;
     $("#panel-hint").textContent = session.front_panel
-      ? "The front panel as built: press a betting area for a chip, hold it half a second to clear it."
-      : "The front panel as built, mirroring the prop's (pressing it needs the simulator).";
+      ? _("The front panel as built: press a betting area for a chip, hold it half a second to clear it.")
+      : _("The front panel as built, mirroring the prop's (pressing it needs the simulator).");
+    if (window.matchMedia("(max-width: 699px)").matches) { // a phone: folded away, a tap unfolds them
+      $("#panel").open = false;
+      $("#more-controls").open = false;
+    }
     buildDisplays(session.roles);
     buildOutputs(session.outputs || []);
     window.addEventListener("resize", fitDisplays);

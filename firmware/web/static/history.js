@@ -21,11 +21,11 @@
     try {
       response = await fetch(path, { credentials: "same-origin" });
     } catch (error) {
-      return { ok: false, error: `the prop did not answer (${error.message})` };
+      return { ok: false, error: _("the prop did not answer ({why})", { why: error.message }) };
     }
     if (response.status === 401) {
       location.href = "/login";
-      return { ok: false, error: "not logged in" };
+      return { ok: false, error: _("not logged in") };
     }
     try {
       return await response.json();
@@ -44,27 +44,35 @@
     return h ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
   }
 
+  // A date and time in the page's language, on the 24-hour clock as the log's times are (i18n.js).
   function localTime(iso) {
-    return iso ? new Date(iso).toLocaleString() : "-";
+    return iso ? window.baccaratI18n.formatDateTime(new Date(iso)) : "-";
   }
 
+  const OUTCOMES = {
+    solved: _("solved"), exploded: _("exploded"), playing: _("playing"), reset: _("reset"),
+    interrupted: _("interrupted"),
+  };
+  const CAUSES = { timer: _("time ran out"), strikes: _("strikes") };
   function outcomeWords(game) {
-    if (game.outcome === "exploded" && game.cause) return `exploded (${game.cause})`;
-    if (game.outcome === "solved" && game.forced) return "solved (forced)";
-    return game.outcome;
+    if (game.outcome === "exploded" && game.cause) return _("exploded ({cause})", { cause: CAUSES[game.cause] || game.cause });
+    if (game.outcome === "solved" && game.forced) return _("solved (forced)");
+    return OUTCOMES[game.outcome] || game.outcome;
   }
 
   // -- the stuck indicator: the prop says when; this page counts the minutes ---------------------
   function showStuck() {
     const badge = $("#stuck");
     if (!stuck || !stuck.progress_at) {
-      badge.textContent = "no game being played";
+      badge.textContent = _("no game being played");
       badge.classList.remove("stuck");
       return;
     }
     const since = Date.parse(stuck.progress_at) / 1000;
     const minutes = Math.max(0, Math.floor((Date.now() / 1000 + clockOffset - since) / 60));
-    badge.textContent = `last progress ${minutes} min ago`;
+    badge.textContent = stuck.progress_made === false
+      ? _("no progress yet (game started {minutes} min ago)", { minutes })
+      : _("last progress {minutes} min ago", { minutes });
     badge.classList.toggle("stuck", minutes >= 5);
   }
 
@@ -72,16 +80,18 @@
   function showAverages(averages, listing) {
     const list = $("#averages-list");
     list.replaceChildren();
+    const { formatNumber } = window.baccaratI18n;
+    const figure = (value) => (value === null || value === undefined ? "-" : formatNumber(value));
     const rows = [
-      ["Games", averages.games],
-      ["Solved", averages.solved],
-      ["Exploded", averages.exploded],
-      ["Solve rate", averages.solve_rate === null ? "-" : `${Math.round(averages.solve_rate * 100)} %`],
-      ["Time to solve (mean)", duration(averages.mean_seconds_to_solve)],
-      ["Time to solve (median)", duration(averages.median_seconds_to_solve)],
-      ["Rounds per game", averages.mean_rounds ?? "-"],
-      ["Strikes per game", averages.mean_strikes ?? "-"],
-      ["Hints per game", averages.mean_hints ?? "-"],
+      [_("Games"), figure(averages.games)],
+      [_("Solved"), figure(averages.solved)],
+      [_("Exploded"), figure(averages.exploded)],
+      [_("Solve rate"), averages.solve_rate === null ? "-" : formatNumber(averages.solve_rate, { style: "percent" })],
+      [_("Time to solve (mean)"), duration(averages.mean_seconds_to_solve)],
+      [_("Time to solve (median)"), duration(averages.median_seconds_to_solve)],
+      [_("Rounds per game"), figure(averages.mean_rounds)],
+      [_("Strikes per game"), figure(averages.mean_strikes)],
+      [_("Hints per game"), figure(averages.mean_hints)],
     ];
     for (const [name, value] of rows) {
       const dt = document.createElement("dt");
@@ -90,15 +100,28 @@
       dd.textContent = String(value);
       list.append(dt, dd);
     }
-    let where = `Recorded in ${listing.where}.`;
-    if (listing.skipped) where += ` ${listing.skipped} damaged line(s) skipped (the prop's log names them).`;
+    let where = _("Recorded in {where}.", { where: listing.where });
+    if (listing.skipped) {
+      where += ` ${ngettext("{n} damaged line skipped (the prop's log names it).",
+        "{n} damaged lines skipped (the prop's log names them).", listing.skipped)}`;
+    }
     $("#where").textContent = where;
   }
 
+  // A figure's cell carries its column's name, shown only on a phone, where the rows are cards
+  // (their figures named) instead of a table wider than the screen (history.css).
+  const COLUMNS = [...document.querySelectorAll("#games-table thead th")].map((th) => th.textContent);
   function cell(row, text, className) {
     const td = document.createElement("td");
-    td.textContent = text;
     if (className) td.className = className;
+    const label = COLUMNS[row.children.length];
+    if (className === "num" && label) {
+      const name = document.createElement("span");
+      name.className = "label";
+      name.textContent = `${label} `;
+      td.append(name);
+    }
+    td.append(text);
     row.append(td);
     return td;
   }
@@ -111,7 +134,8 @@
       row.dataset.id = game.id;
       if (game.id === listing.current) row.classList.add("current");
       if (game.id === replay.id) row.classList.add("chosen");
-      cell(row, `#${game.game}${game.restarts ? ` (${game.restarts} restart${game.restarts > 1 ? "s" : ""})` : ""}`);
+      cell(row, game.restarts ? ngettext("#{game} ({n} restart)", "#{game} ({n} restarts)", game.restarts,
+        { game: game.game }) : `#${game.game}`);
       cell(row, localTime(game.started));
       cell(row, outcomeWords(game), `outcome-${game.outcome}`);
       cell(row, duration(game.seconds), "num");
@@ -122,20 +146,20 @@
       const button = document.createElement("button");
       button.type = "button";
       button.className = "small";
-      button.textContent = "Replay";
+      button.textContent = _("Replay");
       button.addEventListener("click", () => openReplay(game));
       cell(row, "").append(button);
       body.append(row);
     }
     const shown = listing.games.length;
-    $("#games-count").textContent = shown < listing.total ? `${shown} of ${listing.total}, newest first`
-      : `${shown}, newest first`;
+    $("#games-count").textContent = shown < listing.total
+      ? _("{shown} of {total}, newest first", { shown, total: listing.total }) : _("{shown}, newest first", { shown });
   }
 
   async function refresh() {
     const listing = await getJSON("/history/api/games");
     if (!listing.games) {
-      message(listing.error || "the history could not be read", "error");
+      message(listing.error || _("the history could not be read"), "error");
       return;
     }
     message(listing.ok ? "" : listing.error, listing.ok ? "" : "error");
@@ -148,6 +172,7 @@
   }
 
   // -- the replay ------------------------------------------------------------------------------------
+  const ROLE_NAMES = { placard: _("Placard"), table: _("Table"), bets: _("Bets"), casing: _("Casing") };
   function buildDisplays(roles) {
     const box = $("#replay-displays");
     box.replaceChildren();
@@ -156,10 +181,10 @@
       figure.className = "display";
       const img = document.createElement("img");
       img.id = `replay-${role}`;
-      img.alt = `${role} display, as the players saw it`;
+      img.alt = _("{role} display, as the players saw it", { role: ROLE_NAMES[role] || role });
       img.addEventListener("load", fitDisplays);
       const caption = document.createElement("figcaption");
-      caption.textContent = role.charAt(0).toUpperCase() + role.slice(1);
+      caption.textContent = ROLE_NAMES[role] || role;
       figure.append(img, caption);
       box.append(figure);
     }
@@ -183,9 +208,9 @@
   }
 
   function chapterName(chapter) {
-    if (chapter === 0) return "the start";
-    if (chapter <= replay.rounds) return `round ${chapter}`;
-    return "the end";
+    if (chapter === 0) return _("the start");
+    if (chapter <= replay.rounds) return _("round {n}", { n: chapter });
+    return _("the end");
   }
 
   function fillRounds() {
@@ -215,7 +240,7 @@
   async function loadChapter(chapter, at) {
     const answer = await getJSON(`/history/api/replay/${encodeURIComponent(replay.id)}/${chapter}`);
     if (!answer.ok) {
-      message(`Replay: ${answer.error}`, "error");
+      message(_("Replay: {error}", { error: answer.error }), "error");
       stop();
       return false;
     }
@@ -240,7 +265,8 @@
     replay.roles = [];
     replay.rounds = 0;
     $("#replay").hidden = false;
-    $("#replay-title").textContent = `game #${game.game}, ${localTime(game.started)}, ${outcomeWords(game)}`;
+    $("#replay-title").textContent = _("game #{game}, {started}, {outcome}",
+      { game: game.game, started: localTime(game.started), outcome: outcomeWords(game) });
     for (const row of document.querySelectorAll("#games-table tbody tr")) {
       row.classList.toggle("chosen", row.dataset.id === game.id);
     }
@@ -263,7 +289,7 @@
   function stop() {
     if (replay.timer) clearTimeout(replay.timer);
     replay.timer = null;
-    $("#play").textContent = "Play";
+    $("#play").textContent = _("Play");
   }
 
   function play() {
@@ -271,7 +297,7 @@
       stop();
       return;
     }
-    $("#play").textContent = "Pause";
+    $("#play").textContent = _("Pause");
     const tick = async () => {
       if (!(await stepBy(1))) {
         stop();

@@ -7,11 +7,11 @@ window.baccaratListen = (path, apply, onError) => {
   const stream = new EventSource(path);
   const badge = document.querySelector("#connection");
   stream.addEventListener("open", () => {
-    badge.textContent = "live";
+    badge.textContent = _("live");
     badge.className = "badge live";
   });
   stream.addEventListener("error", () => {
-    badge.textContent = "reconnecting";
+    badge.textContent = _("reconnecting");
     badge.className = "badge down";
     if (onError) onError(stream);
   });

@@ -17,9 +17,11 @@
     element.style.height = `${(height / size) * 100}%`;
   }
 
+  // The panel's own printing (its silkscreen), as the prop's panel has it in every language.
   function silk(face, text, x, y, size) {
     const label = document.createElement("span");
     label.className = "silk";
+    label.translate = false;
     label.textContent = text;
     label.style.left = `${(x / size) * 100}%`;
     label.style.top = `${(y / size) * 100}%`;
@@ -27,13 +29,42 @@
     return label;
   }
 
-  // A frame shown at its own size or larger keeps square pixels; shrunk into a small window
-  // (the panel's real proportions) it is smoothed instead, so no row of pixels drops out.
-  function crisp(img) {
+  // A display's frame at a whole number of screen pixels per OLED pixel, never smoothed: the
+  // largest that fits the display's board (its module around the window), at least 1x. Drawn
+  // smaller than that (a tablet at 1x shows the panel ~600 px wide, a 24 mm window ~95 px), the
+  // window grows around the frame, centred where the panel has it, its label kept just above it.
+  function fit(display, face, size) {
+    const { img, win, label, item } = display;
     if (!img.naturalWidth) return;
-    const scale = Math.min(img.clientWidth / img.naturalWidth, img.clientHeight / img.naturalHeight);
-    img.classList.toggle("crisp", scale >= 1);
+    const mm = face.clientWidth / size;
+    const room = Math.min((item.body_w * mm) / img.naturalWidth, (item.body_h * mm) / img.naturalHeight);
+    const scale = Math.max(1, Math.floor(room));
+    const width = img.naturalWidth * scale;
+    const height = img.naturalHeight * scale;
+    const border = Math.max(2, Math.round(0.6 * mm));
+    // The window's inside: the frame with an even margin each side (no half pixel when centred).
+    const even = (space, frame) => frame + 2 * Math.ceil(Math.max(0, space - frame) / 2);
+    const inner = [even(item.w * mm, width), even(item.h * mm, height)];
+    img.style.width = `${width}px`;
+    img.style.height = `${height}px`;
+    img.dataset.scale = String(scale);
+    const left = Math.round(item.x * mm - inner[0] / 2) - border;
+    const top = Math.round(item.y * mm - inner[1] / 2) - border;
+    Object.assign(win.style, {
+      borderWidth: `${border}px`,
+      left: `${left}px`,
+      top: `${top}px`,
+      width: `${inner[0] + 2 * border}px`,
+      height: `${inner[1] + 2 * border}px`,
+    });
+    label.style.top = `${top - Math.round(1.2 * mm)}px`;
   }
+
+  // A button's name for a screen reader (its silkscreen says it in capitals, as the prop's does).
+  const BUTTON_NAMES = {
+    player: _("Player"), banker: _("Banker"), tie: _("Tie"), player_pair: _("Player Pair"),
+    banker_pair: _("Banker Pair"), deal: _("Deck"), arrow_left: _("smaller chip"), arrow_right: _("larger chip"),
+  };
 
   // options: canPress (bool), send(input, action, keepalive) -> Promise<reply>, onError(text)
   function build(face, layout, options) {
@@ -41,6 +72,7 @@
     const images = {};
     const leds = {};
     const buttons = [];
+    const displays = [];
     face.replaceChildren();
     face.classList.add("panel-face");
     for (const item of layout.cutouts) {
@@ -56,12 +88,13 @@
         place(win, item, item.w, item.h, size);
         const img = document.createElement("img");
         img.id = `panel-display-${item.role}`;
-        img.alt = `${item.role} display`;
-        img.addEventListener("load", () => crisp(img));
+        img.alt = _("{role} display", { role: item.label });
         win.append(img);
         images[item.role] = img;
         face.append(win);
-        silk(face, item.label, item.x, item.y - item.h / 2 - 1.2, size);
+        const display = { img, win, item, label: silk(face, item.label, item.x, item.y - item.h / 2 - 1.2, size) };
+        img.addEventListener("load", () => fit(display, face, size));
+        displays.push(display);
       } else if (item.kind === "led") {
         const led = document.createElement("span");
         led.className = "panel-led";
@@ -81,8 +114,7 @@
         cap.style.setProperty("--cap", item.cap);
         place(cap, item, item.w, item.h, size);
         const arrow = item.input.startsWith("arrow_");
-        cap.setAttribute("aria-label", arrow ? (item.input === "arrow_left" ? "smaller chip" : "larger chip")
-          : item.label.toLowerCase());
+        cap.setAttribute("aria-label", BUTTON_NAMES[item.input] || item.label);
         if (arrow) {
           cap.textContent = item.input === "arrow_left" ? "\u25C0" : "\u25B6";
         } else {
@@ -94,7 +126,7 @@
       }
     }
     if (options.canPress) wire(buttons, options);
-    window.addEventListener("resize", () => Object.values(images).forEach(crisp));
+    window.addEventListener("resize", () => displays.forEach((display) => fit(display, face, size)));
     return {
       showFrames(frames) {
         for (const [role, url] of Object.entries(frames)) {

@@ -28,7 +28,7 @@
         body: JSON.stringify(body),
       });
     } catch (error) {
-      return { ok: false, error: `the prop did not answer (${error.message})` };
+      return { ok: false, error: _("the prop did not answer ({why})", { why: error.message }) };
     }
     try {
       return await response.json();
@@ -39,16 +39,24 @@
 
   // The casing comes drawn by the prop (the same SVG as `baccarat casing --out`); the page only
   // puts it in place, so what the page shows is what prints.
-  // On /play a landscape screen puts the tall drawing beside the panel, a portrait one the wide
-  // drawing under it.
+  // The drawing that fills the screen: on /casing the wide one on a landscape screen and the tall
+  // one on a portrait screen (a phone held upright); on /play, beside the panel (landscape) the
+  // tall one, under it (portrait) the wide one. Printing always takes the wide one, 1:1.
   const portrait = window.matchMedia("(orientation: portrait)");
   let lastCasing = null;
+  let printing = false;
   function showCasing(casing) {
     lastCasing = casing;
     const box = $("#casing");
-    box.innerHTML = casing.svg_tall && !portrait.matches ? casing.svg_tall : casing.svg;
+    const play = document.body.classList.contains("play-page");
+    const tall = casing.svg_tall && !printing && portrait.matches !== play;
+    box.innerHTML = tall ? casing.svg_tall : casing.svg;
+    box.dataset.shape = tall ? "tall" : "wide";
     box.dataset.strikes = String(casing.doc.strikes);
     box.dataset.serial = casing.doc.serial;
+  }
+  function reshow() {
+    if (lastCasing) showCasing(lastCasing);
   }
 
   function apply(update) {
@@ -68,8 +76,20 @@
     } catch (error) { /* not over plain http on a network: the tablet's own setting then */ }
   }
 
+  // The language picker: the choice is kept in a cookie the prop reads (firmware/web/language.py).
+  function wireLanguage() {
+    const picker = $("#language");
+    if (!picker) return;
+    picker.addEventListener("change", () => {
+      document.cookie = `baccarat_lang=${encodeURIComponent(picker.value)}; path=/; max-age=31536000; SameSite=Strict`;
+      location.reload();
+    });
+  }
+
   async function start() {
     const body = document.body;
+    wireLanguage();
+    if (!body.dataset.stream) return; // the login page: the picker only
     if (body.classList.contains("play-page")) {
       const response = await fetch("/play/session", { credentials: "same-origin" });
       if (response.status === 401) {
@@ -98,7 +118,9 @@
       if (document.visibilityState === "visible") keepAwake();
     });
     keepAwake();
-    portrait.addEventListener("change", () => { if (lastCasing) showCasing(lastCasing); });
+    portrait.addEventListener("change", reshow);
+    window.addEventListener("beforeprint", () => { printing = true; reshow(); });
+    window.addEventListener("afterprint", () => { printing = false; reshow(); });
     listen(body.dataset.stream);
   }
 

@@ -7,18 +7,20 @@
 (() => {
   let clockOffset = 0; // the prop's clock minus this browser's, in seconds
   let progressAt = null;
+  let progressMade = null; // false: nobody has moved yet (progressAt is the game's start)
 
   function show() {
     const out = document.getElementById("stuck-minutes");
     if (!out) return;
     if (!progressAt) {
-      out.textContent = "- (no game)";
+      out.textContent = _("- (no game)");
       out.classList.remove("stuck");
       return;
     }
     const since = Date.parse(progressAt) / 1000;
     const minutes = Math.max(0, Math.floor((Date.now() / 1000 + clockOffset - since) / 60));
-    out.textContent = `${minutes} min ago`;
+    out.textContent = progressMade === false ? _("none yet (game started {minutes} min ago)", { minutes })
+      : _("{minutes} min ago", { minutes });
     out.classList.toggle("stuck", minutes >= 5);
   }
 
@@ -36,11 +38,13 @@
     }
     clockOffset = answer.now - Date.now() / 1000;
     progressAt = answer.progress_at;
+    progressMade = answer.progress_made;
     show();
     document.addEventListener("baccarat:update", (event) => {
       const state = event.detail && event.detail.state;
       if (state && state.doc && "progress_at" in state.doc) {
         progressAt = state.doc.progress_at;
+        progressMade = state.doc.progress_made;
         show();
       }
     });
