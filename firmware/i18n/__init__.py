@@ -25,8 +25,11 @@ from __future__ import annotations
 import logging
 import re
 from functools import lru_cache
-from gettext import NullTranslations
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gettext import NullTranslations
 
 log = logging.getLogger("baccarat")
 
@@ -56,7 +59,7 @@ def use_catalogs(directory: Path) -> None:
 SOURCE = "en"
 
 #: A catalog's language code: ``fr``, ``de``, ``pt_BR`` (an Accept-Language tag's ``-`` becomes ``_``).
-_CODE = re.compile(r"[a-z]{2,3}(_[A-Z][a-z]{3})?(_[A-Z]{2}|_[0-9]{3})?")
+CODE = r"[a-z]{2,3}(_[A-Z][a-z]{3})?(_[A-Z]{2}|_[0-9]{3})?"
 
 
 def N_(message: str) -> str:  # noqa: N802 - gettext's name for "mark, translate later"
@@ -69,7 +72,7 @@ def N_(message: str) -> str:  # noqa: N802 - gettext's name for "mark, translate
 def languages() -> tuple[str, ...]:
     """The languages the prop speaks: English first, then every catalog's code, sorted."""
     found = sorted(path.parent.parent.name for path in locale_dir().glob(f"*/LC_MESSAGES/{DOMAIN}.po"))
-    return (SOURCE, *(code for code in found if _CODE.fullmatch(code) and code != SOURCE))
+    return (SOURCE, *(code for code in found if re.fullmatch(CODE, code) and code != SOURCE))
 
 
 def language_problem(value: str) -> str | None:
@@ -86,6 +89,8 @@ language_problem.__doc__ = "a catalog's code, or empty"
 def translations(language: str) -> NullTranslations:
     """The catalog of ``language`` (English: the messages themselves), built from its ``.po``
     in memory if the install has not compiled it (:func:`.catalogs.load`)."""
+    from gettext import NullTranslations  # with the first catalog asked for, not at every start
+
     if language == SOURCE or language not in languages():
         return NullTranslations()
     from .catalogs import load
