@@ -22,6 +22,7 @@ import fcntl
 import hashlib
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -421,7 +422,15 @@ def test_without_root_or_sudo_it_says_in_one_line_what_to_run_as_root(unprivileg
     assert box.log("apt") == []
 
 
-TEST_PACKAGES = "mosquitto tmux chromium libatomic1 fonts-dejavu-core systemd shellcheck util-linux alsa-utils git"
+def _test_packages() -> str:
+    """The test command's own apt list (scripts/test.sh says it once)."""
+    text = (ROOT / "scripts" / "test.sh").read_text()
+    listed = re.search(r"^apt_packages=\((.*)\)$", text, re.M)
+    assert listed, "scripts/test.sh has no apt_packages=(...) line"
+    return " ".join(listed.group(1).split())
+
+
+TEST_PACKAGES = _test_packages()
 
 
 def test_test_sh_without_root_or_sudo_names_every_missing_package_at_once(unprivileged_base, wheelhouse):
