@@ -11,15 +11,13 @@ import os
 import re
 import shutil
 import subprocess
-import tarfile
 import tempfile
 import tomllib
-import zipfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from .release_archive import ArchiveError, extract_tar
+from .release_archive import ArchiveError, room_problem, unpack
 
 #: What a copied source leaves out: build output, caches, venvs, and a release layout's own entries.
 IGNORED = (
@@ -37,6 +35,12 @@ IGNORED = (
     "current",
     "previous",
 )
+#: What a release's version (pyproject's, before the ``+``) may be: it names the release's directory.
+VERSION = re.compile(r"[0-9][0-9A-Za-z._-]{0,39}")
+#: The largest pyproject.toml read (the prop's is about 4 KiB).
+MAX_PYPROJECT_BYTES = 256 * 1024
+#: A venv's size when there is no running one to measure (a Pi's holds about 60 MiB).
+VENV_BYTES = 200 << 20
 #: The installed package's own files in a venv (left out when a venv's packages are copied).
 _OWN = re.compile(r"^(__editable__[._]+baccarat_prop|baccarat_prop-)")
 
@@ -79,24 +83,10 @@ def unpacked(source: Path) -> Iterator[tuple[Path, str | None]]:
     if not source.is_file():
         raise UpdateError(f"{source} is neither a directory nor an archive")
     with tempfile.TemporaryDirectory(prefix="baccarat-update-") as temp:
-        commit = None
-        if zipfile.is_zipfile(source):
-            with zipfile.ZipFile(source) as archive:
-                archive.extractall(temp)
-                commit = archive.comment.decode(errors="replace").strip() or None
-        else:
-            # tarfile's filter refusals; a Python before 3.11.4 has none (extract_tar refuses by itself)
-            refused: tuple[type[Exception], ...] = (tarfile.FilterError,) if hasattr(tarfile, "FilterError") else ()
-            try:
-                with tarfile.open(source) as archive:
-                    extract_tar(archive, Path(temp))
-                    commit = archive.pax_headers.get("comment")  # git archive names the commit here
-            except refused as error:  # a member outside the tree, a device: refused whole
-                raise UpdateError(f"{source}: {error}; refused") from None
-            except ArchiveError as error:
-                raise UpdateError(str(error)) from None
-            except tarfile.TarError:
-                raise UpdateError(f"{source} is not an archive this can read (tar, tar.gz, tar.xz or zip)") from None
+        try:
+            commit = unpack(source, Path(temp))
+        except ArchiveError as error:
+            raise UpdateError(str(error)) from None
         if commit is not None and not re.fullmatch(r"[0-9a-f]{40}", commit):
             commit = None
         yield _tree_root(Path(temp)), commit
@@ -147,12 +137,21 @@ def _ignored(part: str) -> bool:
 def release_version(tree: Path, files: Sequence[Path], commit: str | None = None) -> str:
     """pyproject's version with where it came from: ``+g<commit>`` (``.dirty<digest>`` with changes
     not committed), or ``+h<digest of the files>`` without git history."""
+    pyproject = tree / "pyproject.toml"
     try:
-        with open(tree / "pyproject.toml", "rb") as file:
-            base = str(tomllib.load(file)["project"]["version"])
-    except (OSError, tomllib.TOMLDecodeError, KeyError) as error:
-        raise UpdateError(f"{tree / 'pyproject.toml'} has no [project] version ({error})") from None
-    base = base.split("+")[0]
+        with open(pyproject, "rb") as file:
+            text = file.read(MAX_PYPROJECT_BYTES + 1)
+        if len(text) > MAX_PYPROJECT_BYTES:
+            raise UpdateError(f"{pyproject} is larger than {MAX_PYPROJECT_BYTES} bytes: not the prop's")
+        base = str(tomllib.loads(text.decode("utf-8"))["project"]["version"]).split("+")[0]
+    except UnicodeDecodeError as error:
+        raise UpdateError(f"{pyproject} is not UTF-8 text (byte {error.start})") from None
+    except (OSError, ValueError, RecursionError, KeyError, TypeError) as error:  # TOMLDecodeError is a ValueError
+        reason = " ".join(str(error).split())[:120]
+        raise UpdateError(f"{pyproject} has no [project] version ({type(error).__name__}: {reason})") from None
+    if not VERSION.fullmatch(base):
+        shown = base if len(base) <= 40 else base[:37] + "..."
+        raise UpdateError(f"{pyproject}: version {shown!r} is not a version (digits, letters, . _ - only)")
     if commit is None and _is_checkout(tree):
         head = _git(tree, "rev-parse", "HEAD")
         commit = head.strip() if head else None
@@ -184,6 +183,23 @@ def copy_source(tree: Path, files: Sequence[Path], dest: Path, version: str | No
         if count != 1:
             raise UpdateError("pyproject.toml has no version line")
         pyproject.write_text(stamped, encoding="utf-8")
+
+
+def check_room(tree: Path, files: Sequence[Path], dest: Path, running: Path | None) -> None:
+    """Refuse, in one line, a release that would not fit beside the others: its files and a venv as
+    large as the running version's (:data:`VENV_BYTES` without one)."""
+    needed = sum((tree / name).stat().st_size for name in files)
+    old = running / ".venv" if running is not None else None
+    if old is not None and old.is_dir():
+        needed += sum(entry.stat(follow_symlinks=False).st_size for entry in old.rglob("*"))
+    else:
+        needed += VENV_BYTES
+    where = dest
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    problem = room_problem(needed, where, f"installing {dest.name} (its files and a venv)")
+    if problem is not None:
+        raise UpdateError(problem)
 
 
 # -- the venv ----------------------------------------------------------------------------------------

@@ -54,6 +54,7 @@ from pathlib import Path
 
 from .release_build import (
     UpdateError,
+    check_room,
     copy_packages,
     copy_source,
     make_venv,
@@ -251,6 +252,7 @@ class Updater:
         directory): a release without the marker is an interrupted build, made again from scratch."""
         self.layout.releases.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(release, ignore_errors=True)
+        check_room(tree, files, release, running)
         say(f"installing {version} from {tree}")
         try:
             copy_source(tree, files, release, version)
