@@ -24,6 +24,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
         help="check this Pi for the prop: buses, displays, groups, service, state file, power, disk, clock",
         description=(
             "Check what the prop needs from its Pi, one line each: OK, WARN or FAIL with the fix. "
+            "Off a Raspberry Pi (a PC, a chroot) it says so first and skips the Pi's own checks. "
             "Exit status 1 if anything FAILed. Run it with sudo to check everything "
             "(the service's config is readable by root and the baccarat group only)."
         ),

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .host import FAIL, OK, WARN, Finding, Host, probe_i2c, run_command
-from .pi import THROTTLED_SYSFS, check_buses, check_displays, check_groups, check_throttling
+from .pi import MODEL, THROTTLED_SYSFS, check_buses, check_displays, check_groups, check_machine, check_throttling
 from .system import (
     SERVICE,
     check_clock,
@@ -33,6 +33,7 @@ from .system import (
 
 __all__ = [
     "FAIL",
+    "MODEL",
     "OK",
     "SERVICE",
     "THROTTLED_SYSFS",
@@ -48,17 +49,21 @@ __all__ = [
 
 def examine(host: Host, config_file: Path, probe: Callable[[int, int], OSError | None] = probe_i2c) -> list[Finding]:
     """Every check, in the order the report shows them."""
+    machine, pi = check_machine(host)
     found, config = check_config(config_file, host.user)
-    findings = [found]
-    findings += check_buses(host, config)
-    findings += check_displays(host, config, probe)
+    findings = [machine, found]
+    if pi:
+        findings += check_buses(host, config)
+        findings += check_displays(host, config, probe)
     state = service_state(host)
     installed = state is not None and state.get("LoadState") == "loaded"
-    findings += check_groups(host, config, installed)
+    if pi:
+        findings += check_groups(host, config, installed)
     findings.append(check_service(state))
     path = state_file(config, installed)
     findings.append(check_state_file(host, config, path))
-    findings.append(check_throttling(host))
+    if pi:
+        findings.append(check_throttling(host))
     findings += check_disk(host, path)
     findings.append(check_clock(host))
     return findings

@@ -11,6 +11,8 @@ from ..config import Config
 from .host import FAIL, OK, WARN, Finding, Host
 from .system import SERVICE_USER
 
+#: What the firmware calls the board ("Raspberry Pi 5 Model B Rev 1.0"); what start.sh reads too.
+MODEL = "/proc/device-tree/model"
 #: Raspberry Pi OS's boot configuration (Bookworm and later; before, /boot/config.txt).
 CONFIG_TXT = ("/boot/firmware/config.txt", "/boot/config.txt")
 THROTTLED_SYSFS = "/sys/devices/platform/soc/soc:firmware/get_throttled"
@@ -22,6 +24,27 @@ THROTTLE_BITS = (
     (3, "soft temperature limit now", 19, "the soft temperature limit"),
 )
 POWER_FIX = "use the official power supply for this Pi (hardware/README.md, section 10)"
+
+
+def check_machine(host: Host) -> tuple[Finding, bool]:
+    """Is this a Raspberry Pi? The first line, and whether the Pi's own checks (buses, displays,
+    groups, power) are worth running: on a PC or in a chroot they would only list Pi fixes."""
+    model = (host.read(MODEL) or "").replace("\0", "").strip()
+    if "Raspberry Pi" in model:
+        return Finding(OK, f"this is a {model}"), True
+    skipped = "the Pi's checks (buses, displays, groups, power) are skipped"
+    if not host.exists("/proc/self"):
+        return Finding(
+            WARN,
+            f"cannot tell whether this is a Raspberry Pi: /proc is not mounted (a chroot?); {skipped}",
+            "sudo mount -t proc proc /proc, or run doctor on the Pi itself",
+        ), False
+    board = f"this is a {model[:80]}" if model else f"{MODEL} does not say so"
+    return Finding(
+        WARN,
+        f"not a Raspberry Pi ({board}): {skipped}",
+        "on a PC, play the simulator: baccarat run --simulate",
+    ), False
 
 
 def _boot_config(host: Host) -> str:

@@ -4,6 +4,7 @@ file lives, free disk and the clock."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from .. import storage
@@ -15,6 +16,9 @@ SERVICE = "baccarat.service"
 SERVICE_USER = "baccarat"
 #: Where the service keeps its state (``StateDirectory=baccarat``).
 SERVICE_STATE_DIRECTORY = "/var/lib/baccarat"
+MOUNTINFO = "/proc/self/mountinfo"
+#: Where the read-only root, its traps and what was tried are written down.
+READ_ONLY_ROOT = "hardware/README.md, section 18"
 #: Free space below which the state file's writes and the journal may fail.
 FAIL_FREE_BYTES = 20 * 1024 * 1024
 WARN_FREE_BYTES = 200 * 1024 * 1024
@@ -95,23 +99,83 @@ def state_file(config: Config | None, service_installed: bool) -> Path | None:
 
 
 def check_state_file(host: Host, config: Config | None, path: Path | None) -> Finding:
-    """Where the state file lives, and whether it survives a power cut."""
+    """Where the state file lives: on a mount that takes writes, and that survives a power cut."""
     if config is not None and config.state_file == "":
         return Finding(WARN, "state saving is off: a restart starts a fresh game", 'remove [state] file = ""')
     if path is None:
         return Finding(WARN, "state file not checked (the config could not be read)")
-    mounts = storage.parse_mountinfo(host.read("/proc/self/mountinfo") or "")
+    text = host.read(MOUNTINFO)
+    if text is None:
+        if not host.exists("/proc/self"):
+            return Finding(
+                WARN,
+                "/proc is not mounted here (a chroot or a container?): where the state file lives cannot be told",
+                "sudo mount -t proc proc /proc, or run doctor on the system itself",
+            )
+        return Finding(WARN, f"cannot read {MOUNTINFO}: where the state file lives cannot be told")
+    mounts = storage.parse_mountinfo(text)
     mount = storage.mount_of(path, mounts)
     if mount is None:
-        return Finding(WARN, f"state file {path}: cannot tell where it lives (no /proc/self/mountinfo)")
+        return Finding(
+            WARN,
+            f"no mount in {MOUNTINFO} holds {path.parent} (a chroot whose root is not a mount point?): "
+            "whether the state file survives a power cut cannot be told",
+            "run doctor on the system itself",
+        )
+    if read_only(text, mount.point):
+        return _read_only_finding(path, mount, mounts)
     reason = storage.volatile_reason(path, mounts)
     if reason is not None:
         return Finding(
             FAIL,
             f"state file {path} will not survive a power cut: {reason}",
-            "put the state directory on a disk of its own (README: 'A read-only root')",
+            f"put the state directory on a disk of its own ({READ_ONLY_ROOT})",
         )
     return Finding(OK, f"state file {path} is on {mount.describe()}: it survives a power cut")
+
+
+def read_only(mountinfo: str, point: str) -> bool:
+    """Whether the mount at ``point`` (the last one there: it covers the others) takes no writes: ``ro``
+    among its own options or its file system's."""
+    found = False
+    for line in mountinfo.splitlines():
+        fields = line.split()
+        if len(fields) < 10 or "-" not in fields[6:] or _unescape(fields[4]) != point:
+            continue
+        super_options = fields[fields.index("-", 6) + 3]
+        found = "ro" in fields[5].split(",") or "ro" in super_options.split(",")
+    return found
+
+
+def _unescape(text: str) -> str:
+    """mountinfo's octal escapes (``\\040`` for a space)."""
+    return re.sub(r"\\([0-7]{3})", lambda match: chr(int(match.group(1), 8)), text)
+
+
+def _read_only_finding(path: Path, mount: storage.Mount, mounts: list[storage.Mount]) -> Finding:
+    """The state directory's mount takes no writes: why it may be so, and what to do."""
+    root = storage.mount_of("/", mounts)
+    overlay_root = root is not None and root.fs_type == "overlay"
+    where = f"state file {path}: its mount ({mount.describe()}) is read-only, so the game cannot be saved"
+    if mount.point == "/" and overlay_root:
+        return Finding(
+            FAIL,
+            f"{where}; an overlay root that comes up read-only is Debian 13's systemd-remount-fs failing under "
+            "overlayroot (systemd #39558)",
+            f"sudo mount -o remount,rw / for now, and keep the state on a partition of its own ({READ_ONLY_ROOT})",
+        )
+    if overlay_root:
+        return Finding(
+            FAIL,
+            f"{where}; Raspberry Pi OS's overlay turns the other partitions read-only unless told not to "
+            "(raspi-config #288, Trixie)",
+            f"overlayroot=tmpfs:recurse=0 in /boot/firmware/cmdline.txt, then reboot ({READ_ONLY_ROOT})",
+        )
+    return Finding(
+        FAIL,
+        where,
+        f"sudo mount -o remount,rw {mount.point}, and check its line in /etc/fstab (after a disk error: fsck)",
+    )
 
 
 def _size(count: int) -> str:
