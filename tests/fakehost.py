@@ -96,6 +96,7 @@ class FakePi:
         self.user = "pi"
         self.disk = (29 << 30, 21 << 30)  # total, free: a 32 GB card
         self.service = dict(SERVICE_RUNNING)
+        self.unit = "# /etc/systemd/system/baccarat.service\n[Service]\nUser=baccarat\n"  # systemctl cat
         self.commands: dict[str, Answer] = {
             "systemctl": self._systemctl,
             "vcgencmd": (0, "throttled=0x0\n"),
@@ -134,6 +135,10 @@ class FakePi:
         return answer(argv) if callable(answer) else answer
 
     def _systemctl(self, argv: Sequence[str]) -> tuple[int, str]:
+        if argv[1] == "cat":  # the unit as systemd runs it, when installed
+            assert argv[2] == doctor.SERVICE, argv
+            loaded = self.service.get("LoadState") == "loaded"
+            return (0, self.unit) if loaded else (1, "")
         assert argv[1] == "show" and argv[2] == doctor.SERVICE, argv
         wanted = argv[3].removeprefix("--property=").split(",")
         return 0, "".join(f"{key}={self.service[key]}\n" for key in wanted if key in self.service)
