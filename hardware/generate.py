@@ -34,6 +34,8 @@ from hardware.front_panel import (  # noqa: E402
 )
 from hardware.pinmap import render_pinmap  # noqa: E402
 from hardware.pins import (  # noqa: E402
+    CASING_OVERLAY,
+    CASING_PINS,
     DEFAULT_CONFIG,
     E12,
     PIN_LIMIT_MA,
@@ -50,6 +52,8 @@ from hardware.wiring import render_wiring_svg  # noqa: E402
 
 __all__ = [
     "A4_MM",
+    "CASING_OVERLAY",
+    "CASING_PINS",
     "CUTOUTS",
     "DEFAULT_CONFIG",
     "E12",

@@ -46,7 +46,7 @@ def render_pinmap(config: dict[str, Any]) -> str:
     body = []
     for row in rows:
         gpio = f"GPIO{row.bcm}" if row.bcm is not None else "—"
-        grounded = ("input", "led", "output", "spare")
+        grounded = ("input", "led", "output", "spare", "casing", "i2c-gpio")
         ground = f"pin {grounds[row.part]}" if row.part in grounds and row.kind in grounded else ""
         body.append([row.role, gpio, str(row.physical), row.direction, row.wiring, ground])
     out += _table(["Role", "BCM", "Header pin", "Direction", "Wiring", "Ground to"], body)
@@ -106,13 +106,15 @@ def render_pinmap(config: dict[str, Any]) -> str:
     total = sum(r.worst_ma for r in res.values())
     out += ["", f"All LEDs lit at once, worst case: {total:.1f} mA (limit {TOTAL_LIMIT_MA:g} mA).", ""]
 
-    used = {r.bcm for r in rows if r.bcm is not None}
+    optional = {r.bcm: r.role.removeprefix("optional ") for r in rows if r.kind == "casing"}
+    used = {r.bcm for r in rows if r.bcm is not None and r.kind != "casing"}
     free = sorted(set(BCM_TO_PHYSICAL) - used)
     uart = {14: " UART TX", 15: " UART RX"}
+    also = {gpio: f", or the {role}" for gpio, role in optional.items()}
     out += [
         "## Free GPIOs",
         "",
-        ", ".join(f"GPIO{g}{uart.get(g, '')} (pin {BCM_TO_PHYSICAL[g]})" for g in free) or "none",
+        ", ".join(f"GPIO{g}{uart.get(g, '')} (pin {BCM_TO_PHYSICAL[g]}{also.get(g, '')})" for g in free) or "none",
         "",
         "GPIO14 and 15 are free only while the serial console is off (raspi-config, Interface Options).",
         "",
@@ -128,4 +130,5 @@ def _part_title(config: dict[str, Any], part: str) -> str:
         return f"{name} display"
     if section == "outputs":
         return f"{name} output"
-    return {"i2c": "I2C displays", "shutdown": "shutdown button"}.get(part, LIGHT_NAMES.get(part, part))
+    titles = {"i2c": "I2C displays", "shutdown": "shutdown button", "casing": "casing display"}
+    return titles.get(part, LIGHT_NAMES.get(part, part))

@@ -28,6 +28,13 @@ INPUT_NAMES = {
     "deal": "deck (deal) button or sensor",
 }
 LIGHT_NAMES = {"status_light": "status light", "deck_light": "deck RGB LED"}
+#: The optional casing display's own I2C bus (both addresses of bus 1 are the placard's and the
+#: table's): the kernel's i2c-gpio overlay on the two GPIOs the reference build leaves free.
+CASING_BUS = 3
+CASING_PINS = {"SDA": 14, "SCL": 18}
+CASING_OVERLAY = (
+    f"dtoverlay=i2c-gpio,bus={CASING_BUS},i2c_gpio_sda={CASING_PINS['SDA']},i2c_gpio_scl={CASING_PINS['SCL']}"
+)
 #: What an output's pin drives (hardware/README.md, "Outputs"): never a lock or a coil itself.
 OUTPUT_WIRING = {
     True: "GPIO → 220 Ω → gate of a logic-level N-MOSFET (10 kΩ gate → GND), or IN of an active-high relay module",
@@ -282,6 +289,7 @@ def pin_rows(config: dict[str, Any]) -> list[PinRow]:
                 "not connected; reserved for HAT ID EEPROMs",
             )
         )
+    rows += _casing_rows(config, {r.bcm for r in rows})
     rows.append(
         PinRow(
             "optional shutdown button",
@@ -294,6 +302,29 @@ def pin_rows(config: dict[str, Any]) -> list[PinRow]:
         )
     )
     return sorted(rows, key=lambda r: r.physical)
+
+
+def _casing_rows(config: dict[str, Any], used: set[int | None]) -> list[PinRow]:
+    """The casing display's own I2C bus (i2c-gpio on :data:`CASING_PINS`): optional rows while the
+    config has no casing display, and none when another part took those GPIOs."""
+    if set(CASING_PINS.values()) & used:
+        return []
+    fitted = any(d.get("role") == "casing" for d in config.get("displays", []))
+    rows = []
+    for name, gpio in CASING_PINS.items():
+        rows.append(
+            PinRow(
+                f"{'' if fitted else 'optional '}casing display {name}",
+                BCM_TO_PHYSICAL[gpio],
+                gpio,
+                "i2c-gpio" if fitted else "casing",
+                "casing",
+                "bus (i2c-gpio)",
+                f"{name} of the casing display: I2C bus {CASING_BUS} (port = {CASING_BUS}), {CASING_OVERLAY} "
+                "in config.txt; its VCC → 3V3 (pin 1 or 17)",
+            )
+        )
+    return rows
 
 
 def ground_pins(config: dict[str, Any]) -> dict[str, int]:

@@ -144,6 +144,22 @@ def _single(row: PinRow, config: dict[str, Any], ground: int) -> list[str]:
     return out
 
 
+def _casing_line(row: PinRow) -> list[str]:
+    """A line of the casing display's own I2C bus: pin → the display's SDA or SCL (dashed while optional)."""
+    side = -1 if row.physical % 2 else 1
+    y, start = _y(row.physical), _dot_x(row.physical)
+    anchor = "end" if side < 0 else "start"
+    dash = {"stroke_dasharray": "6 4"} if row.kind == "casing" else {}
+    x0, x1 = sorted((_out(side, 165), _out(side, 265)))
+    return [
+        _line(start, y, _out(side, 165), y, COLOURS[row.role.rsplit(" ", 1)[1]], 2.5, **dash),
+        _text(_out(side, 10), y - 7, row.role, 11, anchor, fill="#111"),
+        f'<rect x="{x0}" y="{y - 9}" width="{x1 - x0}" height="18" rx="3" fill="#f4f4f4" stroke="#333" '
+        'stroke-width="1.5"/>',
+        _text((x0 + x1) / 2, y + 4, f"casing display {row.role.rsplit(' ', 1)[1]}", 10, "middle"),
+    ]
+
+
 @dataclass(frozen=True)
 class _Device:
     title: list[str]
@@ -259,6 +275,9 @@ def render_wiring_svg(config: dict[str, Any]) -> str:
         if row.kind in ("input", "led", "output", "spare"):
             colours[row.physical] = COLOURS[row.kind]
             wires += _single(row, config, grounds[row.part])
+        elif row.kind in ("casing", "i2c-gpio"):
+            colours[row.physical] = COLOURS[row.role.rsplit(" ", 1)[1]]
+            wires += _casing_line(row)
         elif row.kind == "reserved":
             colours[row.physical] = COLOURS["reserved"]
 
