@@ -116,18 +116,17 @@ def _is_checkout(tree: Path) -> bool:
 
 def source_files(tree: Path) -> list[Path]:
     """The files a release copies: git's tracked and untracked-but-not-ignored files in a checkout,
-    else every file but :data:`IGNORED`."""
-    if _is_checkout(tree):
-        listed = _git(tree, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-        if listed is not None:
-            return sorted({Path(name) for name in listed.split("\0") if name and (tree / name).is_file()})
-    files = []
-    for path in sorted(tree.rglob("*")):
-        relative = path.relative_to(tree)
-        if any(_ignored(part) for part in relative.parts) or not path.is_file():
-            continue
-        files.append(relative)
-    return files
+    else every file; neither with a part named in :data:`IGNORED` (a checkout at /opt/baccarat holds
+    the release layout's own ``releases``, ``current`` and ``previous``, which git does not ignore)."""
+    names: list[Path] = []
+    listed = _git(tree, "ls-files", "-z", "--cached", "--others", "--exclude-standard") if _is_checkout(tree) else None
+    if listed is not None:
+        names = [Path(name) for name in listed.split("\0") if name]
+    else:
+        names = [path.relative_to(tree) for path in tree.rglob("*")]
+    return sorted(
+        {name for name in names if not any(_ignored(part) for part in name.parts) and (tree / name).is_file()}
+    )
 
 
 def _ignored(part: str) -> bool:

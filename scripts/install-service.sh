@@ -1,14 +1,25 @@
 #!/usr/bin/env bash
 # Install the prop as a sandboxed systemd service on Raspberry Pi OS (Bookworm or Trixie, 32- or 64-bit).
-# Run it from a copy of the repository at /opt/baccarat (see README.md, "On the Raspberry Pi"):
-#   sudo bash /opt/baccarat/scripts/install-service.sh
+# Run it from your checkout (hardware/README.md, "Where things live on the Pi"):
+#   cd ~/baccarat && sudo bash scripts/install-service.sh
+# The service runs the prop from /opt/baccarat (the unit's ExecStart points there): the first time, this
+# copies the checkout there (its files as an update copies them: firmware/release_build.py); later
+# versions go in beside it with scripts/update.sh. Run from /opt/baccarat itself, it sets the system up
+# again with the version there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ "$(pwd)" != /opt/baccarat ]; then
-  echo "error: put the repository at /opt/baccarat first (the unit's ExecStart points there)" >&2
-  exit 1
-fi
 [ "$(id -u)" = 0 ] || { echo "error: run with sudo" >&2; exit 1; }
+base=/opt/baccarat
+if [ "$(pwd)" != "$base" ]; then
+  if [ -e "$base/scripts/install-service.sh" ]; then
+    echo "note: the prop is installed in $base already: setting the system up again with the version there (to install this checkout's version: sudo bash scripts/update.sh)" >&2
+  else
+    python3 -c 'import sys; from pathlib import Path; from firmware.release_build import copy_source, source_files
+tree = Path("."); copy_source(tree, source_files(tree), Path(sys.argv[1]))' "$base"
+    echo "copied $(pwd) to $base, where the service runs it; keep working in $(pwd): git pull, then sudo bash scripts/update.sh"
+  fi
+  exec bash "$base/scripts/install-service.sh"
+fi
 # shellcheck source=scripts/_venv.sh
 . scripts/_venv.sh ""   # no extras; on a Pi: GPIO, SPI and Pillow from Raspberry Pi OS, the rest as wheels
 # Bytecode now, as root: the service cannot write under /opt (ProtectSystem=strict), so without

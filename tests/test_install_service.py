@@ -1,0 +1,103 @@
+"""The Pi install said once (issue 32, item 6): your checkout in ``~/baccarat``, the installed prop in
+``/opt/baccarat``. ``install-service.sh`` run from the checkout copies it to /opt/baccarat (as an
+update copies a release) and installs from there; run again, it says the prop is installed already.
+
+The install runs for real as root in a mount namespace of its own whose /etc and /opt are overlays
+(users, groups and files stay in tmp_path) and whose /run, /var/log and /usr/local/bin are empty
+tmpfs; only systemctl is a stand-in that logs its calls.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from firmware.release_build import source_files
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FROM_A_CHECKOUT = r"""
+set -uo pipefail
+work=$1 repo=$2
+for dir in etc opt; do
+  mkdir -p "$work/$dir-upper" "$work/$dir-work"
+  mount -t overlay overlay -o "lowerdir=/$dir,upperdir=$work/$dir-upper,workdir=$work/$dir-work" "/$dir" ||
+    { echo "no overlayfs" >"$work/skip"; exit 0; }
+done
+for dir in /run /var/log /usr/local/bin; do mount -t tmpfs tmpfs "$dir"; done
+rm -rf /opt/baccarat
+mkdir -p "$work/home/baccarat/.venv" "$work/bin"
+tar -C "$repo" --exclude=./.venv --exclude-vcs --exclude=__pycache__ --exclude='*.egg-info' \
+  --exclude=./.hypothesis --exclude=./.ruff_cache -cf - . | tar -C "$work/home/baccarat" -xf -
+echo "the checkout's own venv" >"$work/home/baccarat/.venv/marker"
+printf '#!/bin/sh\necho "systemctl $*" >>"%s/systemctl.log"\n' "$work" >"$work/bin/systemctl"
+chmod +x "$work/bin/systemctl"
+export PATH="$work/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+cd "$work/home/baccarat"
+bash scripts/install-service.sh >"$work/install.log" 2>&1
+echo "install=$?" >>"$work/results"
+ls -A /opt/baccarat >"$work/opt.txt"
+readlink /opt/baccarat/current >>"$work/results.current"
+[ -x /opt/baccarat/.venv/bin/baccarat ] && echo "venv=yes" >>"$work/results"
+[ -e /opt/baccarat/.venv/marker ] && echo "copied_venv=yes" >>"$work/results"
+readlink /usr/local/bin/baccarat >"$work/command.txt"
+bash scripts/install-service.sh >"$work/again.log" 2>&1
+echo "again=$?" >>"$work/results"
+"""
+
+
+def test_the_release_layout_at_opt_baccarat_is_never_copied_as_source(tmp_path):
+    """A checkout at /opt/baccarat holds releases/, current and previous, which git does not ignore."""
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (tmp_path / "pyproject.toml").write_text("[project]\n")
+    subprocess.run([*git, "add", "pyproject.toml"], check=True)
+    subprocess.run([*git, "commit", "-qm", "a release"], check=True)
+    (tmp_path / "notes.txt").write_text("not committed, not ignored: copied\n")
+    (tmp_path / "releases" / "0.1.0+gabcdef0" / ".venv").mkdir(parents=True)
+    (tmp_path / "releases" / "0.1.0+gabcdef0" / "pyproject.toml").write_text("[project]\n")
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (tmp_path / "current").symlink_to("releases/0.1.0+gabcdef0")
+    (tmp_path / "previous").symlink_to(".")
+    assert source_files(tmp_path) == [Path("notes.txt"), Path("pyproject.toml")]
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.skipif(
+    os.geteuid() != 0, reason="needs root: it makes users and groups (in overlays, in a mount namespace)"
+)
+def test_install_service_from_the_checkout_copies_it_to_opt_baccarat(tmp_path):
+    tool = shutil.which("unshare")
+    assert tool, "unshare is missing: scripts/test.sh installs util-linux"
+    run = subprocess.run(
+        [tool, "--mount", "--propagation", "private", "bash", "-c", FROM_A_CHECKOUT, "_", str(tmp_path), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"},
+    )
+    if (tmp_path / "skip").exists():
+        pytest.skip("this kernel cannot mount an overlay over /etc and /opt")
+    if "cannot change root filesystem propagation" in run.stderr:
+        pytest.skip("/ is not a mount point here (a chroot), so no private mount namespace can be made")
+    results = dict(line.split("=", 1) for line in (tmp_path / "results").read_text().splitlines())
+    log = (tmp_path / "install.log").read_text()
+    assert results.get("install") == "0", (run.stderr, log[-3000:])
+    checkout = tmp_path / "home" / "baccarat"
+    assert log.splitlines()[0] == (
+        f"copied {checkout} to /opt/baccarat, where the service runs it; keep working in {checkout}: "
+        "git pull, then sudo bash scripts/update.sh"
+    )
+    installed = set((tmp_path / "opt.txt").read_text().split())
+    assert {"scripts", "firmware", "pyproject.toml", ".venv", "current"} <= installed
+    assert results.get("venv") == "yes" and "copied_venv" not in results
+    assert (tmp_path / "results.current").read_text().strip() == "."
+    assert (tmp_path / "command.txt").read_text().strip() == "/opt/baccarat/current/.venv/bin/baccarat"
+    again = (tmp_path / "again.log").read_text()
+    assert results.get("again") == "0", again[-3000:]
+    assert again.splitlines()[0].startswith("note: the prop is installed in /opt/baccarat already")
