@@ -10,25 +10,20 @@ tmpfs; only systemctl is a stand-in that logs its calls.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from firmware.release_build import source_files
+from tests.namespace import SYSTEM_IN_OVERLAYS, run_private
 
 ROOT = Path(__file__).resolve().parent.parent
 
-FROM_A_CHECKOUT = r"""
-set -uo pipefail
-work=$1 repo=$2
-for dir in etc opt; do
-  mkdir -p "$work/$dir-upper" "$work/$dir-work"
-  mount -t overlay overlay -o "lowerdir=/$dir,upperdir=$work/$dir-upper,workdir=$work/$dir-work" "/$dir" ||
-    { echo "no overlayfs" >"$work/skip"; exit 0; }
-done
-for dir in /run /var/log /usr/local/bin; do mount -t tmpfs tmpfs "$dir"; done
+FROM_A_CHECKOUT = (
+    SYSTEM_IN_OVERLAYS
+    + r"""
+repo=$2
 rm -rf /opt/baccarat
 mkdir -p "$work/home/baccarat/.venv" "$work/bin"
 tar -C "$repo" --exclude=./.venv --exclude-vcs --exclude=__pycache__ --exclude='*.egg-info' \
@@ -48,6 +43,7 @@ readlink /usr/local/bin/baccarat >"$work/command.txt"
 bash scripts/install-service.sh >"$work/again.log" 2>&1
 echo "again=$?" >>"$work/results"
 """
+)
 
 
 def test_the_release_layout_at_opt_baccarat_is_never_copied_as_source(tmp_path):
@@ -72,19 +68,7 @@ def test_the_release_layout_at_opt_baccarat_is_never_copied_as_source(tmp_path):
     os.geteuid() != 0, reason="needs root: it makes users and groups (in overlays, in a mount namespace)"
 )
 def test_install_service_from_the_checkout_copies_it_to_opt_baccarat(tmp_path):
-    tool = shutil.which("unshare")
-    assert tool, "unshare is missing: scripts/test.sh installs util-linux"
-    run = subprocess.run(
-        [tool, "--mount", "--propagation", "private", "bash", "-c", FROM_A_CHECKOUT, "_", str(tmp_path), str(ROOT)],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"},
-    )
-    if (tmp_path / "skip").exists():
-        pytest.skip("this kernel cannot mount an overlay over /etc and /opt")
-    if "cannot change root filesystem propagation" in run.stderr:
-        pytest.skip("/ is not a mount point here (a chroot), so no private mount namespace can be made")
+    run = run_private(FROM_A_CHECKOUT, tmp_path, str(ROOT), timeout=900)
     results = dict(line.split("=", 1) for line in (tmp_path / "results").read_text().splitlines())
     log = (tmp_path / "install.log").read_text()
     assert results.get("install") == "0", (run.stderr, log[-3000:])

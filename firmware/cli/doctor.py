@@ -29,7 +29,12 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
             "(the service's config is readable by root and the baccarat group only)."
         ),
     )
+    add_config_option(command)
+    command.set_defaults(handler=cmd_doctor)
+
+
+def add_config_option(command: argparse.ArgumentParser) -> None:
+    """``--config``, as the commands that look at the installed prop take it (doctor, support)."""
     command.add_argument(
         "--config", help=f"config file (default {SYSTEM_CONFIG} if present, else the reference build's)"
     )
-    command.set_defaults(handler=cmd_doctor)

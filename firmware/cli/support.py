@@ -27,7 +27,8 @@ from urllib.parse import urlsplit
 from ..config import SECRET_KEYS
 from ..errors import ConfigError, PropError
 from . import Parser
-from .run import SYSTEM_CONFIG, config_path
+from .doctor import add_config_option
+from .run import config_path
 
 #: What a secret becomes in the bundle.
 SECRET = "<secret>"
@@ -268,7 +269,5 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
         ),
     )
     command.add_argument("--out", required=True, metavar="FILE", help="the zip file to write")
-    command.add_argument(
-        "--config", help=f"config file (default {SYSTEM_CONFIG} if present, else the reference build's)"
-    )
+    add_config_option(command)
     command.set_defaults(handler=cmd_support)
