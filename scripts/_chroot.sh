@@ -31,9 +31,18 @@ run_in() {
     env -i "${env[@]}" bash -c "cd ~/baccarat && $command"
 }
 
-# limited COMMAND... : COMMAND, ended with status 124 after STEP_TIMEOUT seconds when that is set.
+# limited COMMAND... : COMMAND, ended with status 124 after STEP_TIMEOUT seconds when that is set. In a
+# terminal (the simulator's tmux pane) timeout must leave COMMAND in the terminal's foreground process
+# group (--foreground): else the first program that sets up the terminal (apt-get's dpkg, the
+# simulator) is stopped by SIGTTOU, as a background job is.
 limited() {
-  if [ -n "${STEP_TIMEOUT:-}" ]; then timeout --kill-after=60 "$STEP_TIMEOUT" "$@"; else "$@"; fi
+  if [ -z "${STEP_TIMEOUT:-}" ]; then
+    "$@"
+  elif [ -t 0 ]; then
+    timeout --foreground --kill-after=60 "$STEP_TIMEOUT" "$@"
+  else
+    timeout --kill-after=60 "$STEP_TIMEOUT" "$@"
+  fi
 }
 
 # need_tools COMMAND:PACKAGE... : install the Debian packages of the commands that are missing.
