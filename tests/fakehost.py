@@ -113,6 +113,7 @@ class FakePi:
         self.write("/boot/firmware/config.txt", BOOT_CONFIG)
         self.write("/proc/self/mountinfo", SD_CARD)
         self.write(doctor.MODEL, "Raspberry Pi 4 Model B Rev 1.5\0")
+        (self.root / "run" / "systemd" / "system").mkdir(parents=True)  # booted with systemd
         self.write(doctor.THROTTLED_SYSFS, "0\n")
 
     def write(self, name: str, text: str) -> None:

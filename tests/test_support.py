@@ -118,14 +118,17 @@ def test_the_bundle_holds_what_a_supplier_asks_for_and_no_secret(prop, tmp_path,
 
 def test_without_systemd_it_says_there_is_no_journal(prop, tmp_path, capsys):
     pi, config = prop
-    pi.commands["journalctl"] = None
+    (pi.root / "run" / "systemd" / "system").rmdir()  # a chroot, a container, a PC without systemd
+    pi.commands["journalctl"] = (0, "-- No entries --\n")  # what journalctl says there
     pi.commands["systemctl"] = None
     out = tmp_path / "support.zip"
     assert cli.main(["support", "--out", str(out), "--config", str(config)]) == 0
     files = bundle(out)
-    assert files["journal.txt"] == "no journalctl here: no systemd journal; no log is included\n"
+    why = "no systemd here (not booted with it: a PC without it, a chroot or a container)"
+    assert files["journal.txt"] == f"{why}: no log is included\n"
     assert files["baccarat.service"] == "no unit installed (not a service here)\n"
-    assert "journal.txt: no journalctl here: no systemd journal" in capsys.readouterr().out
+    assert f"journal.txt: {why}" in capsys.readouterr().out
+    assert not [argv for argv in pi.asked if argv[0] == "journalctl"]
 
 
 def test_a_bad_out_is_one_line(prop, tmp_path, capsys):

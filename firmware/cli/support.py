@@ -21,7 +21,7 @@ import time
 import tomllib
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..config import SECRET_KEYS
@@ -29,6 +29,9 @@ from ..errors import ConfigError, PropError
 from . import Parser
 from .doctor import add_config_option
 from .run import config_path
+
+if TYPE_CHECKING:
+    from ..doctor import Host
 
 #: What a secret becomes in the bundle.
 SECRET = "<secret>"
@@ -39,6 +42,8 @@ JOURNAL_LINES = 20_000
 #: Games whose whole record is included (their summaries: :data:`SUMMARY_GAMES`).
 RECORD_GAMES = 5
 SUMMARY_GAMES = 20
+#: What exists where systemd runs the machine (``sd_booted()``'s test).
+SYSTEMD_RUNNING = "/run/systemd/system"
 #: The systemd unit's installed copy, read where systemctl cannot show it.
 UNIT_FILE = "/etc/systemd/system/baccarat.service"
 
@@ -168,13 +173,7 @@ def _gather(bundle: Bundle, args: argparse.Namespace) -> set[str]:
         bundle.add("config.json", json.dumps(redacted, indent=2, default=str) + "\n", note)
     else:
         bundle.add("config.txt", note + "\n", note)
-    journal = host.command("journalctl", "-u", "baccarat", "--since=-1d", "--no-pager", "-o", "short-iso")
-    if journal is not None and journal[0] == 0:
-        lines = journal[1].splitlines()[-JOURNAL_LINES:]
-        bundle.add("journal.txt", "\n".join(lines) + "\n", f"the service's log of the last day, {len(lines)} lines")
-    else:
-        why = "no journalctl here: no systemd journal" if journal is None else "journalctl failed (no systemd?)"
-        bundle.add("journal.txt", f"{why}; no log is included\n", why)
+    _add_journal(bundle, host)
     unit = host.command("systemctl", "cat", "baccarat.service")
     if unit is not None and unit[0] == 0:
         bundle.add("baccarat.service", unit[1], "the unit as systemd runs it (systemctl cat)")
@@ -197,6 +196,25 @@ def _gather(bundle: Bundle, args: argparse.Namespace) -> set[str]:
     if state is not None:
         _add_history(bundle, history_path(state))
     return secrets
+
+
+def _add_journal(bundle: Bundle, host: Host) -> None:
+    """The service's log of the last day where systemd runs; why there is none where it does not."""
+    journal = None
+    if host.exists(SYSTEMD_RUNNING):
+        journal = host.command("journalctl", "-u", "baccarat", "--since=-1d", "--no-pager", "-o", "short-iso")
+    if journal is not None and journal[0] == 0:
+        lines = journal[1].splitlines()[-JOURNAL_LINES:]
+        count = f"{len(lines)} line{'' if len(lines) == 1 else 's'}"
+        bundle.add("journal.txt", "\n".join(lines) + "\n", f"the service's log of the last day, {count}")
+        return
+    if not host.exists(SYSTEMD_RUNNING):
+        why = "no systemd here (not booted with it: a PC without it, a chroot or a container)"
+    elif journal is None:
+        why = "no journalctl here"
+    else:
+        why = f"journalctl failed (exit {journal[0]})"
+    bundle.add("journal.txt", f"{why}: no log is included\n", why)
 
 
 def _add_state(bundle: Bundle, path: Path | None) -> None:
