@@ -12,7 +12,9 @@ An install (``sudo bash scripts/update.sh [SOURCE]``, or ``sudo baccarat update 
 
 1. copies the source (a git checkout, a directory, or an archive made by ``git archive``) to
    ``releases/<version>``, the version being pyproject's with the commit it came from added
-   (``0.1.0+g1a2b3c4``; a source without git history gets a digest of its files, ``+h...``);
+   (``0.1.0+g1a2b3c4``; a source without git history gets a digest of its files, ``+h...``). An
+   archive is unpacked by :mod:`firmware.release_archive` (nothing outside its folder, sizes capped,
+   free space checked first); the source and the venv are :mod:`firmware.release_build`'s;
 2. makes its venv with ``scripts/_venv.sh``, first putting in the running version's installed
    packages, so that pip needs no network when the dependencies did not change (pip fetches only
    what changed; when the copy cannot serve, a plain ``_venv.sh`` run does it all);
