@@ -11,14 +11,15 @@ self="$repo/scripts/$(basename "${BASH_SOURCE[1]}")"
 release=${release:-}
 
 # run_in ROOTFS USER COMMAND : COMMAND (a bash line, in the copy of the repository) in ROOTFS as USER
-# (root or player), with a clean environment as a login would give. STEP_TIMEOUT (seconds), when set,
-# ends it with status 124 once it has run that long.
+# (root or player), with a clean environment as a login would give (PIP_CERT's file and PI_WHEELS_TIMEOUT
+# passed on). STEP_TIMEOUT (seconds), when set, ends it with status 124 once it has run that long.
 run_in() {
   local rootfs=$1 user=$2 command=$3 home=/root
   [ "$user" = root ] || home=/home/$user
   local env=(HOME="$home" USER="$user" LOGNAME="$user" LANG=C.UTF-8 TERM=xterm-256color
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)
   [ -f "$rootfs/etc/baccarat-check/pip-cert.pem" ] && env+=(PIP_CERT=/etc/baccarat-check/pip-cert.pem)
+  [ -z "${PI_WHEELS_TIMEOUT:-}" ] || env+=(PI_WHEELS_TIMEOUT="$PI_WHEELS_TIMEOUT")
   # shellcheck disable=SC2016  # expanded by the inner bash, in the new mount namespace
   limited unshare --mount --propagation private -- bash -euc '
     rootfs=$1; user=$2; shift 2

@@ -16,13 +16,15 @@ Two things pip does not do for us:
 
 Usage: ``python scripts/check_pi_wheels.py [--target NAME ...] [--require REQ ...] [--os-packages FILE]
 [--timeout SECONDS]``. Needs the package index (the network), as pip on the Pi does; a pip that does
-not answer within ``--timeout`` seconds (600) is one line saying so, not a traceback.
+not answer within ``--timeout`` seconds (600, or ``$PI_WHEELS_TIMEOUT``) is one line saying so, not a
+traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -45,8 +47,9 @@ except ImportError:  # pip always carries a copy
 
 ROOT = Path(__file__).resolve().parent.parent
 OS_PACKAGES = ROOT / "scripts" / "pi-os-packages.txt"
-#: Seconds one pip run may take (a resolution against the package index).
-TIMEOUT = 600.0
+#: Seconds one pip run may take (a resolution against the package index); PI_WHEELS_TIMEOUT sets another
+#: default (scripts/check_arm.sh does, under emulation).
+TIMEOUT = float(os.environ.get("PI_WHEELS_TIMEOUT") or 600)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ bash, a real venv, real pip; apt-get, dpkg and sudo stand-ins on a closed PATH.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -35,6 +36,14 @@ def test_a_pip_slower_than_the_timeout_is_one_line_not_a_traceback():
         "package index): run it again, or allow longer with --timeout SECONDS"
     )
     assert "  not checked: pip did not answer within 0.01 s" in run.stdout.splitlines()
+    # The same from the environment (scripts/check_arm.sh sets it longer, for emulation).
+    env = {**os.environ, "PI_WHEELS_TIMEOUT": "0.01"}
+    run = subprocess.run(
+        [sys.executable, str(SCRIPT), "--target", "trixie-32"], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert run.returncode == 1 and run.stdout.splitlines()[-1].startswith(
+        "Pi wheel check: pip did not answer within 0.01 s for trixie-32"
+    ), run.stdout + run.stderr
 
 
 def _fake(box: Sandbox, name: str, text: str) -> None:
