@@ -188,12 +188,15 @@ def _size(count: int) -> str:
 def check_disk(host: Host, path: Path | None) -> list[Finding]:
     """Free space on the file systems of the state file and of ``/``."""
     out = []
-    seen = set()
+    seen: set[object] = set()
+    mounts = storage.parse_mountinfo(host.read(MOUNTINFO) or "")
     for name in dict.fromkeys([str(path.parent) if path is not None else "/", "/"]):
         where, total, free = host.free(name)
-        if (total, free) in seen:
+        mount = storage.mount_of(where, mounts)  # one line a file system (free space moves between calls)
+        key: object = mount.point if mount is not None else (total, free)
+        if key in seen:
             continue
-        seen.add((total, free))
+        seen.add(key)
         text = f"disk: {_size(free)} free of {_size(total)} at {where}"
         fix = "sudo apt-get clean; sudo journalctl --vacuum-size=50M"
         if free < FAIL_FREE_BYTES:
