@@ -12,7 +12,9 @@ An install (``sudo bash scripts/update.sh [SOURCE]``, or ``sudo baccarat update 
 
 1. copies the source (a git checkout, a directory, or an archive made by ``git archive``) to
    ``releases/<version>``, the version being pyproject's with the commit it came from added
-   (``0.1.0+g1a2b3c4``; a source without git history gets a digest of its files, ``+h...``);
+   (``0.1.0+g1a2b3c4``; a source without git history gets a digest of its files, ``+h...``). An
+   archive is unpacked by :mod:`firmware.release_archive` (nothing outside its folder, sizes capped,
+   free space checked first); the source and the venv are :mod:`firmware.release_build`'s;
 2. makes its venv with ``scripts/_venv.sh``, first putting in the running version's installed
    packages, so that pip needs no network when the dependencies did not change (pip fetches only
    what changed; when the copy cannot serve, a plain ``_venv.sh`` run does it all);
@@ -39,23 +41,33 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-import hashlib
 import json
 import os
 import pwd
-import re
 import shutil
 import subprocess
 import sys
-import tarfile
-import tempfile
 import time
 import tomllib
-import zipfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from .release_build import (
+    UpdateError,
+    check_room,
+    copy_packages,
+    copy_source,
+    make_venv,
+    release_version,
+    run,
+    say,
+    source_files,
+    unpacked,
+)
+
+__all__ = ["Layout", "UpdateError", "Updater", "copy_packages", "copy_source", "main", "source_files", "unpacked"]
 
 SERVICE = "baccarat.service"
 USER = "baccarat"
@@ -63,29 +75,7 @@ USER = "baccarat"
 KEEP = 3
 #: Seconds the new version must stay up after READY=1.
 WATCH_SECONDS = 60.0
-#: What a copied source leaves out: build output, caches, venvs, and a release layout's own entries.
-IGNORED = (
-    ".git",
-    ".venv",
-    "__pycache__",
-    "*.egg-info",
-    "build",
-    "dist",
-    ".pytest_cache",
-    ".ruff_cache",
-    ".mypy_cache",
-    ".hypothesis",
-    "releases",
-    "current",
-    "previous",
-)
-#: The installed package's own files in a venv (left out when a venv's packages are copied).
-_OWN = re.compile(r"^(__editable__[._]+baccarat_prop|baccarat_prop-)")
 MARKER = ".release.json"
-
-
-class UpdateError(Exception):
-    """An update that cannot go on: the message says why, in one line."""
 
 
 @dataclass(frozen=True)
@@ -153,247 +143,6 @@ class Layout:
         if release == self.base.resolve():
             return f"the checkout at {Path('/') / self.base.relative_to(self.root)}"
         return release.name
-
-
-def say(line: str) -> None:
-    """One line of progress on stdout."""
-    print(f"update: {line}", flush=True)
-
-
-def run(cmd: Sequence[str | Path], *, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
-    """Run a command; its output, or :class:`UpdateError` with its last line of errors."""
-    try:
-        done = subprocess.run(
-            [str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=3600
-        )
-    except FileNotFoundError:
-        raise UpdateError(f"{cmd[0]} is not installed") from None
-    if done.returncode != 0:
-        lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
-        raise UpdateError(
-            f"{Path(str(cmd[0])).name} {' '.join(str(c) for c in cmd[1:3])} failed: "
-            f"{lines[-1].strip() if lines else f'exit {done.returncode}'}"
-        )
-    return done.stdout
-
-
-# -- the source --------------------------------------------------------------------------------------
-
-
-@contextmanager
-def unpacked(source: Path) -> Iterator[tuple[Path, str | None]]:
-    """The source tree (the directory with pyproject.toml) and the commit an archive names, if any."""
-    if source.is_dir():
-        yield _tree_root(source), None
-        return
-    if not source.is_file():
-        raise UpdateError(f"{source} is neither a directory nor an archive")
-    with tempfile.TemporaryDirectory(prefix="baccarat-update-") as temp:
-        commit = None
-        if zipfile.is_zipfile(source):
-            with zipfile.ZipFile(source) as archive:
-                archive.extractall(temp)
-                commit = archive.comment.decode(errors="replace").strip() or None
-        else:
-            # tarfile's filter refusals; a Python before 3.11.4 has none (extract_tar refuses by itself)
-            refused: tuple[type[Exception], ...] = (tarfile.FilterError,) if hasattr(tarfile, "FilterError") else ()
-            try:
-                with tarfile.open(source) as archive:
-                    extract_tar(archive, Path(temp))
-                    commit = archive.pax_headers.get("comment")  # git archive names the commit here
-            except refused as error:  # a member outside the tree, a device: refused whole
-                raise UpdateError(f"{source}: {error}; refused") from None
-            except tarfile.TarError:
-                raise UpdateError(f"{source} is not an archive this can read (tar, tar.gz, tar.xz or zip)") from None
-        if commit is not None and not re.fullmatch(r"[0-9a-f]{40}", commit):
-            commit = None
-        yield _tree_root(Path(temp)), commit
-
-
-def extract_tar(archive: tarfile.TarFile, dest: Path) -> None:
-    """Unpack ``archive`` into ``dest`` with tarfile's ``data`` filter: nothing outside ``dest``, no
-    devices, no owners or set-id bits from the archive.
-
-    Python before 3.11.4 (Debian 12 and Raspberry Pi OS Bookworm ship 3.11.2) has no extraction
-    filters; there only directories, regular files (mode 0644, or 0755 if executable) and symbolic
-    links that stay inside ``dest`` are unpacked, and anything else refuses the whole archive.
-    """
-    if hasattr(tarfile, "data_filter"):
-        archive.extractall(dest, filter="data")
-        return
-    root = dest.resolve()
-    members = archive.getmembers()
-    for member in members:  # all checked before anything is written
-        target = (root / member.name).resolve()
-        if member.name.startswith("/") or not target.is_relative_to(root):
-            raise UpdateError(f"the archive's {member.name!r} would land outside the tree: refused")
-        if member.issym():
-            linked = (target.parent / member.linkname).resolve()
-            if member.linkname.startswith("/") or not linked.is_relative_to(root):
-                raise UpdateError(f"the archive's link {member.name!r} points outside the tree: refused")
-        elif not (member.isdir() or member.isfile()):
-            raise UpdateError(f"the archive's {member.name!r} is not a file, directory or link: refused")
-    for member in members:
-        target = root / member.name
-        if member.isdir():
-            target.mkdir(parents=True, exist_ok=True)
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if member.issym():
-            os.symlink(member.linkname, target)
-            continue
-        data = archive.extractfile(member)
-        if data is None:  # a regular file always has its data
-            raise UpdateError(f"the archive's {member.name!r} has no data")
-        with data, open(target, "wb") as out:
-            shutil.copyfileobj(data, out)
-        target.chmod(0o755 if member.mode & 0o100 else 0o644)
-
-
-def _tree_root(path: Path) -> Path:
-    if (path / "pyproject.toml").is_file():
-        return path
-    inside = [p for p in path.iterdir() if p.is_dir()]
-    if len(inside) == 1 and (inside[0] / "pyproject.toml").is_file():
-        return inside[0]
-    raise UpdateError(f"{path} holds no pyproject.toml: not a copy of the prop's repository")
-
-
-def _git(tree: Path, *args: str) -> str | None:
-    try:
-        done = subprocess.run(["git", "-C", str(tree), *args], capture_output=True, text=True, timeout=60)
-    except (FileNotFoundError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout if done.returncode == 0 else None
-
-
-def _is_checkout(tree: Path) -> bool:
-    top = _git(tree, "rev-parse", "--show-toplevel")
-    return top is not None and Path(top.strip()).resolve() == tree.resolve()
-
-
-def source_files(tree: Path) -> list[Path]:
-    """The files a release copies: git's tracked and untracked-but-not-ignored files in a checkout,
-    else every file but :data:`IGNORED`."""
-    if _is_checkout(tree):
-        listed = _git(tree, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-        if listed is not None:
-            return sorted({Path(name) for name in listed.split("\0") if name and (tree / name).is_file()})
-    files = []
-    for path in sorted(tree.rglob("*")):
-        relative = path.relative_to(tree)
-        if any(_ignored(part) for part in relative.parts) or not path.is_file():
-            continue
-        files.append(relative)
-    return files
-
-
-def _ignored(part: str) -> bool:
-    return any(part == name or (name.startswith("*") and part.endswith(name[1:])) for name in IGNORED)
-
-
-def release_version(tree: Path, files: Sequence[Path], commit: str | None = None) -> str:
-    """pyproject's version with where it came from: ``+g<commit>`` (``.dirty<digest>`` with changes
-    not committed), or ``+h<digest of the files>`` without git history."""
-    try:
-        with open(tree / "pyproject.toml", "rb") as file:
-            base = str(tomllib.load(file)["project"]["version"])
-    except (OSError, tomllib.TOMLDecodeError, KeyError) as error:
-        raise UpdateError(f"{tree / 'pyproject.toml'} has no [project] version ({error})") from None
-    base = base.split("+")[0]
-    if commit is None and _is_checkout(tree):
-        head = _git(tree, "rev-parse", "HEAD")
-        commit = head.strip() if head else None
-        if commit and _git(tree, "status", "--porcelain", "--untracked-files=normal"):
-            return f"{base}+g{commit[:7]}.dirty{_digest(tree, files)}"
-    if commit:
-        return f"{base}+g{commit[:7]}"
-    return f"{base}+h{_digest(tree, files)}"
-
-
-def _digest(tree: Path, files: Sequence[Path]) -> str:
-    digest = hashlib.sha256()
-    for name in files:
-        digest.update(str(name).encode() + b"\0" + (tree / name).read_bytes() + b"\0")
-    return digest.hexdigest()[:8]
-
-
-def copy_source(tree: Path, files: Sequence[Path], dest: Path, version: str | None = None) -> None:
-    """Copy ``files`` of ``tree`` to ``dest``; with ``version``, pyproject's version becomes it (the
-    installed package then reports it: firmware/version.py)."""
-    for name in files:
-        target = dest / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(tree / name, target)
-    if version is not None:
-        pyproject = dest / "pyproject.toml"
-        text = pyproject.read_text(encoding="utf-8")
-        stamped, count = re.subn(r'(?m)^version\s*=\s*"[^"]*"', f'version = "{version}"', text, count=1)
-        if count != 1:
-            raise UpdateError("pyproject.toml has no version line")
-        pyproject.write_text(stamped, encoding="utf-8")
-
-
-# -- the venv ----------------------------------------------------------------------------------------
-
-
-def _python_version(python: Path | str) -> str | None:
-    try:
-        done = subprocess.run(
-            [str(python), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    except (FileNotFoundError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout.strip() if done.returncode == 0 else None
-
-
-def copy_packages(old_venv: Path, new_venv: Path, python: str = "python3") -> bool:
-    """Make ``new_venv`` with ``python`` and copy into it every package ``old_venv`` has but the prop's
-    own (so that pip finds its dependencies there). False when the two Pythons differ."""
-    version = _python_version(old_venv / "bin" / "python")
-    if version is None or version != _python_version(python):
-        return False
-    system_site = re.search(
-        r"(?m)^include-system-site-packages\s*=\s*true", (old_venv / "pyvenv.cfg").read_text(encoding="utf-8")
-    )
-    run([python, "-m", "venv", "--without-pip", *(["--system-site-packages"] if system_site else []), new_venv])
-    old_site = old_venv / "lib" / f"python{version}" / "site-packages"
-    new_site = new_venv / "lib" / f"python{version}" / "site-packages"
-    for entry in old_site.iterdir():
-        if _OWN.match(entry.name):
-            continue
-        target = new_site / entry.name
-        if entry.is_dir() and not entry.is_symlink():
-            ignore = shutil.ignore_patterns("__editable__*baccarat_prop*") if entry.name == "__pycache__" else None
-            shutil.copytree(entry, target, symlinks=True, ignore=ignore, dirs_exist_ok=True)
-        else:
-            shutil.copy2(entry, target, follow_symlinks=False)
-    return True
-
-
-def make_venv(release: Path, running: Path | None) -> str:
-    """The release's venv, by its own ``scripts/_venv.sh``; returns how it was made."""
-    venv_sh = ["bash", "-c", '. scripts/_venv.sh ""']
-    old = running / ".venv" if running is not None else None
-    if old is not None and (old / "pyvenv.cfg").is_file():
-        try:
-            if copy_packages(old, release / ".venv"):
-                # The packages are there: pip builds only the prop itself, with the setuptools copied too.
-                run(venv_sh, cwd=release, env={**os.environ, "PIP_NO_BUILD_ISOLATION": "0"})
-                return "the running version's packages copied; pip fetched only what changed"
-        except (UpdateError, OSError) as error:
-            say(f"copying the running version's packages did not serve ({error}); pip installs them all")
-        shutil.rmtree(release / ".venv", ignore_errors=True)
-    run(venv_sh, cwd=release)
-    # setuptools in the venv lets the next update build the prop without the network.
-    try:
-        run([release / ".venv" / "bin" / "python", "-m", "pip", "install", "-q", "setuptools>=70.1"])
-    except UpdateError as error:
-        say(f"note: the next update will need the package index for setuptools ({error})")
-    return "pip installed every package"
 
 
 # -- the service ---------------------------------------------------------------------------------------
@@ -505,6 +254,7 @@ class Updater:
         directory): a release without the marker is an interrupted build, made again from scratch."""
         self.layout.releases.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(release, ignore_errors=True)
+        check_room(tree, files, release, running)
         say(f"installing {version} from {tree}")
         try:
             copy_source(tree, files, release, version)

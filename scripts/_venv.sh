@@ -13,6 +13,10 @@
 # A .venv without pip (a venv made before python3-venv was there), from another Python, or on a Pi
 # one that cannot see the OS's packages, is made again. Quiet unless it installs something.
 # BACCARAT_MODEL_FILE replaces /proc/device-tree/model (for the tests).
+# Off a Pi, pip prefers an older version with a wheel to a newer one it would have to build
+# (--prefer-binary: cbor2's newest is Rust to compile on 32-bit ARM); where the package index has no
+# wheel at all (pygame on 32-bit ARM), or apt knows no package asked for, it stops with one line that
+# says what to do.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -31,7 +35,18 @@ apt_install() {
   fi
   echo "installing ${missing[*]} with apt-get" >&2
   as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  local err unknown
+  if ! err=$(as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" 2>&1 >/dev/null); then
+    unknown=$(printf '%s\n' "$err" | grep '^E: Unable to locate package ' | cut -d' ' -f6 | tr '\n' ' ' || true)
+    if [ -n "$unknown" ] && [ "$pi" = 1 ]; then
+      echo "error: apt knows no package ${unknown% }: it comes from Raspberry Pi OS's own archive (archive.raspberrypi.com), which this system's apt does not use; install Raspberry Pi OS (hardware/README.md, section 2), or add that archive to apt's sources" >&2
+    elif [ -n "$unknown" ]; then
+      echo "error: apt knows no package ${unknown% } on this system (after apt-get update); the prop is made for Debian 12 or 13 and Raspberry Pi OS" >&2
+    else
+      echo "error: apt-get install ${missing[*]} failed: $(printf '%s\n' "$err" | grep -v '^\s*$' | tail -n 1)" >&2
+    fi
+    exit 1
+  fi
 }
 
 # The RPi.GPIO API, through which luma drives the SPI display's DC and RST lines: python3-rpi-lgpio
@@ -52,6 +67,11 @@ fi
 
 pi=0
 on_pi && pi=1
+# The machine as pip sees it (BACCARAT_MACHINE replaces it, for the tests).
+machine=${BACCARAT_MACHINE:-$(uname -m 2>/dev/null || true)}
+# What building pygame needs, where the package index has no wheel of it (32-bit ARM).
+pygame_build=(build-essential python3-dev pkg-config libsdl2-dev libsdl2-image-dev libsdl2-mixer-dev
+  libsdl2-ttf-dev libfreetype-dev libportmidi-dev libjpeg-dev)
 
 venv_ok() {
   [ -x .venv/bin/python ] && .venv/bin/python -m pip --version >/dev/null 2>&1 || return 1
@@ -120,9 +140,23 @@ for extra in ${1:-}; do [ -n "${have[$extra]:-}" ] || { new_extra=1; have[$extra
 # shellcheck disable=SC2086  # the extras are words
 if [ "$old_hash" != "$hash" ] || [ "$old_pi" != "pi=$pi" ] || { [ "$new_extra" = 1 ] && ! extras_present ${1:-}; }; then
   extras=$(IFS=,; echo "${!have[*]}")
-  pip_args=(-q --disable-pip-version-check)
+  pip_args=(-q --disable-pip-version-check --prefer-binary)
   [ "$pi" = 1 ] && pip_args+=(--only-binary=:all:)  # wheels only: nothing to compile on a Pi
-  .venv/bin/python -m pip install "${pip_args[@]}" -e ".${extras:+[$extras]}"
+  if [ "$pi" = 0 ] && [[ "$machine" == armv[67]l ]] && [[ ",$extras," =~ ,(sim|test), ]] &&
+    ! .venv/bin/python -c 'import pygame' >/dev/null 2>&1; then
+    echo "error: the simulator needs pygame, and the package index has no pygame wheel for $machine: run the simulator on a 64-bit OS or a PC (on a Raspberry Pi, start.sh runs the prop itself, which needs no pygame), or build it here, as root: apt-get install -y ${pygame_build[*]} && .venv/bin/python -m pip install pygame" >&2
+    exit 1
+  fi
+  if ! out=$(.venv/bin/python -m pip install "${pip_args[@]}" -e ".${extras:+[$extras]}" 2>&1); then
+    printf '%s\n' "$out" >.venv/pip-install.log
+    # pip's last ERROR line (a build step's are indented), else its last line saying error
+    reason=$(printf '%s\n' "$out" | grep -E '^\s*ERROR:' | tail -n 1 || true)
+    [ -n "$reason" ] || reason=$(printf '%s\n' "$out" | grep -iE '^\s*error' | tail -n 1 || true)
+    reason=${reason#"${reason%%[![:space:]]*}"}
+    reason=${reason#ERROR: }
+    echo "error: pip could not install the prop's packages: ${reason:-see the log} (pip's whole output: .venv/pip-install.log)" >&2
+    exit 1
+  fi
   echo "$hash pi=$pi extras=${!have[*]}" >.venv/.baccarat-installed
 fi
 # The language catalogs: each firmware/locale/*/LC_MESSAGES/baccarat.po compiled by Babel in pure

@@ -14,14 +14,17 @@ Two things pip does not do for us:
 - it evaluates environment markers for the machine it runs on, not for the target: the resolution
   is checked again against the target's markers, and resolved again with anything it left out.
 
-Usage: ``python scripts/check_pi_wheels.py [--target NAME ...] [--require REQ ...] [--os-packages FILE]``.
-Needs the package index (the network), as pip on the Pi does.
+Usage: ``python scripts/check_pi_wheels.py [--target NAME ...] [--require REQ ...] [--os-packages FILE]
+[--timeout SECONDS]``. Needs the package index (the network), as pip on the Pi does; a pip that does
+not answer within ``--timeout`` seconds (600, or ``$PI_WHEELS_TIMEOUT``) is one line saying so, not a
+traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -44,6 +47,9 @@ except ImportError:  # pip always carries a copy
 
 ROOT = Path(__file__).resolve().parent.parent
 OS_PACKAGES = ROOT / "scripts" / "pi-os-packages.txt"
+#: Seconds one pip run may take (a resolution against the package index); PI_WHEELS_TIMEOUT sets another
+#: default (scripts/check_arm.sh does, under emulation).
+TIMEOUT = float(os.environ.get("PI_WHEELS_TIMEOUT") or 600)
 
 
 @dataclass(frozen=True)
@@ -158,6 +164,8 @@ class Result:
     installs: list[dict] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: pip did not answer in time: nothing is known of this target.
+    timed_out: bool = False
 
     @property
     def ok(self) -> bool:
@@ -173,7 +181,7 @@ def _wheel_tags(url: str) -> tuple[str, str, str] | None:
     return python, abi, platform
 
 
-def _pip(target: Target, requirements: list[str], workdir: Path, report: Path, *, deps: bool = True):
+def _pip(target: Target, requirements: list[str], workdir: Path, report: Path, *, deps: bool = True, timeout: float):
     cmd = [
         sys.executable,
         "-m",
@@ -201,7 +209,7 @@ def _pip(target: Target, requirements: list[str], workdir: Path, report: Path, *
         cmd += ["--platform", tag]
     if not deps:
         cmd.append("--no-deps")
-    return subprocess.run(cmd + requirements, capture_output=True, text=True, timeout=600)
+    return subprocess.run(cmd + requirements, capture_output=True, text=True, timeout=timeout)
 
 
 def _pip_error(stderr: str) -> str:
@@ -238,8 +246,17 @@ def _missed_by_markers(target: Target, requirements: list[str], installs: list[d
     return missing, wrong
 
 
-def check(target: Target, requirements: list[str], os_packages: list[OsPackage]) -> Result:
+def check(target: Target, requirements: list[str], os_packages: list[OsPackage], timeout: float = TIMEOUT) -> Result:
     """Resolve the Pi's pip requirements for one target; name what would need compiling."""
+    try:
+        return _check(target, requirements, os_packages, timeout)
+    except subprocess.TimeoutExpired:
+        result = Result(target, timed_out=True)
+        result.failures.append(f"not checked: pip did not answer within {timeout:g} s")
+        return result
+
+
+def _check(target: Target, requirements: list[str], os_packages: list[OsPackage], timeout: float) -> Result:
     result = Result(target)
     with tempfile.TemporaryDirectory(prefix=f"pi-wheels-{target.name}-") as tmp:
         workdir = Path(tmp)
@@ -253,9 +270,9 @@ def check(target: Target, requirements: list[str], os_packages: list[OsPackage])
         (workdir / "os-constraints.txt").write_text("\n".join(pins) + "\n")
         wanted = list(requirements)
         for _ in range(4):
-            run = _pip(target, wanted, workdir, workdir / "report.json")
+            run = _pip(target, wanted, workdir, workdir / "report.json", timeout=timeout)
             if run.returncode != 0:
-                result.failures += _diagnose(target, wanted, workdir, _pip_error(run.stderr))
+                result.failures += _diagnose(target, wanted, workdir, _pip_error(run.stderr), timeout)
                 return result
             result.installs = json.loads((workdir / "report.json").read_text())["install"]
             missing, wrong = _missed_by_markers(target, requirements, result.installs)
@@ -270,7 +287,7 @@ def check(target: Target, requirements: list[str], os_packages: list[OsPackage])
     return result
 
 
-def _diagnose(target: Target, wanted: list[str], workdir: Path, pip_error: str) -> list[str]:
+def _diagnose(target: Target, wanted: list[str], workdir: Path, pip_error: str, timeout: float) -> list[str]:
     """Which packages have no wheel for the target: each one of the host's resolution, tried alone."""
     host = subprocess.run(
         [
@@ -289,7 +306,7 @@ def _diagnose(target: Target, wanted: list[str], workdir: Path, pip_error: str) 
         ],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
     )
     # Each name with the project's own version range where it has one, any version otherwise.
     probes: dict[str, str] = {}
@@ -301,7 +318,7 @@ def _diagnose(target: Target, wanted: list[str], workdir: Path, pip_error: str) 
             probes.setdefault(canonicalize_name(item["metadata"]["name"]), item["metadata"]["name"])
 
     def alone(name: str) -> str | None:
-        run = _pip(target, [probes[name]], workdir, workdir / f"alone-{name}.json", deps=False)
+        run = _pip(target, [probes[name]], workdir, workdir / f"alone-{name}.json", deps=False, timeout=timeout)
         if run.returncode == 0:
             return None
         return (
@@ -358,17 +375,31 @@ def main(argv: list[str] | None = None) -> int:
         help="what the OS provides (default: scripts/pi-os-packages.txt)",
     )
     parser.add_argument("--jobs", type=int, default=len(TARGETS), help="targets resolved at once")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=TIMEOUT,
+        metavar="SECONDS",
+        help=f"the longest a pip run may take ({TIMEOUT:g})",
+    )
     args = parser.parse_args(argv)
     targets = [t for t in TARGETS if not args.target or t.name in args.target]
     os_packages = read_os_packages(args.os_packages)
     requirements = pi_requirements() + args.require
     start = time.monotonic()
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(lambda t: check(t, requirements, os_packages), targets))
+        results = list(pool.map(lambda t: check(t, requirements, os_packages, args.timeout), targets))
     for result in results:
         print("\n".join(describe(result, os_packages)))
-    failed = [r.target.name for r in results if not r.ok]
+    slow = [r.target.name for r in results if r.timed_out]
+    failed = [r.target.name for r in results if not r.ok and not r.timed_out]
     elapsed = time.monotonic() - start
+    if slow:
+        print(
+            f"Pi wheel check: pip did not answer within {args.timeout:g} s for {', '.join(slow)} "
+            f"(a slow or unreachable package index): run it again, or allow longer with --timeout SECONDS"
+        )
+        return 1
     if failed:
         print(
             f"Pi wheel check: {len(failed)} of {len(results)} targets would compile: {', '.join(failed)} "

@@ -1,5 +1,5 @@
 """A Raspberry Pi as ``baccarat doctor`` sees it, on a PC: a root directory with the files it
-reads (device nodes, ``/etc/group``, ``/boot/firmware/config.txt``, ``/proc/self/mountinfo``,
+reads (its model, device nodes, ``/etc/group``, ``/boot/firmware/config.txt``, ``/proc/self/mountinfo``,
 the firmware's ``get_throttled``), the output of the commands it runs (``systemctl``,
 ``vcgencmd``, ``timedatectl``), free disk, and the fake kernel of ``tests/fakeos.py`` under
 smbus2 for the display probes. :class:`FakePi` starts healthy; each test breaks one thing.
@@ -41,6 +41,17 @@ OVERLAY_WITH_STATE_PARTITION = (
     + "26 22 179:3 / /var/lib/baccarat rw,noatime shared:5 - ext4 /dev/mmcblk0p3 rw\n"
     + "27 22 179:3 / /var/lib/baccarat rw,nosuid,nodev,noexec - ext4 /dev/mmcblk0p3 rw\n"
 )
+
+# Raspberry Pi OS Trixie's traps with the overlay on (hardware/README.md, section 18): the state
+# partition comes up read-only (raspi-config #288), and the overlay root itself comes up read-only
+# when systemd-remount-fs fails under overlayroot (Debian 13, systemd #39558).
+OVERLAY_STATE_READ_ONLY = OVERLAY + "26 22 179:3 / /var/lib/baccarat ro,noatime shared:5 - ext4 /dev/mmcblk0p3 ro\n"
+OVERLAY_ROOT_READ_ONLY = OVERLAY.replace("/ / rw,relatime shared:1", "/ / ro,relatime shared:1", 1)
+# A USB stick the kernel remounted read-only after an error (errors=remount-ro), no overlay.
+STICK_READ_ONLY = SD_CARD + "30 22 8:1 / /var/lib/baccarat rw,noatime - ext4 /dev/sda1 ro,errors=remount-ro\n"
+
+# A chroot whose root is not a mount point: its /proc shows the mounts below it, none holding /.
+CHROOT = "40 39 0:60 / /proc rw,relatime - proc proc rw\n41 39 0:6 / /dev rw,nosuid - devtmpfs udev rw\n"
 
 # Bullseye's boot=overlay script, or a container: the upper layer's mount is out of sight.
 HIDDEN_UPPER = "22 1 0:25 / / rw - overlay overlay rw,lowerdir=/lower,upperdir=/upper/data,workdir=/upper/work\n"
@@ -85,6 +96,7 @@ class FakePi:
         self.user = "pi"
         self.disk = (29 << 30, 21 << 30)  # total, free: a 32 GB card
         self.service = dict(SERVICE_RUNNING)
+        self.unit = "# /etc/systemd/system/baccarat.service\n[Service]\nUser=baccarat\n"  # systemctl cat
         self.commands: dict[str, Answer] = {
             "systemctl": self._systemctl,
             "vcgencmd": (0, "throttled=0x0\n"),
@@ -100,6 +112,8 @@ class FakePi:
         self.write("/etc/passwd", PASSWD)
         self.write("/boot/firmware/config.txt", BOOT_CONFIG)
         self.write("/proc/self/mountinfo", SD_CARD)
+        self.write(doctor.MODEL, "Raspberry Pi 4 Model B Rev 1.5\0")
+        (self.root / "run" / "systemd" / "system").mkdir(parents=True)  # booted with systemd
         self.write(doctor.THROTTLED_SYSFS, "0\n")
 
     def write(self, name: str, text: str) -> None:
@@ -122,6 +136,10 @@ class FakePi:
         return answer(argv) if callable(answer) else answer
 
     def _systemctl(self, argv: Sequence[str]) -> tuple[int, str]:
+        if argv[1] == "cat":  # the unit as systemd runs it, when installed
+            assert argv[2] == doctor.SERVICE, argv
+            loaded = self.service.get("LoadState") == "loaded"
+            return (0, self.unit) if loaded else (1, "")
         assert argv[1] == "show" and argv[2] == doctor.SERVICE, argv
         wanted = argv[3].removeprefix("--property=").split(",")
         return 0, "".join(f"{key}={self.service[key]}\n" for key in wanted if key in self.service)

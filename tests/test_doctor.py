@@ -13,7 +13,15 @@ import pytest
 from firmware import cli, doctor
 from firmware.config import DEFAULT_CONFIG
 from tests import fakeos
-from tests.fakehost import OVERLAY, OVERLAY_WITH_STATE_PARTITION, FakePi
+from tests.fakehost import (
+    CHROOT,
+    OVERLAY,
+    OVERLAY_ROOT_READ_ONLY,
+    OVERLAY_STATE_READ_ONLY,
+    OVERLAY_WITH_STATE_PARTITION,
+    STICK_READ_ONLY,
+    FakePi,
+)
 
 
 @pytest.fixture
@@ -77,15 +85,16 @@ def test_the_command_prints_one_line_a_check_and_exits_1_only_on_a_fail(pi, monk
 def test_a_broken_config_fails_with_its_one_line_and_an_unreadable_one_asks_for_sudo(pi, tmp_path, monkeypatch):
     bad = tmp_path / "bad.toml"
     bad.write_text(DEFAULT_CONFIG.read_text().replace("tie = 13", "tie = 5"))
-    found = examine(pi, bad)[0]
+    found = line(examine(pi, bad), "config")
     assert (
         found.status == "FAIL" and "GPIO5 is used twice" in found.text and found.fix == f"baccarat check-config {bad}"
     )
     real = os.access
     monkeypatch.setattr(os, "access", lambda path, mode: False if str(path) == str(bad) else real(path, mode))
     findings = examine(pi, bad)
-    assert findings[0].status == "WARN" and "is not readable by pi" in findings[0].text
-    assert findings[0].fix == "sudo baccarat doctor"
+    found = line(findings, "config")
+    assert found.status == "WARN" and "is not readable by pi" in found.text
+    assert found.fix == "sudo baccarat doctor"
     assert not [f for f in findings if f.text.startswith("display")]  # nothing to probe without the config
 
 
@@ -191,7 +200,8 @@ def test_no_systemd(pi):
 def test_the_state_file_on_the_overlay_fails_and_on_its_own_partition_is_ok(pi, tmp_path):
     pi.write("/proc/self/mountinfo", OVERLAY)
     found = line(examine(pi), "state file")
-    assert found.status == "FAIL" and "will not survive a power cut" in found.text and "'A read-only root'" in found.fix
+    assert found.status == "FAIL" and "will not survive a power cut" in found.text
+    assert found.fix == "put the state directory on a disk of its own (hardware/README.md, section 18)"
     pi.write("/proc/self/mountinfo", OVERLAY_WITH_STATE_PARTITION)
     found = line(examine(pi), "state file")
     assert found.status == "OK" and found.text == (
@@ -239,3 +249,97 @@ def test_clock(pi, answer, status):
     found = [f for f in findings if "clock" in f.text][0]
     assert found.status == status
     assert ("timedatectl", "show", "--property=NTPSynchronized", "--value") in pi.asked
+
+
+# -- not a Pi, a chroot (issue 32, item 7) -------------------------------------------------------------
+
+#: Words only a Pi's fixes use: none may show where the Pi's checks are skipped.
+PI_FIXES = ("raspi-config", "config.txt", "usermod", "power supply", "i2cdetect", "dtoverlay")
+
+
+@pytest.mark.parametrize("model", [None, "Pine64 RockPro64 v2.1\0"], ids=["pc", "another-board"])
+def test_off_a_pi_it_says_so_first_and_skips_the_pi_checks(pi, monkeypatch, capsys, model):
+    pi.remove(doctor.MODEL)
+    if model is not None:
+        pi.write(doctor.MODEL, model)
+    for node in ("/dev/i2c-1", "/dev/spidev0.0", "/dev/spidev0.1", "/dev/gpiochip0"):  # a PC has none
+        pi.remove(node)
+    pi.commands["vcgencmd"] = None
+    pi.service.update({"LoadState": "not-found", "ActiveState": "inactive"})
+    monkeypatch.setattr(doctor, "Host", pi.host)
+    assert cli.main(["doctor", "--config", str(DEFAULT_CONFIG)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    board = "this is a Pine64 RockPro64 v2.1" if model else "/proc/device-tree/model does not say so"
+    assert out[0] == (
+        f"WARN not a Raspberry Pi ({board}): the Pi's checks (buses, displays, groups, power) are skipped; "
+        "fix: on a PC, play the simulator: baccarat run --simulate"
+    )
+    assert not [text for text in out if any(word in text for word in PI_FIXES)], out
+    assert [text.split()[1] for text in out[1:-1]] == ["config", "baccarat.service", "state", "disk:", "clock"]
+    assert pi.table.probes == 0
+
+
+def test_in_a_chroot_without_proc_it_blames_the_missing_mount_not_the_state_file(pi):
+    import shutil
+
+    shutil.rmtree(pi.root / "proc")
+    findings = examine(pi)
+    assert findings[0].text.startswith("cannot tell whether this is a Raspberry Pi: /proc is not mounted (a chroot?)")
+    assert not [f for f in findings if f.text.startswith("state file")]
+    found = line(findings, "/proc is not mounted here")
+    assert found.status == "WARN" and found.text.endswith("where the state file lives cannot be told")
+    assert found.fix == "sudo mount -t proc proc /proc, or run doctor on the system itself"
+
+
+def test_in_a_chroot_whose_root_is_no_mount_point_it_says_so(pi):
+    pi.write("/proc/self/mountinfo", CHROOT)
+    found = line(examine(pi), "no mount in /proc/self/mountinfo holds /var/lib/baccarat")
+    assert found.status == "WARN" and "(a chroot whose root is not a mount point?)" in found.text
+
+
+# -- a state directory that takes no writes (issue 33, item 19) -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "mountinfo, text, fix",
+    [
+        (
+            OVERLAY_STATE_READ_ONLY,
+            "its mount (ext4 /dev/mmcblk0p3 at /var/lib/baccarat) is read-only, so the game cannot be saved; "
+            "Raspberry Pi OS's overlay turns the other partitions read-only unless told not to (raspi-config #288",
+            "overlayroot=tmpfs:recurse=0 in /boot/firmware/cmdline.txt, then reboot (hardware/README.md, section 18)",
+        ),
+        (
+            OVERLAY_ROOT_READ_ONLY,
+            "its mount (overlay overlayroot at /) is read-only, so the game cannot be saved; an overlay root that "
+            "comes up read-only is Debian 13's systemd-remount-fs failing under overlayroot (systemd #39558)",
+            "sudo mount -o remount,rw / for now, and keep the state on a partition of its own "
+            "(hardware/README.md, section 18)",
+        ),
+        (
+            STICK_READ_ONLY,
+            "its mount (ext4 /dev/sda1 at /var/lib/baccarat) is read-only, so the game cannot be saved",
+            "sudo mount -o remount,rw /var/lib/baccarat, and check its line in /etc/fstab (after a disk error: fsck)",
+        ),
+    ],
+    ids=["trixie-state-partition", "trixie-overlay-root", "stick-after-an-error"],
+)
+def test_a_read_only_state_directory_fails_with_what_to_do(pi, mountinfo, text, fix):
+    pi.write("/proc/self/mountinfo", mountinfo)
+    found = line(examine(pi), "state file")
+    assert found.status == "FAIL"
+    assert found.text.startswith(f"state file /var/lib/baccarat/state.json: {text}"), found.text
+    assert found.fix == fix
+
+
+def test_one_disk_line_a_file_system_while_its_free_space_moves(pi):
+    """The state directory on the root: one line, though the free bytes changed between the two asks
+    (another process writing), as doctor showed two lines of the same disk under the ARM check."""
+    frees = iter([21 << 30, (21 << 30) - 4096])
+    pi.host = lambda original=pi.host: _moving(original(), frees)
+    assert len([f for f in examine(pi) if f.text.startswith("disk:")]) == 1
+
+
+def _moving(host, frees):
+    host._disk_usage = lambda path: (29 << 30, next(frees))
+    return host

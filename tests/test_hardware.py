@@ -12,6 +12,8 @@ from firmware.devices.header import BCM_TO_PHYSICAL, I2C1_PINS, SPI0_PINS
 from hardware import generate
 
 HARDWARE = Path(generate.__file__).parent
+DOCS = HARDWARE.parent / "docs"
+SVG = "http://www.w3.org/2000/svg"
 CONFIG = generate.DEFAULT_CONFIG
 
 
@@ -242,3 +244,47 @@ def test_the_outputs_are_in_the_pin_map_and_the_wiring_with_their_driver(tmp_pat
     assert (14, 8) in _pinmap_rows(fresh["PINMAP.md"])
     texts = [t.text for t in ET.fromstring(fresh["wiring.svg"]).iter("{http://www.w3.org/2000/svg}text")]
     assert "siren output" in texts and "lock output" in texts and texts.count("relay / MOSFET") == 2
+
+
+def test_the_optional_casing_display_has_its_bus_in_the_parts_list_the_pin_map_and_the_wiring(tmp_path: Path) -> None:
+    """Issue 32: the casing display's I2C pins were in neither the parts list nor the pin map. Its own bus
+    (i2c-gpio on the two free GPIOs) is in PINMAP.md as optional, and becomes the display's once the
+    config has one; the README's parts list and wiring give the same pins and overlay line."""
+    pinmap = (HARDWARE / "PINMAP.md").read_text(encoding="utf-8")
+    for name, gpio in generate.CASING_PINS.items():
+        row = next(line for line in pinmap.splitlines() if line.startswith(f"| optional casing display {name} |"))
+        assert f"| GPIO{gpio} | {BCM_TO_PHYSICAL[gpio]} | bus (i2c-gpio) |" in row and generate.CASING_OVERLAY in row
+        assert (gpio, BCM_TO_PHYSICAL[gpio]) in _pinmap_rows(pinmap)
+    free = pinmap.split("## Free GPIOs")[1]
+    assert "GPIO14 UART TX (pin 8, or the casing display SDA)" in free and "(pin 12, or the casing display SCL)" in free
+    texts = [t.text for t in ET.fromstring((HARDWARE / "wiring.svg").read_text()).iter(f"{{{SVG}}}text")]
+    assert "optional casing display SDA" in texts and "casing display SCL" in texts
+    parts = (DOCS / "build" / "parts.md").read_text(encoding="utf-8")
+    parts = parts.split("## Bill of materials")[1].split("\n## ")[0]
+    assert "**casing** display" in parts and "GPIO14 (SDA, pin 8) and GPIO18 (SCL, pin 12)" in parts
+    assert f"`{generate.CASING_OVERLAY}`" in (DOCS / "build" / "wiring.md").read_text(encoding="utf-8")
+    # With a casing display in the config, the bus is its own: no longer optional, no longer free.
+    casing = (
+        '\n[[displays]]\nrole = "casing"\ndriver = "ssd1306"\ninterface = "i2c"\nport = 3\naddress = 0x3C\n'
+        "width = 128\nheight = 32\n"
+    )
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG.read_text(encoding="utf-8") + casing, encoding="utf-8")
+    fresh = generate.outputs(path)["PINMAP.md"]
+    assert "| casing display SDA | GPIO14 | 8 |" in fresh and "optional casing" not in fresh
+    assert "| casing | SSD1306 | 128×32 | I2C bus 3 (/dev/i2c-3), address 0x3C |" in fresh
+    assert fresh.split("## Free GPIOs\n\n")[1].splitlines()[0] == "none"
+    # A config that gives one of those GPIOs to another part leaves the casing display's bus out.
+    moved = generate.outputs(_copy_with(tmp_path, "tie = 13", "tie = 18"))["PINMAP.md"]
+    assert "casing display" not in moved
+
+
+def test_the_sd_card_warning_points_at_the_read_only_root() -> None:
+    power = (DOCS / "build" / "power.md").read_text(encoding="utf-8")
+    warning = power.split("## Safe shutdown")[1].split("```")[0]
+    assert "(../operate/read-only-root.md)" in warning
+    page = (DOCS / "operate" / "read-only-root.md").read_text(encoding="utf-8")
+    assert "\n## What was tried where\n" in page and "\n## Trixie's traps\n" in page
+    pointer = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    row = "| 18. A read-only root: what was tried where, and Trixie's traps | [A read-only root]"
+    assert row + "(../docs/operate/read-only-root.md#what-was-tried-where) |" in pointer

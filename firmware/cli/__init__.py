@@ -76,6 +76,7 @@ COMMAND_MODULES = {
     "check-config": "run",
     "doctor": "doctor",
     "update": "update",
+    "support": "support",
     "solved": "gm",
     "reset": "gm",
     "force-solve": "gm",

@@ -24,11 +24,17 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
         help="check this Pi for the prop: buses, displays, groups, service, state file, power, disk, clock",
         description=(
             "Check what the prop needs from its Pi, one line each: OK, WARN or FAIL with the fix. "
+            "Off a Raspberry Pi (a PC, a chroot) it says so first and skips the Pi's own checks. "
             "Exit status 1 if anything FAILed. Run it with sudo to check everything "
             "(the service's config is readable by root and the baccarat group only)."
         ),
     )
+    add_config_option(command)
+    command.set_defaults(handler=cmd_doctor)
+
+
+def add_config_option(command: argparse.ArgumentParser) -> None:
+    """``--config``, as the commands that look at the installed prop take it (doctor, support)."""
     command.add_argument(
         "--config", help=f"config file (default {SYSTEM_CONFIG} if present, else the reference build's)"
     )
-    command.set_defaults(handler=cmd_doctor)
