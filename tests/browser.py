@@ -8,6 +8,7 @@ Playwright's own browser download is never used).
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import io
 import json
@@ -55,9 +56,29 @@ def chromium_path() -> str | None:
 _session: dict[str, Any] = {}  # the one Playwright and Chromium of this pytest process
 
 
+def _lend_the_thread(mark: bool) -> None:
+    """Playwright's sync API marks its event loop as running in this thread between its calls (its
+    dispatcher greenlet is suspended inside ``run_forever``). Left so after a browser module, any later
+    test in this process that runs asyncio itself (Clue Control's, the doctests' ``asyncio.run``) is
+    refused with "cannot be called from a running event loop". So the mark is taken off when a
+    module is done with the browser and put back before Playwright is called again."""
+    import asyncio
+
+    if mark:
+        loop = _session.pop("loop", None)
+        if loop is not None:
+            asyncio._set_running_loop(loop)
+    else:
+        loop = asyncio._get_running_loop()
+        if loop is not None:
+            _session["loop"] = loop
+            asyncio._set_running_loop(None)
+
+
 def _shared_chromium(config: pytest.Config) -> Any:
     """The process's Chromium (a pytest-xdist worker has its own): launched at the first module that
     asks, again if it went away, closed with Playwright when the session ends."""
+    _lend_the_thread(True)
     launched = _session.get("browser")
     if launched is not None and launched.is_connected():
         return launched
@@ -70,6 +91,7 @@ def _shared_chromium(config: pytest.Config) -> Any:
         playwright = _session["playwright"] = sync_api.sync_playwright().start()
 
         def stop() -> None:
+            _lend_the_thread(True)
             browser = _session.pop("browser", None)
             if browser is not None and browser.is_connected():
                 browser.close()
@@ -80,6 +102,22 @@ def _shared_chromium(config: pytest.Config) -> Any:
     return launched
 
 
+@contextlib.contextmanager
+def shared_chromium(config: pytest.Config) -> Iterator[Any]:
+    """The session's Chromium for one module: no browser context open on entry, what it left open
+    closed on exit, and the thread's event loop free again between modules (:func:`_lend_the_thread`)."""
+    launched = _shared_chromium(config)
+    for context in launched.contexts:
+        context.close()
+    try:
+        yield launched
+    finally:
+        if launched.is_connected():
+            for context in launched.contexts:
+                context.close()
+        _lend_the_thread(False)
+
+
 @pytest.fixture(scope="module")
 def chromium(request: pytest.FixtureRequest) -> Iterator[Any]:
     """Debian's Chromium driven by Playwright, for a test module (which takes the fixture as
@@ -88,13 +126,8 @@ def chromium(request: pytest.FixtureRequest) -> Iterator[Any]:
     One Chromium serves the whole session: each module gets it with no browser context open, and
     what it leaves open is closed after it, so modules share no cookies, pages or storage (each
     test makes its own context: :func:`new_page`)."""
-    launched = _shared_chromium(request.config)
-    for context in launched.contexts:
-        context.close()
-    yield launched
-    if launched.is_connected():
-        for context in launched.contexts:
-            context.close()
+    with shared_chromium(request.config) as launched:
+        yield launched
 
 
 def new_page(chromium: Any, *, width: int = 1280, height: int = 800, touch: bool = False) -> tuple[Any, Any]:
