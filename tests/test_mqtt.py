@@ -112,8 +112,10 @@ def mqtt_section(broker: Broker, **extra) -> dict:
 
 
 @pytest.fixture
-def broker(tmp_path):
-    b = Broker(tmp_path)
+def broker(tmp_path, request):
+    """A Mosquitto of the test's own; ``@pytest.mark.mosquitto_conf("line\\n")`` adds to its config."""
+    marker = request.node.get_closest_marker("mosquitto_conf")
+    b = Broker(tmp_path, extra=marker.args[0]) if marker else Broker(tmp_path)
     b.start()
     yield b
     b.stop()

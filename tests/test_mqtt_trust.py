@@ -171,6 +171,11 @@ def test_fake_components_are_bounded(prop_factory, watcher_factory, caplog):
 # -- item 3: floods ---------------------------------------------------------------------------------------
 
 
+# Mosquitto keeps max_queued_messages (1,000 by default) QoS 1 messages per client beyond those in flight
+# and drops the rest: births taken at QoS 1 would fill the prop's queue ahead of the command and drop it
+# whenever the prop reads them slower than they come (a busy CI machine did). A queue of 10 makes that
+# certain; births at QoS 0 are never queued for the prop.
+@pytest.mark.mosquitto_conf("max_queued_messages 10\n")
 def test_2000_home_assistant_births_republish_the_discovery_at_most_once_in_30_s(prop_factory, watcher_factory):
     w = watcher_factory(topics=(DISCOVERY, f"{P}/reply"))
     rig = home_prop(prop_factory)

@@ -426,7 +426,9 @@ class HomeAssistantService:
         self.link.connect_hooks.append(self.on_connect)
         self.link.on_topic(self.topic, self._on_discovery)
         if self.enabled:
-            self.link.on_topic(self.birth_topic, self._on_birth)
+            # QoS 0 (Home Assistant's own for its birth): a storm of births is never queued at the
+            # broker for the prop, where it would fill the queue ahead of a command and drop it
+            self.link.on_topic(self.birth_topic, self._on_birth, qos=0)
             self.link.tick_hooks.append(self._tick)
         if self.link.listening.is_set():
             self.on_connect()
