@@ -256,6 +256,10 @@ def test_a_version_that_starts_is_kept(install):
     # The release's own command reports its version; the checkout is untouched.
     assert install.sh([str(layout.command), "--version"]).stdout.strip() == f"baccarat {version}"
     assert (layout.base / ".venv" / "bin" / "baccarat").exists()
+    # The room's language comes with it: its catalogs compiled by the release's own install (build
+    # output, never in the source).
+    for po in (ROOT / "firmware" / "locale").glob("*/LC_MESSAGES/baccarat.po"):
+        assert (layout.releases / version / po.relative_to(ROOT).with_suffix(".mo")).is_file(), po
     again = install.update(str(source), "--watch", "3")
     assert again.returncode == 0 and f"{version} is the version running; nothing to do" in again.stdout
 
