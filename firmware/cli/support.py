@@ -220,7 +220,7 @@ def _add_journal(bundle: Bundle, host: Host) -> None:
 def _add_state(bundle: Bundle, path: Path | None) -> None:
     from baccarat_core import BaccaratError
 
-    from ..room.saved_state import read_state
+    from ..room.state_file import read_state
 
     if path is None:
         bundle.add("state.txt", 'state saving is off ([state] file = "")\n', "state saving is off")
