@@ -36,8 +36,6 @@ from .render import (
     ExplodedView,
     TableView,
     render_bets,
-    render_casing,
-    render_exploded,
     render_placard,
     render_table,
 )
@@ -268,6 +266,8 @@ def render_view(
     display that shows colours, not only grey levels (the placard takes its minimum's colour);
     ``t``: the catalog of ``[display] language`` (the original's English without one)."""
     if isinstance(view, ExplodedView):
+        from .render.exploded import render_exploded  # a bomb's end only: not loaded at start
+
         image = render_exploded(view, size, mode, t)
     elif role == "placard" and isinstance(view, TableLimits):
         image = render_placard(view, size, mode, colour=colour, t=t)
@@ -276,6 +276,8 @@ def render_view(
     elif role == "bets" and isinstance(view, BetsView):
         image = render_bets(view, size, mode, t)
     elif role == "casing" and isinstance(view, CasingView):
+        from .render.casing import render_casing  # a casing display only
+
         image = render_casing(view, size, mode, t)
     else:
         raise KeyError(f"no renderer for role {role!r} with a {type(view).__name__}")
