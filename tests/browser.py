@@ -118,6 +118,12 @@ def shared_chromium(config: pytest.Config) -> Iterator[Any]:
         _lend_the_thread(False)
 
 
+@pytest.fixture
+def chromium_session(request: pytest.FixtureRequest) -> Any:
+    """:func:`shared_chromium` for a test that borrows the browser as modules do, more than once."""
+    return lambda: shared_chromium(request.config)
+
+
 @pytest.fixture(scope="module")
 def chromium(request: pytest.FixtureRequest) -> Iterator[Any]:
     """Debian's Chromium driven by Playwright, for a test module (which takes the fixture as

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from tests import browser
 
+chromium_session = browser.chromium_session  # the fixture
 
-@pytest.mark.browser
-def test_after_a_module_with_the_browser_asyncio_runs_and_the_browser_serves_again(request: pytest.FixtureRequest):
-    with browser.shared_chromium(request.config) as chromium:
+
+def test_after_a_module_with_the_browser_asyncio_runs_and_the_browser_serves_again(chromium_session):
+    with chromium_session() as chromium:
         page = chromium.new_page()
         page.set_content("<p id=x>one</p>")
         assert page.text_content("#x") == "one"
@@ -28,7 +27,7 @@ def test_after_a_module_with_the_browser_asyncio_runs_and_the_browser_serves_aga
 
     assert asyncio.run(answer()) == 42  # what the next module does
 
-    with browser.shared_chromium(request.config) as chromium:  # and the browser comes back for the one after
+    with chromium_session() as chromium:  # and the browser comes back for the one after
         page = chromium.new_page()
         page.set_content("<p id=x>two</p>")
         assert page.text_content("#x") == "two"

@@ -36,6 +36,11 @@ def _benchmark():
 def test_a_test_earns_its_markers_by_the_fixtures_it_uses():
     assert tiers.tiers_of(_item(("tmp_path", _plain))) == set()
     assert tiers.tiers_of(_item(("chromium", _plain), ("page", _plain))) == {"browser"}
+    assert tiers.tiers_of(
+        _item(
+            ("chromium_session", _plain),
+        )
+    ) == {"browser"}
     assert tiers.tiers_of(_item(("broker", _broker))) == {"broker"}
     assert tiers.tiers_of(_item(("prop", _plain), ("mqtt", _broker), ("chromium", _plain))) == {"broker", "browser"}
     assert tiers.tiers_of(_item(("bench", _benchmark))) == {"broker"}
@@ -45,7 +50,8 @@ def test_the_suites_own_tests_carry_their_markers(request):
     """In this session: every test that drives Chromium is ``browser``, none without it is."""
     for item in request.session.items:
         if isinstance(item, pytest.Function):
-            assert ("chromium" in item.fixturenames) == (item.get_closest_marker("browser") is not None), item.nodeid
+            drives = any(name in item.fixturenames for name in tiers.BROWSER_FIXTURES)
+            assert drives == (item.get_closest_marker("browser") is not None), item.nodeid
     assert request.node.get_closest_marker("browser") is None and request.node.get_closest_marker("broker") is None
 
 

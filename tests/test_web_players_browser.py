@@ -162,7 +162,9 @@ def touch(page, cdp, name: str, seconds: float) -> None:
 
 
 def test_play_page_pressed_by_mouse_and_by_touch(web_factory, chromium):
-    web = web_factory(front_panel=True)
+    # The strike's red flash lasts long enough to be photographed on a busy machine (the tests' 0.3 s
+    # had ended before the screenshot once in CI).
+    web = web_factory(front_panel=True, timing={"strike_flash_seconds": 30.0})
     context, page = new_page(chromium, width=1280, height=800, touch=True)
     try:
         page.goto(web.url + "/play")

@@ -89,11 +89,15 @@ def _functions(item: pytest.Item) -> list[Callable[..., Any]]:
     return functions
 
 
+#: The fixtures that drive Chromium (tests/browser.py): a test using one is ``browser``.
+BROWSER_FIXTURES = ("chromium", "chromium_session")
+
+
 def tiers_of(item: pytest.Item) -> set[str]:
     """The markers ``item`` earns by what it uses."""
     found = set()
     names = getattr(item, "fixturenames", ())
-    if "chromium" in names:
+    if any(name in names for name in BROWSER_FIXTURES):
         found.add("browser")
     if any(_uses_mosquitto(function) for function in _functions(item)):
         found.add("broker")
