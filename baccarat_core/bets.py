@@ -18,6 +18,7 @@ from .chips import DENOMINATIONS
 from .errors import BaccaratError
 from .inputs import Arrow, Deal, Hold, Input, Press
 from .numbers import format_cents, format_dollars, parse_dollars, show_value
+from .patterns import Pattern
 from .rounds import AREAS
 from .strict import MAX_TABLE_MAXIMUM
 
@@ -39,14 +40,14 @@ AREA_ALIASES: dict[str, str] = {
 
 #: A comma that separates two bets: any comma but a thousands separator (a digit before it and
 #: exactly three digits after it), so ``bet 1,000 on banker, 5 on tie`` is two bets.
-_BET_SEPARATOR = re.compile(r"(?<![0-9]),|,(?![0-9]{3}(?![0-9]))")
+_BET_SEPARATOR = Pattern(r"(?<![0-9]),|,(?![0-9]{3}(?![0-9]))")
 #: One bet: ``<amount> on <area>``.
-_ONE_BET = re.compile(r"(?P<amount>\S+)\s+on\s+(?P<area>\S.*)", re.IGNORECASE | re.DOTALL)
+_ONE_BET = Pattern(r"(?P<amount>\S+)\s+on\s+(?P<area>\S.*)", re.IGNORECASE | re.DOTALL)
 
 #: A part that is a number and nothing else (a thousands separator mistyped, ``1,00``).
-_AMOUNT_ONLY = re.compile(r"\$?[0-9]+")
+_AMOUNT_ONLY = Pattern(r"\$?[0-9]+")
 #: The word ``bet`` in front of the bets (optional).
-_LEADING_BET = re.compile(r"\s*bet(?:\s+|$)", re.IGNORECASE)
+_LEADING_BET = Pattern(r"\s*bet(?:\s+|$)", re.IGNORECASE)
 
 _HOW = "write <amount> on <area>, e.g. 25 on banker, 5 on tie"
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from baccarat_core import BaccaratError, BaccaratModule, strict
 from baccarat_core import events as ev
 from baccarat_core.numbers import show_value
+from baccarat_core.patterns import Pattern
 
 from ..daemon import Daemon
 from ..errors import PropError
@@ -294,7 +294,7 @@ class GameMaster:
 
 
 #: A request's top-level ``"id"`` as the strict reader's limits allow it: a short string or a whole number.
-_ID = re.compile(rb'"id"\s*:\s*(-?[0-9]{1,16}|"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]){0,%d}")' % strict.MAX_ID_LENGTH)
+_ID = Pattern(rb'"id"\s*:\s*(-?[0-9]{1,16}|"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]){0,%d}")' % strict.MAX_ID_LENGTH)
 
 
 def recover_id(payload: Any) -> str | int | None:

@@ -35,9 +35,8 @@ from typing import Any
 
 from baccarat_core import BaccaratError, strict
 from baccarat_core.deck import COLORS
+from baccarat_core.patterns import Pattern
 from baccarat_core.strict import MAX_SOLVED
-
-from . import ha_templates as templates
 
 log = logging.getLogger("baccarat.mqtt")
 
@@ -116,6 +115,8 @@ def discovery_payload(
     commands, as in docs/integrate/mqtt.md), ``status`` (``online``/``offline``), ``events``
     (every game event) and ``diagnostics`` (the retained diagnostics document).
     """
+    from . import ha_templates as templates  # made on paho's thread at the first publish, not at start
+
     state, command, events, diagnostics = topics["state"], topics["command"], topics["events"], topics["diagnostics"]
 
     def entity(key: str, platform: str, label: str, **options: Any) -> tuple[str, dict[str, Any]]:
@@ -335,7 +336,7 @@ def discovery_payload(
     }
 
 
-_PLATFORM = re.compile(r"[a-z_]{1,40}")
+_PLATFORM = Pattern(r"[a-z_]{1,40}")
 
 
 def stale_components(previous: bytes | str, current: dict[str, Any], prop_id: str) -> dict[str, dict[str, str]]:

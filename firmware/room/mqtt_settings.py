@@ -12,10 +12,10 @@ without saying why.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from baccarat_core import strict
+from baccarat_core.patterns import Pattern
 from baccarat_core.records import record
 
 from ..config_sections import TRIGGER_EVENTS
@@ -27,7 +27,7 @@ MAX_QUEUE_LIMIT = 100_000
 
 #: A Room 2.0 request another prop or the room's controller acts on: ``REQU <prop> -> <command>``
 #: (a prop name may hold spaces) or ``PROG <program>``.
-ROOM_REQUEST = re.compile(r"REQU \S(?:.*\S)? -> \S(?:.*\S)?|PROG \S(?:.*\S)?")
+ROOM_REQUEST = Pattern(r"REQU \S(?:.*\S)? -> \S(?:.*\S)?|PROG \S(?:.*\S)?")
 #: Longest Room 2.0 request, and most requests on one event.
 MAX_ROOM_REQUEST = 200
 MAX_ROOM_REQUESTS = 16

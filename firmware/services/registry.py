@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import sys
 import tomllib
 from collections.abc import Iterator
@@ -89,7 +88,7 @@ def scan(group: str = GROUP, path: list[str] | None = None) -> list[tuple[str, s
         for name in names:
             if not name.endswith((".dist-info", ".egg-info")):
                 continue
-            project = re.sub(r"[-_.]+", "-", name.rsplit(".", 1)[0].split("-")[0]).lower()
+            project = _normalized(name.rsplit(".", 1)[0].split("-")[0])
             if project in seen:
                 continue
             seen.add(project)
@@ -101,6 +100,15 @@ def scan(group: str = GROUP, path: list[str] | None = None) -> list[tuple[str, s
             if header in text:
                 found += _section(text, header)
     return found
+
+
+def _normalized(project: str) -> str:
+    """A project's name as packaging normalizes it (``re.sub(r"[-_.]+", "-", name).lower()``, in
+    string methods: a start scans every installed distribution's name)."""
+    name = project.replace("_", "-").replace(".", "-").lower()
+    while "--" in name:
+        name = name.replace("--", "-")
+    return name
 
 
 def _section(text: str, header: str) -> list[tuple[str, str]]:

@@ -11,11 +11,11 @@ never appear in a message or a repr.
 from __future__ import annotations
 
 import ipaddress
-import re
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+from baccarat_core.patterns import Pattern
 from baccarat_core.records import field, record, replace
 
 from ..errors import ConfigError
@@ -35,7 +35,7 @@ LOOPBACK_BIND = "127.0.0.1"
 #: allowed can always be typed in, and a passphrase of a few dozen words fits with room to spare.
 MAX_PASSWORD = MAX_STRING
 #: Characters a controller token may use: URL-safe, so it goes into ``?token=`` as typed.
-_TOKEN = re.compile(r"[A-Za-z0-9._~-]{12,128}")
+_TOKEN = Pattern(r"[A-Za-z0-9._~-]{12,128}")
 
 
 class WebConfigError(ConfigError):

@@ -28,12 +28,12 @@ baccarat_core.strict.InputError: the BAC's Hit has nothing to do on this prop (a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from baccarat_core import events as ev
 from baccarat_core.numbers import show_value
+from baccarat_core.patterns import Pattern
 from baccarat_core.records import record
 from baccarat_core.strict import InputError
 
@@ -66,8 +66,8 @@ UNSUPPORTED: dict[str, str] = {
 }
 _BAC_NAMES = {"unsolve": "Unsolve", "hit": "Hit", "miss": "Miss", "fail": "Fail", "init": "Init", "learn": "learn"}
 #: ``output3``, ``Output_3``, ``relay0``, ``relay0/Off``: an output (relays are outputs too).
-_OUTPUT = re.compile(r"(output|relay)_?([0-9]{1,3})(?:/([^/]*))?")
-_INPUT = re.compile(r"input_?[0-9]{1,3}(?:/[^/]*)?")
+_OUTPUT = Pattern(r"(output|relay)_?([0-9]{1,3})(?:/([^/]*))?")
+_INPUT = Pattern(r"input_?[0-9]{1,3}(?:/[^/]*)?")
 
 #: The game's events (by kind) -> the BAC event published on ``<name>/get/<Event>``.
 BAC_EVENTS: dict[str, str] = {"solved": "Solve", "strike": "Miss", "exploded": "Fail", "reset": "Game_Reset"}

@@ -22,9 +22,9 @@ add allow = ["<the controller's IP address>"], or listen on "127.0.0.1:9000" (th
 from __future__ import annotations
 
 import ipaddress
-import re
 from typing import Any
 
+from baccarat_core.patterns import Pattern
 from baccarat_core.records import record
 
 from ...errors import ConfigError
@@ -62,9 +62,9 @@ MAX_TARGETS = 16
 #: Most entries in ``allow``.
 MAX_ALLOW = 64
 #: A placeholder in an address: ``{name}`` (``{a,b}``, with a comma, is OSC's own pattern and stays).
-PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+PLACEHOLDER = Pattern(r"\{([a-z_]+)\}")
 #: A host name as DNS and mDNS spell one (``qlab.local``, ``sound-mac``).
-_HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9-]{1,63})*\.?")
+_HOST_NAME = Pattern(r"(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9-]{1,63})*\.?")
 _PAIRS = {"[": "]", "{": "}"}
 
 
