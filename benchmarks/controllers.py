@@ -122,18 +122,6 @@ def clue_control(samples: int) -> dict[str, Any]:
     logging.getLogger("pymodbus").setLevel(logging.CRITICAL)
     stamps = Stamps()
     pc = ClueControlComputer(stamps)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    import tomllib
-
-    data = tomllib.loads(DEFAULT_CONFIG.read_text(encoding="utf-8"))
-    data["clue_control"] = {"port": port, "controller": f"127.0.0.1:{pc.port}"}
-    data.setdefault("state", {})["file"] = ""
-    config = parse_config(data)
-    daemon = build_daemon(
-        config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=random.Random(7)
-    )
 
     def handled(events: list[ev.Event], module: Any) -> None:
         for event in events:
@@ -142,14 +130,39 @@ def clue_control(samples: int) -> dict[str, Any]:
             elif event.kind in ("solved", "reset"):
                 stamps.mark((event.kind,))
 
-    daemon.on_handled.append(handled)
-    attached = attach_services(daemon, config)
-    link = attached.prop.service("clue_control")
+    def start_prop() -> tuple[Any, Any, Any, int]:
+        """The prop with its Clue Control switch on a free port: another port if the one found free
+        was taken before the switch could listen (the machine's other tests and programs)."""
+        import tomllib
+
+        for _ in range(5):
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+            data = tomllib.loads(DEFAULT_CONFIG.read_text(encoding="utf-8"))
+            data["clue_control"] = {"port": port, "controller": f"127.0.0.1:{pc.port}"}
+            data.setdefault("state", {})["file"] = ""
+            config = parse_config(data)
+            daemon = build_daemon(
+                config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=random.Random(7)
+            )
+            daemon.on_handled.append(handled)
+            attached = attach_services(daemon, config)
+            link = attached.prop.service("clue_control")
+            daemon.start()
+            if not (daemon.ready.wait(PATIENCE) and link.ready.wait(PATIENCE)):
+                raise RuntimeError("the prop or its Clue Control link did not start")
+            if link.listening:
+                return daemon, attached, link, port
+            daemon.stop()
+            for close in attached:
+                close()
+            close_daemon(daemon)
+        raise RuntimeError("no free port for the Clue Control switch in 5 tries")
+
+    daemon, attached, link, port = start_prop()
     commands = attached.prop.commands
-    daemon.start()
     try:
-        if not (daemon.ready.wait(PATIENCE) and link.ready.wait(PATIENCE)):
-            raise RuntimeError("the prop or its Clue Control link did not start")
         stamps.wait(("coil", 110, False))  # the state at the start is written
         client = ModbusTcpClient("127.0.0.1", port=port, timeout=PATIENCE, retries=0)
         client.connect()

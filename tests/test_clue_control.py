@@ -323,6 +323,7 @@ def test_the_link_runs_on_its_own_thread_and_says_why_it_cannot_listen() -> None
         taken = ClueControl(lambda commands, sender: None, OUTPUTS, host="127.0.0.1", port=link.port)
         with pytest.raises(ClueControlError, match=rf"^Clue Control: cannot listen on 127.0.0.1 port {link.port}: "):
             taken.start()
+        assert link.listening and not taken.listening  # what the benchmark asks before it measures
         client = ModbusTcpClient("127.0.0.1", port=link.port, timeout=10, retries=0)
         assert client.write_register(1, 4).registers == [4]
         client.close()

@@ -215,15 +215,19 @@ class ConnectionGuard:
         self._arm(handler, self.head_seconds)
 
     def _make_room(self, key: str | None) -> bool:
-        """Close the oldest connection (from ``key``, or any) with no request in progress, one
-        whose last request was not trusted first."""
+        """Close a connection (from ``key``, or any) with no request in progress, one whose last
+        request was not trusted first: the oldest of the address that holds the most, so that a
+        few addresses keeping connections open lose their own, not a lone newcomer's whose request
+        has not arrived yet (a controller's, on a busy machine)."""
         for trusted in (False, True):
-            for handler, entry in self._open.items():
-                if entry[2] == 0 and entry[4] == trusted and (key is None or entry[1] == key):
-                    self.closed_idle += 1
-                    self._drop(handler)
-                    entry[0].close()
-                    return True
+            idle = [(h, e) for h, e in self._open.items() if e[2] == 0 and e[4] == trusted and key in (None, e[1])]
+            if idle:
+                # max() keeps the first of equals: the oldest of the address holding the most
+                handler, entry = max(idle, key=lambda pair: self._per_key.get(pair[1][1], 0))
+                self.closed_idle += 1
+                self._drop(handler)
+                entry[0].close()
+                return True
         return False
 
     @property

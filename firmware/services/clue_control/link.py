@@ -122,6 +122,12 @@ class ClueControl:
         if self._error is not None:
             raise ClueControlError(_listen_problem(self.host, self.port, self._error))
 
+    @property
+    def listening(self) -> bool:
+        """Whether the link started and its switch (if it has one) listens: False until
+        :attr:`ready`, and after a port it could not take (the log says why)."""
+        return self.ready.is_set() and self._error is None
+
     def stop(self) -> None:
         """Close the switch and the trigger, end the thread (at once, or as soon as it has started)."""
         with self._lock:
