@@ -54,5 +54,14 @@ def test_at_the_cap_the_address_holding_the_most_gives_one_up_not_a_lone_newcome
         even.opened(object(), second)
         even.opened(object(), Transport("192.0.2.3"))
         assert first.closed and not second.closed
+        # An address at its own cap gives up its own oldest, never another's (older or not).
+        capped = ConnectionGuard(Noise(logging.getLogger("test.guard")), max_connections=10, max_per_address=2)
+        capped._loop = loop
+        others = [Transport("192.0.2.2"), Transport("192.0.2.2")]
+        crowd = [Transport("192.0.2.1"), Transport("192.0.2.1")]
+        for transport in (*others, *crowd):
+            capped.opened(object(), transport)
+        capped.opened(object(), Transport("192.0.2.1"))
+        assert [t.closed for t in (*others, *crowd)] == [False, False, True, False]
     finally:
         loop.close()
