@@ -71,6 +71,7 @@ def test_the_release_layout_at_opt_baccarat_is_never_copied_as_source(tmp_path):
     assert source_files(tmp_path) == [Path("notes.txt"), Path("pyproject.toml")]
 
 
+@pytest.mark.install  # the install for real: a venv, pip, the unit (40 s)
 @pytest.mark.timeout(900)
 @pytest.mark.skipif(
     os.geteuid() != 0, reason="needs root: it makes users and groups (in overlays, in a mount namespace)"
