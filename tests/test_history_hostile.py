@@ -260,6 +260,25 @@ def test_baccarat_history_lists_the_games_newest_first_with_averages(tmp_path, c
     assert "the players last made progress" not in "\n".join(out)  # the prop stopped during game 2
 
 
+def test_baccarat_history_before_anyone_moved_says_no_progress_yet(tmp_path, capsys):
+    """A game the prop is playing (no stop line) with no move in it yet: no "last made progress"
+    (CLI and JSON say so, as the console does)."""
+    path = tmp_path / "history.jsonl"
+    lines = good_file(path)
+    cut = [i for i, entry in enumerate(lines) if entry["t"] == "start"][1] + 1  # game 2's start, nothing after
+    path.write_text("".join(json.dumps(entry) + "\n" for entry in lines[:cut]))
+    code = main(["history", "--file", str(path)])
+    out = capsys.readouterr().out
+    assert code == 0 and "the players last made progress" not in out
+    assert "the game being played: no progress yet (the game started " in out
+    main(["history", "--file", str(path), "--json"])
+    stuck = json.loads(capsys.readouterr().out)["stuck"]
+    assert stuck["progress_made"] is False and stuck["progress_at"] is not None
+    path.write_text("".join(json.dumps(entry) + "\n" for entry in lines[: cut + 1]))  # and a round: progress
+    main(["history", "--file", str(path)])
+    assert "the game being played: the players last made progress " in capsys.readouterr().out
+
+
 def test_baccarat_history_json_and_last(tmp_path, capsys):
     path = tmp_path / "history.jsonl"
     good_file(path)

@@ -99,10 +99,12 @@ def cmd_history(args: argparse.Namespace) -> int:
         )
     print(_averages_line(averages(games)))
     if stuck["progress_at"] is not None:
-        print(
-            f"the game being played: the players last made progress {stuck['stuck_minutes']} minute(s) ago "
-            "(as of the last line written: rounds are written four at a time)"
+        what = (
+            f"the players last made progress {stuck['stuck_minutes']} minute(s) ago"
+            if stuck["progress_made"]
+            else f"no progress yet (the game started {stuck['stuck_minutes']} minute(s) ago)"
         )
+        print(f"the game being played: {what} (as of the last line written: rounds are written four at a time)")
     return 2 if unreadable else 0
 
 
@@ -117,9 +119,10 @@ def _stuck(game: Any, now: float) -> dict[str, Any]:
     from ..history.games import iso_time
 
     if game is None or (game.entries and game.entries[-1]["t"] == "stop"):  # none, or the prop stopped
-        return {"progress_at": None, "stuck_minutes": None}
-    since = game.last_progress if game.last_progress is not None else game.start["at"]
-    return {"progress_at": iso_time(since), "stuck_minutes": max(0, int((now - since) // 60))}
+        return {"progress_at": None, "stuck_minutes": None, "progress_made": None}
+    made = game.last_progress is not None
+    since = game.last_progress if made else game.start["at"]
+    return {"progress_at": iso_time(since), "stuck_minutes": max(0, int((now - since) // 60)), "progress_made": made}
 
 
 def _averages_line(result: dict[str, Any]) -> str:
