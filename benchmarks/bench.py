@@ -65,7 +65,6 @@ REQUIRED_IMPORTS = (
     f"{FLOOR_IMPORTS}, logging, argparse, tomllib, json, smbus2, gpiozero.pins.mock, PIL.ImageDraw, "
     "PIL.ImageFont; getattr(PIL.ImageFont, 'load_default_imagefont', PIL.ImageFont.load_default)()"
 )
-READY_LINE = "ready: inputs armed, displays drawn"
 ZERO2W_FACTOR = 12.0
 
 
@@ -565,13 +564,15 @@ class Child:
 
     def wait_ready(self, timeout: float = 30) -> float:
         """Seconds from the process start to the "ready" log line."""
+        from firmware.daemon import READY
+
         assert self.proc.stderr is not None
         timer = threading.Timer(timeout, self.proc.kill)
         timer.start()
         try:
             for line in self.proc.stderr:
                 self.log.append(line)
-                if READY_LINE in line:
+                if READY in line:
                     return time.perf_counter() - self.started
         finally:
             timer.cancel()
@@ -631,6 +632,21 @@ def child_directory(directory: Path, broker_port: int | None, *, countdown: bool
     return directory
 
 
+def _thread_names(path: Path, patience: float = 120.0) -> dict[str, str]:
+    """The child's threads by native id, once its game thread is among them (benchmarks/child.py)."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            names = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # not written yet, or being written
+            names = {}
+        if "baccarat-game" in names.values():
+            return names
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the child never named its game thread in {path}")
+        time.sleep(0.1)
+
+
 def measure_idle(directory: Path, seconds: float, *, start_countdown: bool = False) -> dict[str, Any]:
     """CPU, wakeups per thread, memory, disk writes and the watchdog's pings of an idle daemon
     (``start_countdown``: with its bomb's countdown running, started over the control socket, and
@@ -648,7 +664,7 @@ def measure_idle(directory: Path, seconds: float, *, start_countdown: bool = Fal
                 raise RuntimeError(f"the countdown did not start: {reply}")
         child.follow()
         time.sleep(1.5)  # start-up's last work (first frames, the state file, the thread names) done
-        names = json.loads(names_file.read_text(encoding="utf-8"))
+        names = _thread_names(names_file)
         names[str(child.proc.pid)] = "main"
         game = next(tid for tid, name in names.items() if name == "baccarat-game")
         rss = child.rss_mb()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import json
+import logging
 import sys
 import threading
 import tomllib
@@ -26,6 +27,25 @@ sys.path.insert(0, str(ROOT))
 def _dump_threads(path: str) -> None:
     names = {str(t.native_id): t.name for t in threading.enumerate()}
     Path(path).write_text(json.dumps(names), encoding="utf-8")
+
+
+class _NamesAtReady(logging.Handler):
+    """Half a second after the daemon logs "ready", the threads' names to ``path`` (once): every
+    thread of the start runs by then, however long the start took on a busy machine, and the file
+    is written before the benchmark's windows begin."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(logging.INFO)
+        self.path = path
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from firmware.daemon import READY  # loaded by now: it is the daemon saying so
+
+        if record.msg == READY and self.path:
+            timer = threading.Timer(0.5, _dump_threads, args=(self.path,))
+            timer.daemon = True
+            timer.start()
+            self.path = ""
 
 
 def main(argv: list[str]) -> int:
@@ -51,10 +71,8 @@ def main(argv: list[str]) -> int:
             kernel.i2c_display(display.get("port", 1), display.get("address", 0x3C))
         else:
             kernel.spi_device(display.get("port", 0), display.get("device", 0), dc=display.get("dc", 24))
-    if len(argv) > 1:  # the names of the threads, once all of them run (a one-shot timer)
-        timer = threading.Timer(1.0, _dump_threads, args=(argv[1],))
-        timer.daemon = True
-        timer.start()
+    if len(argv) > 1:  # the names of the threads, once all of them run
+        logging.getLogger("baccarat").addHandler(_NamesAtReady(argv[1]))
     return baccarat(["run", "--config", argv[0]])
 
 

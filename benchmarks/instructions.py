@@ -43,6 +43,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+# firmware.daemon.READY, written out: this harness also measures older checkouts, which lack the name
 READY = "ready: inputs armed, displays drawn"
 SCENARIOS = ("startup", "long", "unfinished", "cut", "press", "reset", "deal")
 ON_GAME_THREAD = ("press", "reset", "deal")

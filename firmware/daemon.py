@@ -107,6 +107,10 @@ __all__ = ["BatchHook", "Clock", "Daemon", "FrameHook", "Mode", "ShownHook", "no
 
 log = logging.getLogger("baccarat")
 
+#: The log line that says the prop is ready: inputs armed, displays drawn (the benchmarks and tests
+#: wait for it).
+READY = "ready: inputs armed, displays drawn"
+
 #: What the schedule reads: seconds that only go forward (``time.monotonic``).
 Clock = Callable[[], float]
 
@@ -330,7 +334,7 @@ class Daemon(GameLoop):
         self._show_lights()
         self._draw()
         self.board.connect(self.submit)
-        log.info("ready: inputs armed, displays drawn")
+        log.info(READY)
 
     def _take(self, item: Input) -> None:
         if isinstance(item, Arrow):  # the original clicks on every press: at either end, and locked

@@ -18,6 +18,7 @@ import pytest
 
 from firmware import app, cli
 from firmware.config import DEFAULT_CONFIG
+from firmware.daemon import READY
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -71,7 +72,7 @@ def test_the_collector_is_off_during_start_up_and_on_with_the_start_up_frozen_on
     assert at_ready == "False", "start-up runs with the collector off"
     assert enabled == "True", "the collector is on again once the prop is ready"
     assert int(frozen) > 10_000, f"start-up's objects are frozen at ready ({frozen})"
-    assert "ready: inputs armed, displays drawn" in done.stderr
+    assert READY in done.stderr
 
 
 @pytest.fixture

@@ -22,7 +22,8 @@ sys.path.insert(0, os.path.join(sys.argv[1], "benchmarks"))
 import child
 class AtReady(logging.Handler):
     def emit(self, record):
-        if record.msg == "ready: inputs armed, displays drawn":
+        from firmware.daemon import READY
+        if record.msg == READY:
             with open(sys.argv[3], "w") as f:
                 json.dump(sorted(sys.modules), f)
             os._exit(0)
