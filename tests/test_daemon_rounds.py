@@ -31,12 +31,18 @@ def _red_flashes(rig) -> list[float]:
 
 
 def _assert_one_flash(rig) -> None:
-    assert rig.led("red"), "the red light is not lit right after the strike"
-    time.sleep(FLASH + 0.25)
+    """One red flash of FLASH seconds, then dark. gpiozero's blink thread times it on the machine's
+    clock, so its length is checked from below exactly and from above with room for a busy machine
+    (a loaded CI once held the light 0.1 s past the old bound); the pin's record says what happened, whenever
+    this thread gets to look."""
+    deadline = time.monotonic() + 10
+    while (rig.led("red") or not _red_flashes(rig)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(FLASH)  # time enough for a second flash, if one were coming
     assert not rig.led("red")
     assert not rig.led("green")
     flashes = _red_flashes(rig)
-    assert len(flashes) == 1 and flashes[0] == pytest.approx(FLASH, abs=0.1), flashes
+    assert len(flashes) == 1 and FLASH - 0.01 <= flashes[0] <= FLASH + 0.5, flashes  # the default (1 s) fails
 
 
 def _bet_side(rig, *, win: bool) -> str:
