@@ -61,10 +61,10 @@ class FakeClueControl:
             await self._server.shutdown()
             self._server = None
 
-    async def wait_writes(self, count: int) -> list[tuple[int, bool]]:
-        """The writes once there are ``count`` of them (a timeout after :data:`PATIENCE` fails the test)."""
+    async def wait_writes(self, count: int, patience: float = PATIENCE) -> list[tuple[int, bool]]:
+        """The writes once there are ``count`` of them (a timeout after ``patience`` fails the test)."""
         async with self._changed:
-            await asyncio.wait_for(self._changed.wait_for(lambda: len(self.writes) >= count), PATIENCE)
+            await asyncio.wait_for(self._changed.wait_for(lambda: len(self.writes) >= count), patience)
         return list(self.writes)
 
     def latest(self) -> dict[int, bool]:

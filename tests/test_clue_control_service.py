@@ -27,6 +27,7 @@ from firmware.devices.displays import open_dummy_device
 from firmware.errors import ConfigError
 from firmware.findings import FAIL, OK, WARN
 from firmware.services.clue_control.service import ClueControlService, ClueControlSettings
+from firmware.services.clue_control.trigger import LONGEST_RETRY
 from firmware.services.registry import installed
 from tests.clue_control_peer import PATIENCE, FakeClueControl, closed_port
 from tests.conftest import make_config
@@ -57,8 +58,8 @@ class ClueControlPC:
     def port(self) -> int:
         return self.clue.port
 
-    def wait_writes(self, count: int) -> list[tuple[int, bool]]:
-        return self._call(self.clue.wait_writes(count))
+    def wait_writes(self, count: int, patience: float = PATIENCE) -> list[tuple[int, bool]]:
+        return asyncio.run_coroutine_threadsafe(self.clue.wait_writes(count, patience), self.loop).result(patience + 5)
 
     def stop(self) -> None:
         self._call(self.clue.stop())
@@ -71,21 +72,26 @@ class ClueControlPC:
 def prop_with_clue_control(mock_factory, clue_port: int, **section):
     """A daemon with ``[clue_control]`` (the controller on loopback), started and ready, its link
     listening; yields (daemon, link, switch port)."""
-    port = section.pop("port", None) or free_port()
-    config = make_config(clue_control={"port": port, "controller": f"127.0.0.1:{clue_port}", **section})
-    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(3))
-    attached = attach_services(daemon, config)
-    link = attached.prop.service("clue_control")
-    try:
-        daemon.start()
-        assert daemon.ready.wait(PATIENCE), "the daemon did not get ready"
-        assert link.ready.wait(PATIENCE), "the link did not start"
-        yield daemon, link, port
-    finally:
-        daemon.stop()
-        for close in attached:
-            close()
-        close_daemon(daemon)
+    given = section.pop("port", None)
+    for _ in range(5):  # a port found free can be taken before the switch listens: another one then
+        port = given or free_port()
+        config = make_config(clue_control={"port": port, "controller": f"127.0.0.1:{clue_port}", **section})
+        daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(3))
+        attached = attach_services(daemon, config)
+        link = attached.prop.service("clue_control")
+        try:
+            daemon.start()
+            assert daemon.ready.wait(PATIENCE), "the daemon did not get ready"
+            assert link.ready.wait(PATIENCE), "the link did not start"
+            if link.listening or given:
+                yield daemon, link, port
+                return
+        finally:
+            daemon.stop()
+            for close in attached:
+                close()
+            close_daemon(daemon)
+    raise AssertionError("no free port for the Clue Control switch in 5 tries")
 
 
 @pytest.fixture
@@ -291,7 +297,9 @@ def test_a_controller_that_is_down_gets_the_changes_when_it_returns(mock_factory
         holder.close()
         pc = ClueControlPC(clue_port)  # Clue Control starts
         try:
-            writes = pc.wait_writes(3)  # the first retry waits 0.5 s
+            # The link retried while Clue Control was away, each wait twice the last (0.5 s first):
+            # on a busy machine the next try may be as far off as the longest wait.
+            writes = pc.wait_writes(3, patience=LONGEST_RETRY + PATIENCE)
         finally:
             pc.stop()
     assert sorted(writes) == [(10, True), (11, False), (110, True)]
