@@ -146,7 +146,7 @@ def describe_wiring(config: Config) -> str:
     if missing:
         lines.append(f"  (no {', '.join(missing)} display)")
     if config.outputs:
-        lines += ["", "Outputs (off at start and at stop; hardware/README.md shows the driver to wire):"]
+        lines += ["", "Outputs (off at start and at stop; docs/build/outputs.md shows the driver to wire):"]
         lines += ["  " + output.describe() for output in config.outputs]
     services = describe_services(config)
     if services:
