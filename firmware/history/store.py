@@ -22,6 +22,7 @@ import os
 import stat
 import threading
 from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -324,11 +325,9 @@ def _tail(path: Path, size: int) -> tuple[bytes, bool]:
         os.close(fd)
 
 
-def _ended(data: bytes, whole: bool, damaged: list[str]) -> list[dict[str, Any]] | None:
-    """``[line]`` when the last line in ``data`` (the end of a file) that can be read sums its game
-    up: an end line, or the stop line of a clean stop (with the game's totals); [] when ``data`` is
-    the whole file and holds no line; None otherwise (a game the prop did not stop cleanly in, or no
-    line that can be read in ``data``: read more). ``damaged`` gets the lines passed over."""
+def _entries_from_the_end(data: bytes, whole: bool, damaged: list[str]) -> Iterator[dict[str, Any]]:
+    """The lines of ``data`` (the end of a file, or the ``whole`` file) that can be read, last first;
+    ``damaged`` gets the reason of each line passed over that cannot be read."""
     raw = data.split(b"\n")
     if not whole:
         raw = raw[1:]  # the first piece may be the end of a line that began before the data
@@ -336,10 +335,17 @@ def _ended(data: bytes, whole: bool, damaged: list[str]) -> list[dict[str, Any]]
         if not line.strip():
             continue
         try:
-            entry = parse_line(line)
+            yield parse_line(line)
         except BaccaratError as error:
             damaged.append(strict.one_line(str(error), 160))
-            continue
+
+
+def _ended(data: bytes, whole: bool, damaged: list[str]) -> list[dict[str, Any]] | None:
+    """``[line]`` when the last line in ``data`` (the end of a file) that can be read sums its game
+    up: an end line, or the stop line of a clean stop (with the game's totals); [] when ``data`` is
+    the whole file and holds no line; None otherwise (a game the prop did not stop cleanly in, or no
+    line that can be read in ``data``: read more). ``damaged`` gets the lines passed over."""
+    for entry in _entries_from_the_end(data, whole, damaged):
         summed_up = entry["t"] == "end" or (entry["t"] == "stop" and "gestures" in entry)
         return [entry] if summed_up else None
     return [] if whole else None
@@ -349,19 +355,9 @@ def _last_game(data: bytes, whole: bool, damaged: list[str]) -> list[dict[str, A
     """The last game's lines in ``data`` (the end of a file), or None when its start line lies
     before ``data`` (read more), or [] when there is none; ``damaged`` gets the reason of each
     line passed over that cannot be read."""
-    raw = data.split(b"\n")
-    if not whole:
-        raw = raw[1:]  # the first piece may be the end of a line that began before the data
     game: list[dict[str, Any]] = []
     wanted: str | None = None
-    for line in reversed(raw):  # after the last newline: a line cut short (skipped), or a whole one
-        if not line.strip():
-            continue
-        try:
-            entry = parse_line(line)
-        except BaccaratError as error:
-            damaged.append(strict.one_line(str(error), 160))
-            continue
+    for entry in _entries_from_the_end(data, whole, damaged):
         if wanted is None:
             wanted = entry["id"]
         if entry["id"] != wanted:
