@@ -41,15 +41,19 @@ def random_config(**sections: Any) -> Config:
 @pytest.fixture
 def pages_web(mock_factory, tmp_path) -> Iterator:
     """``make(config, settings={...})``: a daemon of ``config`` with its console (``[web]`` settings
-    over a loopback one on a free port) and its History view (a file in ``tmp_path``); stopped at
-    the end."""
+    over a loopback one on a free port) and its History view (a file in ``tmp_path``, its keeper as
+    ``web.keeper``); ``clock``: the daemon's (a manual one); every frame sent is in
+    ``web.rig.frames``. Stopped at the end."""
     made: list[tuple[WebRig, HistoryKeeper]] = []
 
-    def make(config: Config, *, settings: dict[str, Any] | None = None, seed: int = 1) -> WebRig:
+    def make(config: Config, *, settings: dict[str, Any] | None = None, seed: int = 1, clock: Any = None) -> WebRig:
+        timed = {"clock": clock} if clock is not None else {}
         daemon = build_daemon(
-            config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(seed)
+            config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(seed), **timed
         )
-        rig = Rig(daemon, mock_factory)
+        rig = Rig(daemon, mock_factory, clock)
+        rig.frames = []
+        daemon.on_frame.append(lambda role, image: rig.frames.append((role, image)))
         commands = GameMaster(daemon, default_limits=config.limits)
         keeper = HistoryKeeper(FileStore(tmp_path / f"history-{len(made)}.jsonl")).attach(daemon, commands)
         backend = DaemonBackend(daemon, commands, rig.driver, name="test-prop")
@@ -59,6 +63,7 @@ def pages_web(mock_factory, tmp_path) -> Iterator:
         service = WebService(backend, web_settings, history=lambda s: HistoryPages(s, keeper, displays))
         service.start()
         web = WebRig(rig, backend, service)
+        web.keeper = keeper
         made.append((web, keeper))
         daemon.start()
         assert daemon.ready.wait(5), "daemon did not get ready"

@@ -7,7 +7,6 @@ import base64
 import io
 import json
 import os
-import random
 import socket
 from pathlib import Path
 from types import SimpleNamespace
@@ -15,59 +14,26 @@ from types import SimpleNamespace
 import pytest
 from PIL import Image
 
-from baccarat_core.records import replace
-from firmware.app import build_daemon, close_daemon
-from firmware.devices.displays import open_dummy_device
-from firmware.history import HistoryKeeper
-from firmware.history.store import FileStore
-from firmware.room.commands import GameMaster
 from firmware.simulator.pins import ManualClock
-from firmware.web.backend import DaemonBackend
-from firmware.web.history import HistoryPages
-from firmware.web.server import WebService
-from firmware.web.settings import WebSettings
 from tests import browser
 from tests.browser import WebRig, lit_mask, png_image, wait_count
-from tests.conftest import Rig, make_config, served_prop
+from tests.conftest import make_config, served_prop
+from tests.pages import pages_web as _pages_web
 
 PASSWORD = "correct horse battery"
+pages_web = _pages_web  # the fixture
 
 
 @pytest.fixture
-def history_web(mock_factory, tmp_path):
-    """A daemon with its console and its History view (the history file in ``tmp_path``)."""
-    made: list[tuple[WebRig, HistoryKeeper]] = []
+def history_web(pages_web):
+    """A daemon with its console and its History view (the history file in ``tmp_path``), on a
+    manual clock: :func:`tests.pages.pages_web` with the reference config."""
 
     def make(*, password: str | None = None, seed: int = 1) -> WebRig:
         config = make_config(state={"file": ""}, control={"socket": ""})
-        clock = ManualClock()
-        daemon = build_daemon(
-            config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(seed), clock=clock
-        )
-        rig = Rig(daemon, mock_factory, clock)
-        rig.frames = []
-        daemon.on_frame.append(lambda role, image: rig.frames.append((role, image)))
-        commands = GameMaster(daemon, default_limits=config.limits)
-        keeper = HistoryKeeper(FileStore(tmp_path / f"history-{len(made)}.jsonl")).attach(daemon, commands)
-        backend = DaemonBackend(daemon, commands, rig.driver, name="test-prop")
-        screens = daemon.screens
-        displays = {role: (screens[role].size, screens[role].mode, screens[role].colour) for role in backend.roles}
-        settings = replace(WebSettings(enabled=True, port=0, front_panel=True), password=password)
-        service = WebService(backend, settings, history=lambda s: HistoryPages(s, keeper, displays))
-        service.start()
-        web = WebRig(rig, backend, service)
-        web.keeper = keeper
-        made.append((web, keeper))
-        daemon.start()
-        assert daemon.ready.wait(5)
-        return web
+        return pages_web(config, settings={"password": password}, seed=seed, clock=ManualClock())
 
-    yield make
-    for web, keeper in made:
-        web.service.stop()
-        web.daemon.stop()
-        keeper.close()
-        close_daemon(web.daemon)
+    return make
 
 
 def get_json(web: WebRig, path: str) -> tuple[int, dict]:
