@@ -25,9 +25,11 @@ for dir in /run /var/log /usr/local/bin; do mount -t tmpfs tmpfs "$dir"; done
 """
 
 
-def run_private(script: str, work: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    """``script`` with ``$1`` the test's folder and the rest ``args``; skips the test where no private
-    mount namespace or overlay can be made."""
+def run_private(
+    script: str, work: Path, *args: str, timeout: float = 600, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """``script`` with ``$1`` the test's folder and the rest ``args`` (``env``: more variables); skips
+    the test where no private mount namespace or overlay can be made."""
     tool = shutil.which("unshare")
     assert tool, "unshare is missing: scripts/test.sh installs util-linux"
     run = subprocess.run(
@@ -35,7 +37,7 @@ def run_private(script: str, work: Path, *args: str, timeout: float = 600) -> su
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"},
+        env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"} | (env or {}),
     )
     if (work / "skip").exists():
         pytest.skip("this kernel cannot mount an overlay over /etc and /opt")

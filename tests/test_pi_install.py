@@ -31,6 +31,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.namespace import SYSTEM_IN_OVERLAYS, run_private
 from tests.tiers import remove_later, seconds_left
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -467,17 +468,10 @@ def test_the_shell_scripts_pass_shellcheck():
 
 # --- the service install: who may read the config, who may use the control socket -------------------
 
-SERVICE_INSTALL = r"""
-set -uo pipefail
-work=$1 repo=$2
-# Nothing made here reaches the machine: /etc and /opt are overlays whose changes go to $work, and
-# /run, /var/log (useradd's logs) and /usr/local/bin (the script's link) are empty tmpfs.
-for dir in etc opt; do
-  mkdir -p "$work/$dir-upper" "$work/$dir-work"
-  mount -t overlay overlay -o "lowerdir=/$dir,upperdir=$work/$dir-upper,workdir=$work/$dir-work" "/$dir" ||
-    { echo "no overlayfs" >"$work/skip"; exit 0; }
-done
-for dir in /run /var/log /usr/local/bin; do mount -t tmpfs tmpfs "$dir"; done
+SERVICE_INSTALL = (
+    SYSTEM_IN_OVERLAYS
+    + r"""
+repo=$2
 mkdir -p /opt/baccarat "$work/bin"
 tar -C "$repo" --exclude=./.venv --exclude-vcs --exclude=__pycache__ --exclude='*.egg-info' \
   --exclude=./.hypothesis --exclude=./.ruff_cache -cf - . | tar -C /opt/baccarat -xf -
@@ -521,6 +515,7 @@ say reinstall $?
 say oldgm_groups "$(id -nG oldgm | tr ' ' ',')"
 say baccarat_members "$(getent group baccarat | cut -d: -f4)"
 """
+)
 
 
 @pytest.mark.skipif(not AS_ROOT, reason="needs root: it makes users and groups (in overlays, in a mount namespace)")
@@ -529,20 +524,8 @@ def test_the_control_socket_group_cannot_read_the_configs_secrets(tmp_path, whee
     groups and files stay in tmp_path); only systemctl is a stand-in. A game master in the group the
     README names uses the socket of a daemon started as the unit says, and cannot read the config;
     another user gets a message naming the group; an earlier install's game master is moved."""
-    tool = shutil.which("unshare")
-    assert tool, "unshare is missing: scripts/test.sh installs util-linux"
-    run = subprocess.run(
-        [tool, "--mount", "--propagation", "private", "bash", "-c", SERVICE_INSTALL, "_", str(tmp_path), str(ROOT)],
-        capture_output=True,
-        text=True,
-        timeout=seconds_left(),
-        env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
-        | ({"PIP_FIND_LINKS": str(wheelhouse), "PIP_NO_INDEX": "1"} if wheelhouse else {}),
-    )
-    if (tmp_path / "skip").exists():
-        pytest.skip("this kernel cannot mount an overlay over /etc and /opt")
-    if "cannot change root filesystem propagation" in run.stderr:
-        pytest.skip("/ is not a mount point here (a chroot), so no private mount namespace can be made")
+    pip = {"PIP_FIND_LINKS": str(wheelhouse), "PIP_NO_INDEX": "1"} if wheelhouse else {}
+    run = run_private(SERVICE_INSTALL, tmp_path, str(ROOT), timeout=seconds_left(), env=pip)
     assert (tmp_path / "results").exists(), run.stderr
 
     def log(name: str) -> str:
