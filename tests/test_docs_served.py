@@ -16,18 +16,11 @@ from firmware.web import docs_site
 from tests import browser
 from tests.browser import new_page, web_factory  # noqa: F401 (a fixture)
 from tests.conftest import ROOT
-from tests.test_docs_site import build_site
+from tests.test_docs_site import site as _site
 
 chromium = browser.chromium
+site = _site  # the built site, once a module (tests/test_docs_site.py)
 PASSWORD = "a password for the console"
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    into = tmp_path_factory.mktemp("site")
-    done = build_site(into)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return into
 
 
 @pytest.fixture
