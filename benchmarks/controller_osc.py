@@ -50,11 +50,9 @@ def osc(samples: int) -> dict[str, Any]:
     from pythonosc.osc_server import BlockingOSCUDPServer
     from pythonosc.udp_client import SimpleUDPClient
 
-    from baccarat_core import events as ev
     from firmware.app import attach_services, build_daemon, close_daemon, mock_pin_factory
     from firmware.config import DEFAULT_CONFIG, parse_config
     from firmware.devices.displays import open_dummy_device
-    from firmware.devices.switching import OutputSwitched
 
     stamps = Stamps()
     heard = Dispatcher()
@@ -78,14 +76,7 @@ def osc(samples: int) -> dict[str, Any]:
         config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=random.Random(7)
     )
 
-    def handled(events: list[ev.Event], module: Any) -> None:
-        for event in events:
-            if isinstance(event, OutputSwitched):
-                stamps.mark(("switched", event.on))
-            elif event.kind in ("solved", "reset"):
-                stamps.mark((event.kind,))
-
-    daemon.on_handled.append(handled)  # before the services' hooks: the event's own moment
+    daemon.on_handled.append(stamps.handled)  # before the services' hooks: the event's own moment
     attached = attach_services(daemon, config)
     commands = attached.prop.commands
     controller = SimpleUDPClient("127.0.0.1", port)

@@ -75,6 +75,17 @@ class Stamps:
         with self._changed:
             self._moments.clear()
 
+    def handled(self, events: list[Any], module: Any) -> None:
+        """A daemon ``on_handled`` hook: ``("switched", on)`` for an output switched, ``("solved",)``
+        and ``("reset",)`` for those events, at the event's own moment."""
+        from firmware.devices.switching import OutputSwitched
+
+        for event in events:
+            if isinstance(event, OutputSwitched):
+                self.mark(("switched", event.on))
+            elif event.kind in ("solved", "reset"):
+                self.mark((event.kind,))
+
 
 class ClueControlComputer:
     """pymodbus's Modbus TCP server on a thread of its own, stamping each coil write as it arrives."""
@@ -113,22 +124,13 @@ def clue_control(samples: int) -> dict[str, Any]:
     """The Clue Control part: command to effect and event to coil, on the running daemon."""
     from pymodbus.client import ModbusTcpClient
 
-    from baccarat_core import events as ev
     from firmware.app import attach_services, build_daemon, close_daemon, mock_pin_factory
     from firmware.config import DEFAULT_CONFIG, parse_config
     from firmware.devices.displays import open_dummy_device
-    from firmware.devices.switching import OutputSwitched
 
     logging.getLogger("pymodbus").setLevel(logging.CRITICAL)
     stamps = Stamps()
     pc = ClueControlComputer(stamps)
-
-    def handled(events: list[ev.Event], module: Any) -> None:
-        for event in events:
-            if isinstance(event, OutputSwitched):
-                stamps.mark(("switched", event.on))
-            elif event.kind in ("solved", "reset"):
-                stamps.mark((event.kind,))
 
     def start_prop() -> tuple[Any, Any, Any, int]:
         """The prop with its Clue Control switch on a free port: another port if the one found free
@@ -146,7 +148,7 @@ def clue_control(samples: int) -> dict[str, Any]:
             daemon = build_daemon(
                 config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=random.Random(7)
             )
-            daemon.on_handled.append(handled)
+            daemon.on_handled.append(stamps.handled)
             attached = attach_services(daemon, config)
             link = attached.prop.service("clue_control")
             daemon.start()
