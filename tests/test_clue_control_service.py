@@ -75,7 +75,11 @@ def prop_with_clue_control(mock_factory, clue_port: int, **section):
     given = section.pop("port", None)
     for _ in range(5):  # a port found free can be taken before the switch listens: another one then
         port = given or free_port()
-        config = make_config(clue_control={"port": port, "controller": f"127.0.0.1:{clue_port}", **section})
+        config = make_config(  # its own state and socket: it runs beside a simulator
+            clue_control={"port": port, "controller": f"127.0.0.1:{clue_port}", **section},
+            state={"file": ""},
+            control={"socket": ""},
+        )
         daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(3))
         attached = attach_services(daemon, config)
         link = attached.prop.service("clue_control")

@@ -20,9 +20,9 @@ from firmware.history.lines import iso_time, local_time
 from firmware.history.recorder import new_id
 from firmware.history.store import FileStore
 from tests.test_history import Table
-from tests.test_web_history import get_json, history_web
+from tests.test_web_history import get_json, history_web, pages_web
 
-__all__ = ["history_web"]  # the console's fixture, used here
+__all__ = ["history_web", "pages_web"]  # the console's fixtures, used here
 
 #: The last second a signed 32-bit time_t holds.
 TIME_T_MAX = 2**31 - 1

@@ -496,12 +496,14 @@ def test_an_arrow_is_not_written_on_its_own_it_goes_with_the_next_write_and_a_de
     assert dealt.wait(60)
     assert saved(path)["position"] == module.position > 0
     assert saved(path)["denomination"] == 25  # the arrows went with the deal
-    assert len(writes) == 1
+    # Every write so far is the deal's (one; a second attempt only if the first failed on a loaded CI).
+    assert writes and all(w["position"] == module.position and w["denomination"] == 25 for w in writes)
+    dealt_writes = len(writes)
     keeper(module.finish_round(), module)
     keeper(module.arrow("left"), module)
-    assert keeper.flush(0) and len(writes) == 1
+    assert keeper.flush(60) and len(writes) == dealt_writes
     keeper.close()  # SIGTERM: what is pending is written
-    assert len(writes) == 2 and saved(path)["denomination"] == 5
+    assert len(writes) == dealt_writes + 1 and saved(path)["denomination"] == 5
 
 
 def test_the_clearing_after_a_round_is_not_written_and_a_restore_finishes_the_round_alike():
