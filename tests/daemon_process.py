@@ -135,11 +135,24 @@ def hog(daemon: Daemon, seconds: float) -> None:
     import time
 
     taken: list[int] = []
-    try:
-        while True:
-            taken.append(os.open(os.devnull, os.O_RDONLY))
-    except OSError:  # EMFILE: none left
-        pass
+
+    def take_all() -> int:
+        count = 0
+        try:
+            while True:
+                taken.append(os.open(os.devnull, os.O_RDONLY))
+                count += 1
+        except OSError:  # EMFILE: none left
+            return count
+
+    take_all()
+    # A save still under way at this moment (a slow fsync on a busy disk) gives its descriptors back
+    # later, and the strike's save would take them: take what comes back until a second passes quietly.
+    quiet_since = time.monotonic()
+    while time.monotonic() - quiet_since < 1.0:
+        time.sleep(0.05)
+        if take_all():
+            quiet_since = time.monotonic()
     say(f"hogging {len(taken)}")
     PinDriver(daemon.board).tap("deal", 0.05, settle=0.05)
     time.sleep(seconds)
