@@ -179,6 +179,7 @@ def test_unwritable_state_file_is_reported_once_and_the_game_goes_on(tmp_path, c
         keeper([], module)
         keeper(module.arrow("right"), module)
     assert len(caplog.records) == 1 and "the game goes on" in caplog.text
+    keeper.close()  # its writer would go on trying, into the later tests' patched disks
 
 
 def test_a_failure_between_write_and_rename_leaves_the_old_file_whole(tmp_path, monkeypatch, caplog):
@@ -478,6 +479,8 @@ def test_an_arrow_is_not_written_on_its_own_it_goes_with_the_next_write_and_a_de
     real = state_store.write_atomic
 
     def slow_disk(target, text):
+        if Path(target) != path:  # another keeper's writer (an earlier test's, retrying)
+            return real(target, text)
         writes.append(json.loads(text)["module"])
         gate.wait(5)
         real(target, text)
@@ -496,14 +499,12 @@ def test_an_arrow_is_not_written_on_its_own_it_goes_with_the_next_write_and_a_de
     assert dealt.wait(60)
     assert saved(path)["position"] == module.position > 0
     assert saved(path)["denomination"] == 25  # the arrows went with the deal
-    # Every write so far is the deal's (one; a second attempt only if the first failed on a loaded CI).
-    assert writes and all(w["position"] == module.position and w["denomination"] == 25 for w in writes)
-    dealt_writes = len(writes)
+    assert len(writes) == 1
     keeper(module.finish_round(), module)
     keeper(module.arrow("left"), module)
-    assert keeper.flush(60) and len(writes) == dealt_writes
+    assert keeper.flush(60) and len(writes) == 1
     keeper.close()  # SIGTERM: what is pending is written
-    assert len(writes) == dealt_writes + 1 and saved(path)["denomination"] == 5
+    assert len(writes) == 2 and saved(path)["denomination"] == 5
 
 
 def test_the_clearing_after_a_round_is_not_written_and_a_restore_finishes_the_round_alike():
