@@ -41,6 +41,12 @@ NOT_AT_START = {
     "asyncio": "Clue Control's link",
     "pymodbus": "Clue Control's link",
     "http.server": "the console",
+    # The displays' font is a .pbm beside its metrics (firmware/render/fonts/): Pillow's own copy
+    # is a PNG, and Image.open of it loads these four readers besides.
+    "PIL.PngImagePlugin": "an image file",
+    "PIL.JpegImagePlugin": "an image file",
+    "PIL.GifImagePlugin": "an image file",
+    "PIL.BmpImagePlugin": "an image file",
 }
 
 

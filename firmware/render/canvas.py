@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -16,8 +17,12 @@ from PIL import Image, ImageDraw, ImageFont
 #: off the first letter of every line ("IABLE LIMITS"). :func:`draw_text` therefore
 #: draws behind a space, one column to the right: the ink of ``n`` characters drawn at
 #: ``x`` lies in columns ``x`` to ``x + 6n``, and no glyph loses a column.
-# Pillow 10.1 renamed its loader; Pillow 9.4 (Raspberry Pi OS Bookworm's python3-pil) has only load_default().
-FONT = getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()
+#:
+#: It is read from a copy in ``fonts/`` (a ``.pil`` file of metrics and a ``.pbm`` of glyphs, the
+#: same bytes as Pillow's ``load_default_imagefont()``; tests/test_render_font.py compares every
+#: glyph): opening a ``.pbm`` loads only Pillow's PPM reader, where the built-in copy's PNG opened
+#: through ``Image.open`` loads five image formats' readers, 15 M instructions of every start.
+FONT = ImageFont.load(str(Path(__file__).resolve().parent / "fonts" / "courB08.pil"))
 CHAR_W = 6
 LINE_H = 10
 _TOP = 2  # blank rows above the capitals in FONT
