@@ -237,6 +237,40 @@ def test_our_devices_start_exactly_as_luma_does(linux, driver, interface, size):
     assert same_pixels(fakeos.panel(ours_at, driver, width, height), picture)
 
 
+@pytest.mark.parametrize("driver", ["ssd1306", "ssd1309"])
+@pytest.mark.parametrize("size", [(96, 16), (64, 48), (64, 32)])
+@pytest.mark.parametrize("rotate", [0, 1])
+def test_our_ssd1306_starts_as_luma_s_in_every_mode_luma_has(linux, driver, size, rotate):
+    """Our SSD1306 and SSD1309 set the panel up without luma's ``__init__`` (which builds lookup
+    tables only its own ``display()`` reads): the same bytes as luma's, in each of its modes."""
+    width, height = size
+    ours_at, luma_at = linux.i2c_display(1, 0x3C), linux.i2c_display(1, 0x3D)
+    ours = open_device(driver, "i2c", width=width, height=height, address=0x3C, rotate=rotate)
+    theirs = getattr(stock, driver)(i2c(port=1, address=0x3D), width=width, height=height, rotate=rotate)
+    assert (ours.width, ours.height, ours.size, ours._colstart, ours._colend) == (
+        theirs.width,
+        theirs.height,
+        theirs.size,
+        theirs._colstart,
+        theirs._colend,
+    )
+    picture = Image.new("1", ours.size)
+    ImageDraw.Draw(picture).text((2, 2), "$5", fill=1)
+    ours.invalidate()
+    ours.display(picture)
+    theirs.display(picture)
+    assert [(w.command, w.payload) for w in ours_at.writes] == [(w.command, w.payload) for w in luma_at.writes]
+
+
+def test_our_ssd1306_refuses_a_mode_as_luma_s_does(linux):
+    linux.i2c_display(1, 0x3C)
+    with pytest.raises(luma.core.error.DeviceDisplayModeError) as theirs:
+        stock.ssd1306(i2c(port=1, address=0x3C), width=128, height=48)
+    with pytest.raises(luma.core.error.DeviceDisplayModeError) as ours:
+        open_device("ssd1306", "i2c", width=128, height=48, address=0x3C)
+    assert str(ours.value) == str(theirs.value) == "Unsupported display mode: 128 x 48"
+
+
 @pytest.mark.parametrize(
     ("driver", "size", "chip", "offset"), [("ssd1351", (128, 128), "ssd1351", 0), ("ssd1322", (256, 64), "ssd1322", 28)]
 )

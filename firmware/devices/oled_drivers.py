@@ -13,7 +13,10 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import luma.core.error as luma_error
+import luma.oled.const as luma_const
 import luma.oled.device as oled
+from luma.core.device import device as luma_device
 from luma.core.framebuffer import diff_to_previous
 from PIL import Image
 
@@ -132,12 +135,61 @@ def _plan_windows(changed: Sequence[tuple[int, int] | None], cost: int) -> list[
     return windows[::-1]
 
 
+#: luma's SSD1306 modes: (width, height) -> multiplex, clock divider, COM pins, first column.
+_SSD1306_MODES = {
+    (128, 64): (0x3F, 0x80, 0x12, 0),
+    (128, 32): (0x1F, 0x80, 0x02, 0),
+    (96, 16): (0x0F, 0x60, 0x02, 0),
+    (64, 48): (0x2F, 0x80, 0x12, 32),
+    (64, 32): (0x1F, 0x80, 0x12, 32),
+}
+
+
 class _ChangedPagesSSD1306(_ChangedPages):
     """SSD1306/SSD1309 in luma's horizontal addressing mode: a column and page window a change."""
 
     _const: Any  # luma's, as above
+    _w: int
     _colstart: int
     _colend: int
+    capabilities: Callable[..., None]
+    contrast: Callable[[int], None]
+    clear: Callable[[], None]
+    show: Callable[[], None]
+
+    def __init__(self, serial_interface: Any = None, width: int = 128, height: int = 64, rotate: int = 0, **_: Any):
+        """luma's ``ssd1306.__init__`` (the same modes, the same bytes to the panel), without the two
+        lookup tables of ``width * height`` entries it builds for its own ``display()``, which this
+        class replaces: building them cost 15 M instructions a display, a fifth of a start.
+        tests/test_recorded_bus.py compares the bytes with luma's own for every mode."""
+        luma_device.__init__(self, luma_const.ssd1306, serial_interface)
+        self.capabilities(width, height, rotate)
+        mode = _SSD1306_MODES.get((width, height))
+        if mode is None:
+            raise luma_error.DeviceDisplayModeError(f"Unsupported display mode: {width} x {height}")
+        multiplex, clock, compins, self._colstart = mode
+        self._pages = height // 8
+        self._colend = self._colstart + self._w
+        c = self._const
+        self.command(
+            c.DISPLAYOFF,
+            c.SETDISPLAYCLOCKDIV, clock,
+            c.SETMULTIPLEX, multiplex,
+            c.SETDISPLAYOFFSET, 0x00,
+            c.SETSTARTLINE,
+            c.CHARGEPUMP, 0x14,
+            c.MEMORYMODE, 0x00,
+            c.SETSEGMENTREMAP,
+            c.COMSCANDEC,
+            c.SETCOMPINS, compins,
+            c.SETPRECHARGE, 0xF1,
+            c.SETVCOMDETECT, 0x40,
+            c.DISPLAYALLON_RESUME,
+            c.NORMALDISPLAY,
+        )  # fmt: skip
+        self.contrast(0xCF)
+        self.clear()
+        self.show()
 
     def _send_full(self, pages: list[bytes]) -> None:
         c = self._const
