@@ -97,18 +97,19 @@ def _own_fields(cls: type) -> list[Field]:
         if _is_class_var(annotation):
             continue
         value = cls.__dict__.get(name, MISSING)
-        spec = value if isinstance(value, Field) else Field(default=value)
+        given = isinstance(value, Field)  # field(...): the class attribute becomes its default, or goes
+        spec = value if given else Field(default=value)
         spec.name = name
-        if isinstance(spec.default, list | dict | set):
+        if isinstance(spec.default, (list, dict, set)):
             raise ValueError(
                 f"mutable default {type(spec.default)} for field {name} of {cls.__qualname__} is not allowed: "
                 "use default_factory"
             )
-        if spec.default is MISSING:
-            if name in cls.__dict__:
+        if given:  # (a plain default is the class attribute already: setting a class's attribute costs)
+            if spec.default is MISSING:
                 delattr(cls, name)
-        else:
-            setattr(cls, name, spec.default)
+            else:
+                setattr(cls, name, spec.default)
         found.append(spec)
     return found
 

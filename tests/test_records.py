@@ -208,3 +208,27 @@ def test_the_module_compiles_nothing_at_import(monkeypatch):
 
     assert Quick(1) == Quick(1, "x") and calls == []
     assert records.MISSING is not None
+
+
+def test_class_attributes_are_the_defaults_as_dataclasses_leaves_them():
+    """A plain default stays the class attribute; ``field(default=...)`` becomes it; a field with a
+    factory, or none, leaves no class attribute (not the ``Field`` written in the body)."""
+
+    @record
+    class Made:
+        a: int
+        b: int = 1
+        c: int = field(default=3)
+        d: list[int] = field(default_factory=list)
+
+    @dataclasses.dataclass(frozen=True)
+    class Twin:
+        a: int
+        b: int = 1
+        c: int = dataclasses.field(default=3)
+        d: list[int] = dataclasses.field(default_factory=list)
+
+    for name in "abcd":
+        assert hasattr(Made, name) == hasattr(Twin, name), name
+        assert getattr(Made, name, None) == getattr(Twin, name, None), name
+    assert (Made.b, Made.c) == (1, 3)
