@@ -134,6 +134,41 @@ def test_strict_reader_reads_what_json_writes(value):
     assert strict.loads(text) == json.loads(text)
 
 
+def _depth_by_characters(text: str, limit: int) -> bool:
+    """The depth check's meaning, one character at a time: brackets outside strings, a backslash in
+    a string escaping the next character."""
+    depth, in_string, escaped = 0, False, False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet='[]{}"\\a,:1 ', max_size=60), st.integers(0, 4))
+def test_the_depth_check_agrees_with_a_scan_of_every_character(text, limit):
+    """Text with and without escapes, strings closed or not: the fast path (no backslash: the pieces
+    between quotes) and the escape-aware scan give what a scan of every character gives."""
+    from baccarat_core import strict
+
+    assert strict.deeper_than(text, limit) == _depth_by_characters(text, limit)
+    history_like = '{"t": "round", "cards": [["A", "S"], ["10", "H"]], "bets": {"player": [5, 25]}}'
+    assert strict.deeper_than(history_like, 2) and not strict.deeper_than(history_like, 3)
+
+
 # -- item 9: upper bounds and strict numbers --------------------------------------------------------
 
 
