@@ -19,18 +19,21 @@ from PIL import Image, ImageFont
 from firmware.render import canvas
 
 FONTS = Path(canvas.__file__).resolve().parent / "fonts"
+#: Pillow's own loader of its built-in courB08: renamed in Pillow 10.1 (Raspberry Pi OS Bookworm's
+#: python3-pil, 9.4, has only ``load_default``, which is that font there).
+BUILT_IN = getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)
 
 
 def pillows_copy() -> tuple[bytes, Image.Image]:
-    """The metrics and the glyph sheet embedded in Pillow's ``load_default_imagefont``."""
-    source = inspect.getsource(ImageFont.load_default_imagefont)
+    """The metrics and the glyph sheet embedded in Pillow's :data:`BUILT_IN` loader."""
+    source = inspect.getsource(BUILT_IN)
     metrics, png = (base64.b64decode(blob) for blob in re.findall(r'b"""(.*?)"""', source, re.S))
     return metrics, Image.open(io.BytesIO(png))
 
 
 def test_every_glyph_draws_as_pillows_own() -> None:
     ours = canvas.FONT
-    pillows = ImageFont.load_default_imagefont()
+    pillows = BUILT_IN()
     for code in range(32, 256):
         a, b = ours.getmask(chr(code)), pillows.getmask(chr(code))
         assert (a.size, bytes(a)) == (b.size, bytes(b)), f"glyph {code} differs"

@@ -19,7 +19,6 @@ import sys
 import tomllib
 from collections.abc import Iterator
 from functools import cache
-from importlib.util import find_spec
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -82,24 +81,37 @@ def scan(group: str = GROUP, path: list[str] | None = None) -> list[tuple[str, s
     found: list[tuple[str, str]] = []
     for entry in sys.path if path is None else path:
         try:
-            names = sorted(os.listdir(entry or "."))
+            names = os.listdir(entry or ".")
         except OSError:  # a zip, or gone
             continue
-        for name in names:
-            if not name.endswith((".dist-info", ".egg-info")):
-                continue
+        for name in sorted(n for n in names if n.endswith((".dist-info", ".egg-info"))):
             project = _normalized(name.rsplit(".", 1)[0].split("-")[0])
             if project in seen:
                 continue
             seen.add(project)
-            try:
-                with open(os.path.join(entry or ".", name, "entry_points.txt"), encoding="utf-8") as file:
-                    text = file.read()
-            except (OSError, UnicodeDecodeError):
-                continue
-            if header in text:
+            text = _small_text(os.path.join(entry or ".", name, "entry_points.txt"))
+            if text is not None and header in text:
                 found += _section(text, header)
     return found
+
+
+def _small_text(path: str) -> str | None:
+    """A small file's UTF-8 text, or None when it cannot be read (most distributions have no
+    ``entry_points.txt``): the operating system's calls, where ``open()`` would build a text
+    reader for each of them (a start asks every installed distribution)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        return b"".join(chunks).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    finally:
+        os.close(fd)
 
 
 def _normalized(project: str) -> str:
@@ -139,8 +151,6 @@ def _entry_points() -> list[tuple[str, str]]:
 def load(name: str, value: str) -> type[Service]:
     """The class ``value`` (``module:Class``) names; raises what importing it raises."""
     module_name, _, attribute = value.partition(":")
-    if find_spec(module_name) is None:
-        raise ModuleNotFoundError(f"no module named {module_name!r}")
     module = __import__(module_name, fromlist=[attribute or "_"])
     cls = getattr(module, attribute) if attribute else module
     if not (isinstance(cls, type) and issubclass(cls, Service)):
