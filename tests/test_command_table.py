@@ -69,6 +69,30 @@ def test_a_game_master_runs_a_service_command_on_every_path(rig):
     assert not refused["ok"] and refused["error"] == 'a "words" request takes only "words" and "id", not "extra"'
 
 
+def test_the_table_is_made_once_at_the_first_command_and_takes_a_service_s_own(rig):
+    """The table is made at the first command (a start runs none), from any thread, and threads asking
+    at once share one; a service's command, given or added, is checked at once and then taken."""
+    import threading
+
+    master = GameMaster(rig.daemon)
+    tables: list[object] = []
+    threads = [threading.Thread(target=lambda: tables.append(master.table)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(5)
+    assert len(tables) == 8 and all(table is tables[0] for table in tables)
+    master.add(ECHO)
+    assert master.handle("echo first", words=True).result(5)["result"]["said"] == "first"
+    with pytest.raises(ValueError, match="registered twice"):
+        GameMaster(rig.daemon, commands=[ECHO, ECHO])
+    later = CommandSpec("later", _echo, (Argument("text", required=True),))
+    master.add(later)
+    assert master.handle({"command": "later", "text": "x"}).result(5)["ok"]
+    with pytest.raises(ValueError, match="registered twice"):
+        master.add(ECHO)
+
+
 @pytest.mark.parametrize(
     ("payload", "expected"),
     [

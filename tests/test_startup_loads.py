@@ -41,6 +41,8 @@ NOT_AT_START = {
     "asyncio": "Clue Control's link",
     "pymodbus": "Clue Control's link",
     "http.server": "the console",
+    "firmware.room.builtins": "the first command",
+    "firmware.room.command_table": "the first command",
     # The displays' font is a .pbm beside its metrics (firmware/render/fonts/): Pillow's own copy
     # is a PNG, and Image.open of it loads these four readers besides.
     "PIL.PngImagePlugin": "an image file",

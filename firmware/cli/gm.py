@@ -24,7 +24,7 @@ from baccarat_core.timer import check_seconds, clock_text
 
 from ..devices.wiring import INPUT_NAMES, OUTPUT_STATES
 from ..errors import PropError
-from ..room.commands import COMMAND_TIMEOUT
+from ..room import COMMAND_TIMEOUT
 from ..room.control_socket import read_reply, socket_path
 from ..selftest import DEFAULT_BUTTON_SECONDS, MAX_BUTTON_SECONDS
 from . import Parser, arg_type

@@ -46,7 +46,8 @@ from .recorder import Recorder, _Game
 
 if TYPE_CHECKING:
     from ..daemon import Daemon
-    from ..room.commands import Command, GameMaster
+    from ..room.command_table import Command
+    from ..room.commands import GameMaster
     from .games import Game
 
 log = logging.getLogger("baccarat.history")

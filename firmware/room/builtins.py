@@ -17,6 +17,7 @@ from baccarat_core import BaccaratModule, Edgework
 from baccarat_core import events as ev
 from baccarat_core.edgework import check_solved
 
+from . import COMMAND_TIMEOUT
 from .command_table import (
     Argument,
     Command,
@@ -42,9 +43,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("baccarat.commands")
 
 T = TypeVar("T")
-
-#: How long a front end waits for a command's reply (a deal in progress holds a command a few seconds).
-COMMAND_TIMEOUT = 30.0
 
 
 def set_edgework(

@@ -75,7 +75,7 @@ class CommandSpec:
     ``positional``: the arguments its words may give without ``key=``, in order (``output lock on``).
     ``rest``: the argument that takes the rest of the line as it was written (``bet 25 on banker``).
     ``check``: a check across the arguments, once each is checked. ``timeout``: how long a front end
-    waits for its reply, when not :data:`~firmware.room.commands.COMMAND_TIMEOUT`.
+    waits for its reply, when not :data:`~firmware.room.COMMAND_TIMEOUT`.
     """
 
     name: str

@@ -9,10 +9,13 @@ daemon's game thread, and every front end gets the same reply document.
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
+from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from baccarat_core import BaccaratError, BaccaratModule, strict
@@ -22,14 +25,7 @@ from baccarat_core.patterns import Pattern
 
 from ..daemon import Daemon
 from ..errors import PropError
-from .builtins import BUILT_IN, COMMAND_TIMEOUT, set_edgework
-from .command_table import (
-    MAX_ERROR,
-    Command,
-    CommandError,
-    CommandSpec,
-    CommandTable,
-)
+from . import COMMAND_TIMEOUT
 from .documents import bet_result, hint, state_document, timer_document
 from .noise import carried
 
@@ -37,14 +33,11 @@ if TYPE_CHECKING:
     from baccarat_core import TableLimits
 
     from ..selftest import SelfTester
+    from .command_table import Command, CommandSpec, CommandTable
 
 __all__ = [
-    "BUILT_IN",
-    "COMMANDS",
     "COMMAND_TIMEOUT",
-    "MAX_ERROR",
     "Command",
-    "CommandError",
     "GameMaster",
     "Reply",
     "bet_result",
@@ -54,7 +47,6 @@ __all__ = [
     "parse_command",
     "parse_words",
     "recover_id",
-    "set_edgework",
     "state_document",
     "timer_document",
 ]
@@ -71,30 +63,60 @@ class Reply(Future[dict[str, Any]]):
     timeout: float = COMMAND_TIMEOUT
 
 
-#: The built-in commands' table, for parsing without a game master (tests, tools).
-_DEFAULT = CommandTable(BUILT_IN)
-#: Every built-in command, with the argument keys it accepts.
-COMMANDS: dict[str, frozenset[str]] = {spec.name: frozenset(a.name for a in spec.arguments) for spec in BUILT_IN}
+# The command table (:mod:`.command_table`) and the built-in commands (:mod:`.builtins`) load at
+# the first command, not at start: a start runs none (3 M instructions of it, benchmarks/instructions.md).
+_FROM_THE_TABLE = {
+    "BUILT_IN": "builtins",
+    "set_edgework": "builtins",
+    "MAX_ERROR": "command_table",
+    "Command": "command_table",
+    "CommandError": "command_table",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """This module's names from the command table and the built-in commands, loaded when first asked
+    for (``from firmware.room.commands import BUILT_IN`` works as it did); ``COMMANDS``: every
+    built-in command, with the argument keys it accepts."""
+    if name == "COMMANDS":
+        return {spec.name: frozenset(a.name for a in spec.arguments) for spec in _built_in()}
+    if name in _FROM_THE_TABLE:
+        return getattr(importlib.import_module(f".{_FROM_THE_TABLE[name]}", __package__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _built_in() -> tuple[CommandSpec, ...]:
+    from .builtins import BUILT_IN
+
+    return BUILT_IN
+
+
+@cache
+def _default() -> CommandTable:
+    """The built-in commands' table, for parsing without a game master (tests, tools)."""
+    from .command_table import CommandTable
+
+    return CommandTable(_built_in())
 
 
 def known_command(text: object) -> str | None:
     """``force-solve``, ``Force_Solve`` -> ``force_solve``; None when ``text`` names no built-in command."""
-    return _DEFAULT.known(text)
+    return _default().known(text)
 
 
 def command_name(text: object) -> str:
     """The built-in command ``text`` names; unknown names are errors."""
-    return _DEFAULT.spec(text).name
+    return _default().spec(text).name
 
 
 def parse_command(data: Any) -> Command:
     """A built-in command from its JSON form (:meth:`CommandTable.parse`)."""
-    return _DEFAULT.parse(data)
+    return _default().parse(data)
 
 
 def parse_words(text: str) -> Command:
     """A built-in command from words (:meth:`CommandTable.parse_words`)."""
-    return _DEFAULT.parse_words(text)
+    return _default().parse_words(text)
 
 
 class GameMaster:
@@ -133,8 +155,11 @@ class GameMaster:
     ) -> None:
         self.daemon = daemon
         self.default_limits = default_limits
-        #: The commands this prop takes: the built-in ones and those its services add (:meth:`add`).
-        self.table = CommandTable((*BUILT_IN, *commands))
+        self._table: CommandTable | None = None
+        self._added = tuple(commands)
+        self._table_lock = threading.Lock()
+        if self._added:  # a service's commands: checked now (a name taken twice is refused here)
+            _ = self.table
         self._self_test = self_test
         #: ``(play, cues)`` for the self-test's sounds (the sound service sets it): None, no sound.
         self._sound: tuple[Callable[[str], None], Sequence[str]] | None = None
@@ -148,9 +173,23 @@ class GameMaster:
         #: is built (the history's stuck indicator, :mod:`firmware.history`).
         self.document_extras: list[Callable[[], dict[str, Any]]] = []
 
+    @property
+    def table(self) -> CommandTable:
+        """The commands this prop takes: the built-in ones and those its services add (:meth:`add`),
+        made at the first command (any thread)."""
+        table = self._table
+        if table is None:
+            with self._table_lock:
+                if self._table is None:
+                    from .command_table import CommandTable
+
+                    self._table = CommandTable((*_built_in(), *self._added))
+                table = self._table
+        return table
+
     def add(self, spec: CommandSpec) -> None:
         """Take one more command (a room service's own): every surface can send it from now on."""
-        self.table.add(spec)
+        self.table.add(spec)  # made now: a name taken twice is refused here, as before
 
     @property
     def self_test(self) -> SelfTester:
@@ -222,6 +261,8 @@ class GameMaster:
 
     def check_output(self, name: str) -> None:
         """Refuse an output this prop does not have, naming the ones it has (nothing runs)."""
+        from .command_table import CommandError
+
         names = self.daemon.board.outputs.names
         if name not in names:
             known = f"known: {', '.join(names)}" if names else "this prop has none: [[outputs]] in the config"
@@ -236,6 +277,8 @@ class GameMaster:
         and is one warning line in the log. Text and bytes go through the strict
         reader (:mod:`baccarat_core.strict`): size, UTF-8, depth, strict JSON.
         """
+        from .command_table import MAX_ERROR
+
         done = Reply()
         request_id = None
         name = None
@@ -277,6 +320,8 @@ class GameMaster:
         """``{"words": "log-note round 3", "id": 7}``: a command in words, inside JSON (``baccarat send``)."""
         if not isinstance(data, dict) or "words" not in data or "command" in data:
             return None
+        from .command_table import CommandError
+
         extra = [key for key in data if key not in ("words", "id")]
         if extra:
             raise CommandError(f'a "words" request takes only "words" and "id", not {show_value(extra[0])}')

@@ -29,7 +29,7 @@ from baccarat_core.errors import EdgeworkError
 from baccarat_core.numbers import show_value
 
 from ..daemon import Daemon
-from .commands import GameMaster, set_edgework
+from .commands import GameMaster
 from .diagnostics import Diagnostics
 from .link import Handler, Link
 from .link_client import failure_reason, speaks_tls
@@ -222,6 +222,8 @@ class MqttService:
                 return
             try:
                 if topic == self.topics["edgework"]:
+                    from .builtins import set_edgework  # with the command table, at the first use
+
                     edgework, keep = parse_edgework(payload)
                     self.daemon.apply(lambda m: set_edgework(m, edgework, keep_solved=keep, only_if_changed=True))
                 else:

@@ -40,7 +40,7 @@ from aiohttp.typedefs import Handler
 
 from ..devices.wiring import INPUT_NAMES
 from ..errors import PropError
-from ..room.commands import COMMAND_TIMEOUT
+from ..room import COMMAND_TIMEOUT
 from ..room.noise import Noise
 from .auth import COOKIE, CSRF_HEADER, LoginForms, LoginPage, Session, Sessions, origin_ok
 from .backend import ConsoleBackend
