@@ -147,8 +147,27 @@ def _make_init(cls: type, fields: tuple[Field, ...], frozen: bool) -> Callable[.
     post_init = hasattr(cls, "__post_init__")
     set_field = object.__setattr__ if frozen else setattr
     title = cls.__qualname__
+    # Every field given by position, the usual call: straight into the instance's dict, where the
+    # class keeps one and no field is a descriptor (a slot, a property) or goes through a __setattr__
+    # of its own (a loop of set_field calls cost about 14,000 instructions a record). Found out at
+    # the first such call: most record classes a start defines are never made then.
+    direct: bool | None = None
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        nonlocal direct
+        made: Any = self.__class__  # (a subclass that is no record goes the long way: it may add a __setattr__)
+        if len(args) == count and not kwargs and made is cls:
+            if direct is None:
+                direct = (
+                    cls.__dictoffset__ != 0
+                    and not any(hasattr(type(getattr(cls, name, None)), "__set__") for name in names)
+                    and (frozen or all("__setattr__" not in base.__dict__ for base in cls.__mro__[:-1]))
+                )
+            if direct:
+                self.__dict__.update(zip(names, args, strict=True))
+                if post_init:
+                    self.__post_init__()
+                return
         if len(args) > count:
             raise TypeError(f"{title}() takes {count} positional arguments but {len(args)} were given")
         for name, value in zip(names, args, strict=False):

@@ -232,3 +232,70 @@ def test_class_attributes_are_the_defaults_as_dataclasses_leaves_them():
         assert hasattr(Made, name) == hasattr(Twin, name), name
         assert getattr(Made, name, None) == getattr(Twin, name, None), name
     assert (Made.b, Made.c) == (1, 3)
+
+
+def test_made_by_position_as_by_keyword_whatever_keeps_the_fields():
+    """The call with every field by position (a fast path) gives what the keyword call gives, and
+    goes through what the class puts in the way: its own ``__setattr__``, slots, ``__post_init__``."""
+    seen = []
+
+    @record(frozen=False)
+    class Watched:
+        a: int
+        b: str = "x"
+
+        def __setattr__(self, name, value):
+            seen.append(name)
+            object.__setattr__(self, name, value)
+
+    @dataclasses.dataclass
+    class WatchedTwin:
+        a: int
+        b: str = "x"
+
+        def __setattr__(self, name, value):
+            seen.append(name)
+            object.__setattr__(self, name, value)
+
+    assert Watched(1, "y") == Watched(a=1, b="y") and seen == ["a", "b", "a", "b"]
+    seen.clear()
+    WatchedTwin(1, "y")
+    assert seen == ["a", "b"]
+
+    @record(frozen=False)
+    class Plain:
+        a: int
+        b: str = "x"
+
+    class Sub(Plain):  # a subclass that is no record: its __setattr__ sees the fields too
+        def __setattr__(self, name, value):
+            seen.append(name)
+            object.__setattr__(self, name, value)
+
+    seen.clear()
+    assert Plain(1, "y") == Plain(a=1, b="y") and seen == []
+    Sub(1, "y")
+    assert seen == ["a", "b"]
+
+    @record(slots=True)
+    class Slotted:
+        a: int
+        b: int
+
+    made = Slotted(1, 2)
+    assert (made.a, made.b) == (1, 2) and not hasattr(made, "__dict__")
+
+    @record
+    class Checked:
+        a: int
+        b: int
+
+        def __post_init__(self):
+            if self.a > self.b:
+                raise ValueError("a > b")
+
+    assert Checked(1, 2) == Checked(a=1, b=2) and list(vars(Checked(1, 2))) == ["a", "b"]
+    with pytest.raises(ValueError, match="a > b"):
+        Checked(3, 2)
+    with pytest.raises(FrozenInstanceError):
+        Checked(1, 2).a = 5
