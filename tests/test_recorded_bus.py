@@ -666,6 +666,17 @@ def test_off_blanks_every_display_that_answers_and_never_raises(monkeypatch, cap
         assert not table_ram.on and table_ram.image(128, 64).getbbox() is None
 
 
+def test_the_framebuffered_drivers_are_luma_s_classes_made_once_when_first_asked_for():
+    from firmware.devices.oled_drivers import FRAMEBUFFER_DRIVERS
+
+    assert sorted(FRAMEBUFFER_DRIVERS) == ["ssd1322", "ssd1325", "ssd1327", "ssd1331", "ssd1351", "ssd1362"]
+    made = FRAMEBUFFER_DRIVERS["ssd1351"]
+    assert made is FRAMEBUFFER_DRIVERS["ssd1351"] and issubclass(made, stock.ssd1351) and made.__name__ == "ssd1351"
+    assert "ssd1306" not in FRAMEBUFFER_DRIVERS
+    with pytest.raises(KeyError):
+        FRAMEBUFFER_DRIVERS["ssd1306"]
+
+
 def test_a_framebuffered_display_that_failed_half_way_is_blanked_in_full(linux, caplog):
     """luma's diff_to_previous keeps the last frame that went through whole; after a frame
     that failed half way the panel holds parts of it, so the Screen starts the diff afresh."""

@@ -10,7 +10,7 @@ next frame goes out in full. :mod:`.oled` builds them on luma's interfaces.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import luma.core.error as luma_error
@@ -293,12 +293,33 @@ class _Framebuffered:
         self.framebuffer = diff_to_previous(num_segments=segments(self._w, self._h))
 
 
-def _framebuffered(name: str) -> type:
-    base = getattr(oled, name)
-    return type(name, (_Framebuffered, base), {"__doc__": f"luma.oled's {name.upper()} with ``invalidate()``."})
+class _FramebufferDrivers(Mapping[str, type]):
+    """Driver name -> luma's class with ``invalidate()``, each class made when first asked for (most
+    props have none of these displays, and a class made from luma's costs a start 130,000
+    instructions)."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self._names = names
+        self._made: dict[str, type] = {}
+
+    def __getitem__(self, name: str) -> type:
+        if name not in self._names:
+            raise KeyError(name)
+        made = self._made.get(name)
+        if made is None:
+            base = getattr(oled, name)
+            doc = f"luma.oled's {name.upper()} with ``invalidate()``."
+            made = self._made.setdefault(name, type(name, (_Framebuffered, base), {"__doc__": doc}))
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
 
 
 #: Greyscale and colour drivers: luma's classes with ``invalidate()``.
-FRAMEBUFFER_DRIVERS: dict[str, type] = {
-    name: _framebuffered(name) for name in ("ssd1322", "ssd1325", "ssd1327", "ssd1362", "ssd1351", "ssd1331")
-}
+FRAMEBUFFER_DRIVERS: Mapping[str, type] = _FramebufferDrivers(
+    ("ssd1322", "ssd1325", "ssd1327", "ssd1362", "ssd1351", "ssd1331")
+)
