@@ -304,12 +304,31 @@ def _totals(path: Path) -> int:
     return summary
 
 
+def notify_socket(path: Path) -> Any:
+    """systemd's notify socket at ``path``, as the service has it (READY and the status line; no
+    watchdog), read by a thread until it is closed."""
+    import socket
+
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(str(path))
+
+    def drain() -> None:
+        while True:
+            try:
+                if not listener.recv(4096):
+                    return
+            except OSError:
+                return
+
+    threading.Thread(target=drain, daemon=True).start()
+    return listener
+
+
 def measure(root: Path, scenario: str, count: int, rounds: int, broker_port: int | None) -> dict[str, object]:
     """One scenario under callgrind: its instructions (per op for the game thread's)."""
     import json
     import re
     import shutil
-    import socket
     import subprocess
     import tempfile
 
@@ -330,19 +349,7 @@ def measure(root: Path, scenario: str, count: int, rounds: int, broker_port: int
         )
         history = directory / "history.jsonl"
         history_bytes = history.stat().st_size if history.exists() else 0
-        # systemd's notify socket, as the service has it (READY and the status line; no watchdog).
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        listener.bind(str(directory / "notify"))
-
-        def drain() -> None:
-            while True:
-                try:
-                    if not listener.recv(4096):
-                        return
-                except OSError:
-                    return
-
-        threading.Thread(target=drain, daemon=True).start()
+        listener = notify_socket(directory / "notify")
         env = dict(os.environ)
         for name in ("GPIOZERO_PIN_FACTORY", "GPIOZERO_MOCK_PIN_CLASS", "WATCHDOG_USEC"):
             env.pop(name, None)

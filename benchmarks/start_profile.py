@@ -20,11 +20,9 @@ import argparse
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
@@ -101,18 +99,7 @@ def profile(root: Path, directory: Path, broker_port: int | None) -> tuple[list[
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)  # systemd's notify socket, as the service has
-    listener.bind(str(directory / "notify"))
-
-    def drain() -> None:
-        while True:
-            try:
-                if not listener.recv(4096):
-                    return
-            except OSError:
-                return
-
-    threading.Thread(target=drain, daemon=True).start()
+    listener = instructions.notify_socket(directory / "notify")
     env = {k: v for k, v in os.environ.items() if k not in ("GPIOZERO_PIN_FACTORY", "WATCHDOG_USEC")}
     env.update(NOTIFY_SOCKET=str(directory / "notify"), JOURNAL_STREAM="0:0", PYTHONHASHSEED="0")
     env["START_PROFILE_LOG"] = str(directory / "marks.log")
