@@ -265,3 +265,25 @@ def test_a_service_that_needs_a_low_port_gets_exactly_that_capability_and_the_sa
     granted = [line for line in run.stdout.splitlines() if "CAP_NET_(BIND_SERVICE" in line]
     assert granted and granted[0].startswith("✗"), run.stdout  # granted: the one exposure it adds
     assert "Unknown key" not in run.stderr, run.stderr
+
+
+def test_the_scan_passes_over_entry_point_files_it_cannot_read(tmp_path):
+    """A distribution whose ``entry_points.txt`` is not UTF-8, a FIFO, a directory or unreadable is
+    passed over; the rest are read (no wait on the FIFO, no traceback)."""
+    import os
+
+    def dist(name: str) -> Path:
+        folder = tmp_path / f"{name}-1.0.dist-info"
+        folder.mkdir()
+        return folder / "entry_points.txt"
+
+    dist("good").write_text(f"[{registry.GROUP}]\ngood = good_plugin:Good\n", encoding="utf-8")
+    dist("latin").write_bytes(f"[{registry.GROUP}]\nlatin = caf\xe9:Service\n".encode("latin-1"))
+    os.mkfifo(dist("piped"))
+    dist("folder").mkdir()
+    denied = dist("denied")
+    denied.write_text(f"[{registry.GROUP}]\ndenied = x:Y\n", encoding="utf-8")
+    denied.chmod(0)
+    found = registry.scan(path=[str(tmp_path)])
+    readable_when_root = [("denied", "x:Y")] if os.access(denied, os.R_OK) else []
+    assert found == readable_when_root + [("good", "good_plugin:Good")]

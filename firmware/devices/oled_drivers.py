@@ -160,7 +160,7 @@ class _ChangedPagesSSD1306(_ChangedPages):
     def __init__(self, serial_interface: Any = None, width: int = 128, height: int = 64, rotate: int = 0, **_: Any):
         """luma's ``ssd1306.__init__`` (the same modes, the same bytes to the panel), without the two
         lookup tables of ``width * height`` entries it builds for its own ``display()``, which this
-        class replaces: building them cost 15 M instructions a display, a fifth of a start.
+        class replaces: building them cost 15 M instructions a display (2.5 % of a start each).
         tests/test_recorded_bus.py compares the bytes with luma's own for every mode."""
         luma_device.__init__(self, luma_const.ssd1306, serial_interface)
         self.capabilities(width, height, rotate)

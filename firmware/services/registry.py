@@ -100,7 +100,7 @@ def _small_text(path: str) -> str | None:
     ``entry_points.txt``): the operating system's calls, where ``open()`` would build a text
     reader for each of them (a start asks every installed distribution)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)  # a FIFO there: no wait
     except OSError:
         return None
     try:
