@@ -4,6 +4,7 @@ displays' words short enough for an OLED, and the build (``python -m firmware.i1
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 import subprocess
@@ -42,6 +43,27 @@ def test_the_template_has_every_message_of_the_sources(fresh):
     extracted = msgids(catalog(fresh))
     assert extracted - committed == set(), "messages not in firmware/locale/baccarat.pot (run pybabel extract)"
     assert committed - extracted == set(), "messages in baccarat.pot that no source has any more"
+
+
+#: The calls ``pybabel extract`` reads as messages (babel.cfg's default keywords).
+KEYWORDS = {"_", "gettext", "ngettext", "pgettext", "npgettext", "dgettext", "dngettext", "N_"}
+
+
+def test_no_message_is_marked_inside_an_f_string():
+    """Python 3.12's tokenizer splits an f-string into tokens, so ``pybabel extract`` finds a
+    ``gettext()`` inside one's braces where 3.11's (one string token) never did: the template
+    would depend on the Python that made it. A message is fetched before the f-string instead."""
+    inside = []
+    for path in sorted((ROOT / "firmware").rglob("*.py")) + sorted((ROOT / "baccarat_core").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if not isinstance(node, ast.JoinedStr):
+                continue
+            for call in ast.walk(node):
+                if isinstance(call, ast.Call):
+                    name = getattr(call.func, "id", None) or getattr(call.func, "attr", None)
+                    if name in KEYWORDS:
+                        inside.append(f"{path.relative_to(ROOT)}:{call.lineno}")
+    assert not inside, f"gettext inside an f-string (take it out, into a name): {inside}"
 
 
 @pytest.mark.parametrize("language", COMPLETE)

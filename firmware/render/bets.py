@@ -123,6 +123,7 @@ def _denomination(p: Painter, view: BetsView, compact: bool, t: NullTranslations
         return
     y = p.height - LINE_H + 1
     # TRANSLATORS: a display's words around the active chip ("< CHIP $25 >"): at most 5 capitals.
-    text = f"{left} {t.gettext('CHIP')} {format_dollars(view.denomination)} {right}"
+    word = t.gettext("CHIP")
+    text = f"{left} {word} {format_dollars(view.denomination)} {right}"
     p.draw.line((0, y - 3, p.width - 1, y - 3), fill=p.ink())
     p.text((0, y), text, CHIP_RGB.get(view.denomination))

@@ -116,5 +116,5 @@ def words(doc: dict[str, Any], t: NullTranslations = ENGLISH, language: str = SO
             for a, v in bets.items()
         )
         or t.gettext("no bets"),
-        "version": f"baccarat-prop {doc.get('version') or t.gettext('unknown')}",
+        "version": "baccarat-prop " + (doc.get("version") or t.gettext("unknown")),
     }
