@@ -399,7 +399,7 @@ def measure_inputs(
         close_daemon(daemon)
         factory.reset()
     buses = {spec.role: spec.interface for spec in config.displays}
-    from firmware import storage
+    from firmware.system import storage
 
     mount = storage.mount_of(directory, storage.read_mounts())
     return {
@@ -565,7 +565,7 @@ class Child:
 
     def wait_ready(self, timeout: float = 30) -> float:
         """Seconds from the process start to the "ready" log line."""
-        from firmware.daemon import READY
+        from firmware.game.daemon import READY
 
         assert self.proc.stderr is not None
         timer = threading.Timer(timeout, self.proc.kill)

@@ -46,9 +46,9 @@ def burst(commands: int, max_queued: int, queue_limit: int, quiet_seconds: float
     from baccarat_core.records import replace
     from benchmarks.bench import load
     from firmware.app import attach_services, build_daemon, close_daemon
+    from firmware.broker.settings import MqttConfig
     from firmware.devices.displays import open_dummy_device
-    from firmware.room.mqtt import MqttService
-    from firmware.room.mqtt_settings import MqttConfig
+    from firmware.services.mqtt.room import MqttService
     from tests.mosquitto import Broker
     from tests.test_mqtt import Watcher
 

@@ -39,7 +39,7 @@ class _NamesAtReady(logging.Handler):
         self.path = path
 
     def emit(self, record: logging.LogRecord) -> None:
-        from firmware.daemon import READY  # loaded by now: it is the daemon saying so
+        from firmware.game.daemon import READY  # loaded by now: it is the daemon saying so
 
         if record.msg == READY and self.path:
             timer = threading.Timer(0.5, _dump_threads, args=(self.path,))

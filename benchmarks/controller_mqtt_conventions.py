@@ -13,7 +13,7 @@ command as the controller would, and waits for its effect and its message, one a
 
 Both are stamped with ``time.perf_counter()`` in this one process. The prop's own MQTT command
 topic is measured the same way, for comparison. The prop's links set ``TCP_NODELAY``
-(firmware/room/link_client.py: with Nagle's algorithm a small packet behind an unacknowledged one
+(firmware/broker/client.py: with Nagle's algorithm a small packet behind an unacknowledged one
 waits for the peer's delayed ACK, about 40 ms on Linux); ``--nodelay`` also runs Mosquitto with
 ``set_tcp_nodelay true`` and sets it on the controller's socket, as a room should::
 
@@ -60,7 +60,7 @@ class Controller:
         self.client.on_subscribe = lambda *a: subscribed.set()
         self.client.on_message = self._on_message
         if nodelay:
-            from firmware.room.link_client import no_delay
+            from firmware.broker.client import no_delay
 
             self.client.on_socket_open = no_delay
         self.client.connect(host, port)

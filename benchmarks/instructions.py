@@ -43,7 +43,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-# firmware.daemon.READY, written out: this harness also measures older checkouts, which lack the name
+# firmware.game.daemon.READY, written out: this harness also measures older checkouts, which lack the name
 READY = "ready: inputs armed, displays drawn"
 SCENARIOS = ("startup", "long", "unfinished", "cut", "press", "reset", "deal")
 ON_GAME_THREAD = ("press", "reset", "deal")
@@ -280,7 +280,7 @@ def _generate(argv: list[str]) -> int:
 
 def _config(directory: Path, root: Path, broker_port: int | None) -> Path:
     """The reference config of ``root`` with this run's state file and control socket (and MQTT)."""
-    text = (root / "firmware" / "default-config.toml").read_text(encoding="utf-8")
+    text = (root / "firmware" / "config" / "default-config.toml").read_text(encoding="utf-8")
     text += f'\n[state]\nfile = "{(directory / "state.json").as_posix()}"\n'
     text += f'\n[control]\nsocket = "{(directory / "control.sock").as_posix()}"\n'
     if broker_port is not None:
@@ -474,7 +474,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--presses {args.presses} is not a multiple of 8")
     roots = [Path(root).resolve() for root in args.root or [str(here)]]
     for root in roots:
-        if not (root / "firmware" / "default-config.toml").is_file():
+        if not (root / "firmware" / "config" / "default-config.toml").is_file():
             parser.error(f"--root {root}: not a checkout of the prop")
     if shutil.which("valgrind") is None:
         print("instructions.py: valgrind is not installed (apt-get install valgrind)", file=sys.stderr)

@@ -25,10 +25,10 @@ from gpiozero import Device
 from gpiozero.pins import Factory
 
 from baccarat_core import BaccaratModule
+from firmware.game.daemon import Daemon
+from firmware.system import sdnotify, storage
 
-from . import sdnotify, storage
 from .config import Config
-from .daemon import Daemon
 from .devices.board import PropBoard, named_pin_factory
 from .devices.buttons import Clock
 from .devices.displays import DeviceFactory, Screen, open_luma_device

@@ -13,7 +13,7 @@ def version() -> str:
     The one source of the version the prop reports: ``baccarat --version``, the state document, the
     console, the diagnostics document and Home Assistant's update entity. It is the package metadata,
     that is pyproject.toml's ``version`` as installed; ``scripts/update.sh`` installs each release with
-    the commit it came from added (``0.1.0+g1a2b3c4``: see :mod:`firmware.releases`). Read once per
+    the commit it came from added (``0.1.0+g1a2b3c4``: see :mod:`firmware.updates.releases`). Read once per
     process (a process runs one version), and only when first asked: ``importlib.metadata`` is not
     loaded at every start.
     """

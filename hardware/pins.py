@@ -12,7 +12,7 @@ from firmware.config import SHUTDOWN_GPIO, ConfigError, parse_config, pin_proble
 from firmware.devices.header import BCM_TO_PHYSICAL, I2C1_PINS, POWER_PINS, RESERVED_PINS, SPI0_PINS
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_CONFIG = ROOT / "firmware" / "default-config.toml"
+DEFAULT_CONFIG = ROOT / "firmware" / "config" / "default-config.toml"
 
 GND_PINS = sorted(pin for pin, name in POWER_PINS.items() if name == "GND")
 PHYSICAL_TO_BCM = {phys: bcm for bcm, phys in BCM_TO_PHYSICAL.items()}

@@ -3,7 +3,7 @@
 # Run it from your checkout (docs/build/bring-up.md, "Where things live on the Pi"):
 #   cd ~/baccarat && sudo bash scripts/install-service.sh
 # The service runs the prop from /opt/baccarat (the unit's ExecStart points there): the first time, this
-# copies the checkout there (its files as an update copies them: firmware/release_build.py); later
+# copies the checkout there (its files as an update copies them: firmware/updates/build.py); later
 # versions go in beside it with scripts/update.sh. Run from /opt/baccarat itself, it sets the system up
 # again with the version there.
 set -euo pipefail
@@ -14,7 +14,7 @@ if [ "$(pwd)" != "$base" ]; then
   if [ -e "$base/scripts/install-service.sh" ]; then
     echo "note: the prop is installed in $base already: setting the system up again with the version there (to install this checkout's version: sudo bash scripts/update.sh)" >&2
   else
-    python3 -c 'import sys; from pathlib import Path; from firmware.release_build import copy_source, source_files
+    python3 -c 'import sys; from pathlib import Path; from firmware.updates.build import copy_source, source_files
 tree = Path("."); copy_source(tree, source_files(tree), Path(sys.argv[1]))' "$base"
     echo "copied $(pwd) to $base, where the service runs it; keep working in $(pwd): git pull, then sudo bash scripts/update.sh"
   fi
@@ -48,7 +48,7 @@ if [ -f /etc/baccarat/config.toml ]; then
     echo "made /etc/baccarat/config.toml readable by root and the baccarat group only (0640)"
   fi
 else
-  install -m 640 -o root -g baccarat firmware/default-config.toml /etc/baccarat/config.toml
+  install -m 640 -o root -g baccarat firmware/config/default-config.toml /etc/baccarat/config.toml
 fi
 # Checked as the service's user, so a file it cannot read shows here and not at start.
 runuser -u baccarat -- .venv/bin/baccarat check-config /etc/baccarat/config.toml

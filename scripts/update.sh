@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install a new version of the prop beside the running one, switch the service to it, and switch back
-# if it does not start or does not last a minute (firmware/releases.py; README.md, "Updates with a way back").
+# if it does not start or does not last a minute (firmware/updates/releases.py; README.md, "Updates with a way back").
 #   sudo bash scripts/update.sh                 install this checkout
 #   sudo bash scripts/update.sh SOURCE          another checkout, a directory, or an archive (git archive)
 #   sudo bash scripts/update.sh --rollback      back to the version before
@@ -20,4 +20,4 @@ for arg in "$@"; do
 done
 [ "$source_given" = 1 ] || set -- "$@" "$here"
 cd "$here"
-exec python3 -m firmware.releases "$@"
+exec python3 -m firmware.updates.releases "$@"

@@ -30,8 +30,8 @@ from luma.core.device import dummy
 
 from firmware.app import attach_services, build_daemon, mock_pin_factory, restore_game, run_forever, setup_logging
 from firmware.config import load_config
-from firmware.daemon import Daemon
 from firmware.devices.displays import DisplaySpec
+from firmware.game.daemon import Daemon
 from firmware.simulator.pins import PinDriver
 
 

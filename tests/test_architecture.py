@@ -229,7 +229,7 @@ def test_only_the_assembly_and_the_tools_know_the_room_services() -> None:
     allowed = {
         "firmware.app",
         "firmware.config",
-        "firmware.config_report",
+        "firmware.config.report",
         "firmware.doctor",
         "firmware.sound.__main__",
     }

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware import releases
+from firmware.updates import releases
 from tests.conftest import ROOT
 
 GOOD = """import os, signal, socket, time

@@ -149,7 +149,7 @@ def test_config_edgework_by_default(tmp_path: Path, capsys) -> None:
     assert run(["--out", str(out)], capsys)[0] == 0  # the reference build's config: fixed edgework
     root = ET.parse(out).getroot()
     assert groups(root, "serial")[0].get("data-serial") == "AB3DE4"
-    default = (Path(__file__).resolve().parent.parent / "firmware" / "default-config.toml").read_text()
+    default = (Path(__file__).resolve().parent.parent / "firmware" / "config" / "default-config.toml").read_text()
     lines = [line for line in default.splitlines() if not line.startswith(("serial =", "ports =", "lit =", "unlit ="))]
     text = "\n".join(lines).replace('mode = "fixed"', 'mode = "random"\nseed = 11', 1)
     assert 'mode = "random"' in text

@@ -23,9 +23,9 @@ from pymodbus.client import ModbusTcpClient
 
 from baccarat_core import events as ev
 from firmware.app import attach_services, build_daemon, close_daemon
+from firmware.config.findings import FAIL, OK, WARN
 from firmware.devices.displays import open_dummy_device
 from firmware.errors import ConfigError
-from firmware.findings import FAIL, OK, WARN
 from firmware.services.clue_control.service import ClueControlService, ClueControlSettings
 from firmware.services.clue_control.trigger import LONGEST_RETRY
 from firmware.services.registry import installed

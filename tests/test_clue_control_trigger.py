@@ -64,6 +64,7 @@ def test_each_change_writes_its_coil_under_the_prop_s_octet() -> None:
         trigger.set_output(0, True)
         trigger.set_enabled(False)
         writes = await clue.wait_writes(7)
+        await asyncio.wait_for(trigger.settled(), PATIENCE)  # Clue Control saw the write: its answer may still come
         await trigger.close()
         await clue.stop()
         return start, writes, trigger
@@ -90,7 +91,7 @@ def test_coil_base_replaces_the_octet() -> None:
     assert asyncio.run(main()) == [(1230, True), (1231, True), (12311, True)]
 
 
-def test_a_controller_that_is_down_costs_a_retry_with_backoff_and_gets_the_latest_values(caplog) -> None:
+def test_a_controller_that_is_down_costs_a_retry_with_backoff_and_gets_every_change_in_order(caplog) -> None:
     holder = closed_port()
     port = holder.getsockname()[1]
 
@@ -103,10 +104,10 @@ def test_a_controller_that_is_down_costs_a_retry_with_backoff_and_gets_the_lates
         trigger.start()
         for _ in range(6):  # refused six times: each wait doubles, up to the longest
             await gate.next_wait()
-            if len(gate.waits) == 2:  # changes meanwhile: only each coil's latest value counts
+            if len(gate.waits) == 2:  # changes meanwhile: each is an edge, in order
                 trigger.set_solved(True)
                 trigger.set_output(0, True)
-                trigger.set_output(0, False)  # on and off again: Clue Control never saw it on
+                trigger.set_output(0, False)  # on and off again: Clue Control sees it on, then off
                 trigger.set_output(1, True)
             gate.release()
         await gate.next_wait()
@@ -114,8 +115,8 @@ def test_a_controller_that_is_down_costs_a_retry_with_backoff_and_gets_the_lates
         holder.close()
         clue = await FakeClueControl(port).start()  # Clue Control answers again
         gate.release()
-        writes = await clue.wait_writes(4)
-        await asyncio.sleep(0.2)  # (nothing more comes: checked below)
+        writes = await clue.wait_writes(7)
+        await asyncio.wait_for(trigger.settled(), PATIENCE)
         await trigger.close()
         await clue.stop()
         return gate.waits, pending, writes, clue.writes, trigger
@@ -124,7 +125,8 @@ def test_a_controller_that_is_down_costs_a_retry_with_backoff_and_gets_the_lates
         waits, pending, writes, everything, trigger = asyncio.run(main())
     assert waits == [0.5, 1, 2, 4, 4, 4, 4]
     assert pending == {("enabled", 0): True, ("solved", 0): True, ("output", 0): False, ("output", 1): True}
-    assert writes == [(11, True), (10, True), (110, False), (111, True)]  # in the order they last changed
+    # the state at the start, then each change, in the order they came
+    assert writes == [(10, False), (11, True), (110, False), (10, True), (110, True), (110, False), (111, True)]
     assert everything == writes
     assert trigger.up is True and trigger.pending() == {}
     messages = [r.getMessage() for r in caplog.records]
@@ -132,6 +134,81 @@ def test_a_controller_that_is_down_costs_a_retry_with_backoff_and_gets_the_lates
     assert len(down) == 1, messages
     assert down[0].startswith(f"Clue Control at 127.0.0.1:{port}: it does not accept a connection;")
     assert messages.count(f"Clue Control at 127.0.0.1:{port} answers again") == 1
+
+
+def test_a_solve_and_a_reset_while_clue_control_is_down_reach_it_in_order() -> None:
+    """Issue 41 item 1: a solve then a reset (and a second game solved) made while Clue Control
+    was away reach it as edges, so its triggers on 10N fire; not as nothing."""
+
+    async def main():
+        gate = Gate()
+        clue = await FakeClueControl().start()
+        port = clue.port
+        trigger = Trigger("127.0.0.1", port, sleep=gate)
+        trigger.set_solved(False)
+        trigger.start()
+        await clue.wait_writes(1)
+        await asyncio.wait_for(trigger.settled(), PATIENCE)
+        await clue.stop()  # Clue Control goes away
+        trigger.set_solved(True)  # solved,
+        await gate.next_wait()
+        trigger.set_solved(False)  # reset,
+        trigger.set_solved(True)  # and the next game solved too
+        trigger.set_solved(False)
+        clue = await FakeClueControl(port).start()
+        gate.release()
+        writes = await clue.wait_writes(4)
+        await asyncio.wait_for(trigger.settled(), PATIENCE)
+        await trigger.close()
+        await clue.stop()
+        return writes, trigger
+
+    writes, trigger = asyncio.run(main())
+    assert writes == [(10, True), (10, False), (10, True), (10, False)]
+    assert trigger.edges() == [] and trigger.pending() == {} and trigger.dropped == 0
+
+
+def test_past_the_queue_the_oldest_changes_are_dropped_with_one_line(caplog) -> None:
+    holder = closed_port()
+    port = holder.getsockname()[1]
+
+    async def main():
+        gate = Gate()
+        trigger = Trigger("127.0.0.1", port, sleep=gate, max_edges=4)
+        trigger.set_enabled(True)
+        trigger.start()
+        await gate.next_wait()  # refused: Clue Control is down
+        for _ in range(3):  # three games solved and reset: six edges, and the queue keeps four
+            trigger.set_solved(True)
+            trigger.set_solved(False)
+        trigger.set_output(0, True)
+        edges = trigger.edges()
+        holder.close()
+        clue = await FakeClueControl(port).start()
+        gate.release()
+        await asyncio.wait_for(trigger.settled(), PATIENCE)
+        await trigger.close()
+        await clue.stop()
+        return edges, clue.writes, trigger
+
+    with caplog.at_level(logging.INFO, logger="baccarat.clue_control"):
+        edges, writes, trigger = asyncio.run(main())
+    assert edges == [  # the four newest of eight
+        (("solved", 0), False),
+        (("solved", 0), True),
+        (("solved", 0), False),
+        (("output", 0), True),
+    ]
+    # the four newest edges in order, then the coil whose only change was dropped (enabled)
+    assert writes == [(10, False), (10, True), (10, False), (110, True), (11, True)]
+    assert trigger.dropped == 4 and trigger.pending() == {}
+    messages = [r.getMessage() for r in caplog.records]
+    dropped = [m for m in messages if "dropped" in m]
+    assert dropped == [
+        f"Clue Control at 127.0.0.1:{port}: more than 4 changes wait for it: the oldest are dropped "
+        "(each coil's latest value is still written)",
+        f"Clue Control at 127.0.0.1:{port} answers again (4 older changes were dropped)",
+    ], messages
 
 
 def test_a_controller_that_goes_away_and_returns_gets_what_changed_meanwhile() -> None:
@@ -167,6 +244,7 @@ def test_a_refused_coil_is_logged_once_and_not_tried_again(caplog) -> None:
         writes = await clue.wait_writes(1)
         trigger.set_enabled(True)
         writes = await clue.wait_writes(2)
+        await asyncio.wait_for(trigger.settled(), PATIENCE)  # Clue Control saw the write: its answer may still come
         await trigger.close()
         await clue.stop()
         return writes, trigger
@@ -201,7 +279,7 @@ def test_a_new_address_moves_the_coils_and_writes_them_all_again() -> None:
         await clue.stop()
         return writes
 
-    assert asyncio.run(main()) == [(61, True), (60, False)]
+    assert asyncio.run(main()) == [(60, False), (61, True)]  # the change first, then what it never had
 
 
 def test_the_link_writes_the_state_given_before_and_after_it_starts() -> None:

@@ -1,10 +1,10 @@
-"""firmware.config_perms: the warning for a config that shows its password to every user."""
+"""firmware.config.perms: the warning for a config that shows its password to every user."""
 
 from __future__ import annotations
 
 import logging
 
-from firmware.config_perms import readable_by_others, warn_if_readable
+from firmware.config.perms import readable_by_others, warn_if_readable
 
 CONFIG = '[mqtt]\nhost = "broker"\nusername = "prop"\npassword = "hunter2-secret"\n'
 

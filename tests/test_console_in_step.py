@@ -19,8 +19,8 @@ from typing import Any
 from PIL import Image
 
 from baccarat_core import events as ev
+from firmware.game.scene import RoundOnTable, render_view, table_view
 from firmware.room.commands import hint
-from firmware.scene import RoundOnTable, render_view, table_view
 from tests import browser
 
 web_factory = browser.web_factory  # the fixture

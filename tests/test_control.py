@@ -10,7 +10,7 @@ import pytest
 
 from firmware.cli import main
 from firmware.cli.gm import request
-from firmware.room import control_socket as control
+from firmware.services.control import socket as control
 from tests.conftest import make_config, served_prop
 
 

@@ -1,7 +1,7 @@
 """Every display shows what the daemon's scene says it shows, whatever came before.
 
 A draw builds only the views of the displays the prop has, and keeps a view whose inputs did not
-change (firmware/presentation.py, ``Presentation.view``); ``Daemon.picture`` draws from the whole
+change (firmware/game/presentation.py, ``Presentation.view``); ``Daemon.picture`` draws from the whole
 scene, made afresh. After every moment of a game (presses, arrows, each step of a deal on the
 original's timeline, a forced solve, a reset, the table closed and opened, identify) the picture
 each display got is the one ``picture`` draws now, and between rounds ``Daemon.shown`` (the same
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from PIL import ImageChops
 
-from firmware.scene import Shown
+from firmware.game.scene import Shown
 from firmware.simulator.pins import ManualClock
 from tests.conftest import make_config
 

@@ -11,7 +11,7 @@ import firmware
 from firmware.cli import helptext
 from firmware.room.commands import GameMaster
 from firmware.room.diagnostics import MAX_LINE, Diagnostics
-from firmware.room.mqtt import MqttService
+from firmware.services.mqtt.room import MqttService
 from tests.conftest import make_config
 from tests.mosquitto import free_port
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import importlib.util
 import re
 
+from firmware.broker.settings import MqttConfig
 from firmware.cli import COMMAND_MODULES
 from firmware.config import CORE_SECTIONS
-from firmware.config_sections import CORE_KEYS
-from firmware.room.mqtt import TOPICS
-from firmware.room.mqtt_settings import MqttConfig
+from firmware.config.core import CORE_KEYS
+from firmware.services.mqtt.room import TOPICS
 from firmware.services.registry import installed
 from tests.conftest import ROOT
 

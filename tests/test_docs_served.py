@@ -112,7 +112,7 @@ def test_baccarat_docs_prints_the_address_of_the_running_prop(served, tmp_path):
         "docs",
         "--print",
         "--config",
-        str(ROOT / "firmware" / "default-config.toml"),
+        str(ROOT / "firmware" / "config" / "default-config.toml"),
     ]
     env = {**os.environ, "DISPLAY": "", "WAYLAND_DISPLAY": ""}
     done = subprocess.run(

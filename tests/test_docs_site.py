@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from firmware.broker.settings import MqttConfig
 from firmware.cli import COMMAND_MODULES
 from firmware.config import DEFAULT_CONFIG, parse_config
-from firmware.config_sections import CORE_KEYS
-from firmware.room.mqtt import TOPICS
-from firmware.room.mqtt_settings import MqttConfig
+from firmware.config.core import CORE_KEYS
+from firmware.services.mqtt.room import TOPICS
 from firmware.services.registry import installed
 from tests.conftest import ROOT
 

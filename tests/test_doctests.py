@@ -29,14 +29,14 @@ PACKAGES = ("baccarat_core", "firmware")
 #: module -> the classes whose docstrings must teach by example (at least 4 examples in the module).
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "baccarat_core.module": ("BaccaratModule",),
-    "firmware.daemon": ("Daemon",),
+    "firmware.game.daemon": ("Daemon",),
     "firmware.devices.board": ("PropBoard",),
     "firmware.devices.displays": ("Screen",),
     "firmware.devices.outputs": ("Output", "Outputs"),
     "firmware.room.commands": ("GameMaster",),
     "baccarat_core.bets": (),  # remote play: the words and the presses they stand for
     "baccarat_core.timer": (),  # the module's docstring teaches the countdown
-    "firmware.sections": ("Section",),
+    "firmware.config.sections": ("Section",),
     "firmware.services": ("Service",),  # a room service, as a third party writes one
     "firmware.room.command_table": (),
 }
@@ -78,7 +78,7 @@ def test_every_module_with_examples_has_its_examples_collected(request):
     if not collected:
         pytest.skip("this run collected none of the product's modules (run without arguments, or name them)")
     wanted = _modules_with_examples()
-    assert {"baccarat_core.timer", "firmware.pacing", "firmware.web.guard", "firmware.casing.model"} <= wanted
+    assert {"baccarat_core.timer", "firmware.game.pacing", "firmware.web.guard", "firmware.casing.model"} <= wanted
     assert wanted <= collected, f"examples pytest did not collect: {sorted(wanted - collected)}"
 
 

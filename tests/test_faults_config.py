@@ -1,6 +1,6 @@
 """Broken config files: each one is refused with one line that names the key.
 
-Every case is the reference config (``firmware/default-config.toml``) with one
+Every case is the reference config (``firmware/config/default-config.toml``) with one
 mistake in it, written to a file and given to ``baccarat check-config`` and to
 ``baccarat run --config`` in a subprocess: exit code 2, exactly one line on
 stderr, no traceback, and the line names the key (as a word: ``min`` must not

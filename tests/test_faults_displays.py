@@ -273,7 +273,7 @@ def test_a_display_without_power_at_start_is_drawn_once_it_answers(monkeypatch, 
 def test_a_display_that_does_not_answer_is_tried_every_second_while_nothing_happens(monkeypatch, rig_factory, caplog):
     """What the log line and the docs promise: every second, on the daemon's own, with nobody
     pressing anything; not more often (a stuck bus is not hammered) and not only on inputs."""
-    from firmware.daemon import RETRY_SECONDS
+    from firmware.game.daemon import RETRY_SECONDS
 
     caplog.set_level(logging.INFO, logger="baccarat")
     tries: list[float] = []

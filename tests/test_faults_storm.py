@@ -35,9 +35,9 @@ from baccarat_core.inputs import Arrow, Deal, Hold, Input, Press, SetSolved
 from baccarat_core.rounds import AREAS, MAIN_AREAS, SIDE_AREAS
 from firmware.app import build_daemon, close_daemon
 from firmware.config import Config
-from firmware.daemon import Daemon
 from firmware.devices.displays import open_dummy_device
 from firmware.devices.switching import OutputSwitched
+from firmware.game.daemon import Daemon
 from firmware.simulator.pins import ManualClock
 from tests.conftest import make_config
 

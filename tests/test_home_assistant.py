@@ -18,7 +18,7 @@ import re
 
 from baccarat_core.deck import COLORS
 from firmware.room import commands as gm_commands
-from firmware.room.home_assistant import device_id, discovery_payload, discovery_topic
+from firmware.services.home_assistant.discovery import device_id, discovery_payload, discovery_topic
 from tests import test_mqtt
 
 broker = test_mqtt.broker  # the fixtures

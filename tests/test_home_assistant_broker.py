@@ -12,8 +12,8 @@ import firmware
 from firmware.app import build_daemon, close_daemon
 from firmware.devices.displays import open_dummy_device
 from firmware.room.commands import GameMaster
-from firmware.room.home_assistant import HomeAssistantService, discovery_payload
-from firmware.room.mqtt import MqttService
+from firmware.services.home_assistant.discovery import HomeAssistantService, discovery_payload
+from firmware.services.mqtt.room import MqttService
 from tests import test_mqtt
 from tests.conftest import Rig, make_config, start_served
 from tests.test_home_assistant import TOPICS, check_device_discovery

@@ -16,7 +16,7 @@ from baccarat_core.limits import TableLimits
 from baccarat_core.strict import MAX_SOLVED
 from firmware.room import commands as gm_commands
 from firmware.room.diagnostics import Diagnostics
-from firmware.room.home_assistant import discovery_payload
+from firmware.services.home_assistant.discovery import discovery_payload
 from tests.conftest import make_config
 from tests.test_home_assistant import TOPICS, check_device_discovery, template_paths
 

@@ -19,8 +19,8 @@ from firmware.app import attach_services
 from firmware.cli import main
 from firmware.cli.gm import request
 from firmware.errors import PropError
-from firmware.room import control_socket as control
 from firmware.room.commands import GameMaster
+from firmware.services.control import socket as control
 from tests.conftest import make_config
 from tests.hostile import Hostile
 

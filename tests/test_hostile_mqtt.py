@@ -40,8 +40,8 @@ def strict_json(text: str):
 
 
 def services_of(rig: Rig):
-    from firmware.room.mqtt import MqttService
-    from firmware.room.room2 import RoomService
+    from firmware.services.mqtt.room import MqttService
+    from firmware.services.room2.link import RoomService
 
     found = {}
     for listener in rig.daemon.on_settled:
@@ -58,8 +58,8 @@ def services_of(rig: Rig):
 def unplugged(rig_factory):
     """A running daemon with MQTT and Room 2.0 services built but never connected; every
     publish is recorded (and still handed to paho, which queues it)."""
-    from firmware.room.mqtt import MqttService
-    from firmware.room.room2 import RoomService
+    from firmware.services.mqtt.room import MqttService
+    from firmware.services.room2.link import RoomService
 
     config = make_config(
         mqtt={"host": "127.0.0.1", "port": free_port(), "room": "lab", "queue_limit": 100_000},
@@ -303,8 +303,8 @@ def test_after_an_outage_that_overflowed_the_queue_presence_and_state_are_publis
 
 
 def test_events_and_replies_have_limits_of_their_own(caplog):
-    from firmware.room.mqtt import Link
-    from firmware.room.mqtt_settings import MqttConfig
+    from firmware.broker.settings import MqttConfig
+    from firmware.services.mqtt.room import Link
 
     link = Link(MqttConfig(host="127.0.0.1", port=free_port(), queue_limit=3), "limits", will=("t/s", "offline"))
     with caplog.at_level(logging.WARNING, logger="baccarat.mqtt"):
@@ -346,7 +346,7 @@ def test_a_burst_of_10000_commands_gets_every_reply_with_the_broker_setting(tmp_
 
 
 def test_a_command_sent_the_moment_the_prop_listens_is_heard(prop_factory, watcher_factory, monkeypatch):
-    from firmware.room import mqtt as mqtt_module
+    from firmware.services.mqtt import room as mqtt_module
 
     real = mqtt_module.Link._on_connect
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.release_build import source_files
+from firmware.updates.build import source_files
 from tests.namespace import SYSTEM_IN_OVERLAYS, run_private
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
+from firmware.config.findings import OK, WARN
 from firmware.errors import ConfigError
-from firmware.findings import OK, WARN
 from firmware.services.m3 import M3, M3Settings
 from firmware.services.m3.convention import M3Convention
 from tests import test_mqtt
@@ -244,7 +244,7 @@ def test_check_config_and_doctor_lines():
 
 
 @pytest.mark.parametrize(
-    "name", ["firmware.services.m3.topics", "firmware.services.m3.convention", "firmware.services.conventions"]
+    "name", ["firmware.services.m3.topics", "firmware.services.m3.convention", "firmware.broker.conventions"]
 )
 def test_the_examples_run(name):
     run_examples(name)

@@ -153,8 +153,8 @@ def prop_factory(mock_factory, broker):
 
 
 def service_of(rig: Rig):
-    """The prop's :class:`~firmware.room.mqtt.MqttService`."""
-    from firmware.room.mqtt import MqttService
+    """The prop's :class:`~firmware.services.mqtt.room.MqttService`."""
+    from firmware.services.mqtt.room import MqttService
 
     for listener in rig.daemon.on_settled:
         owner = getattr(listener, "__self__", None)
@@ -264,7 +264,7 @@ def test_events_state_and_presence_are_published(prop_factory, watcher_factory):
 
 
 def test_last_will_says_offline_when_the_connection_dies(prop_factory, watcher_factory):
-    from firmware.room.mqtt import MqttService
+    from firmware.services.mqtt.room import MqttService
 
     rig = prop_factory()
     connected(rig)
@@ -400,7 +400,7 @@ def test_a_commands_events_reach_the_broker_before_its_reply_every_time(prop_fac
 
 
 def test_room_disconnected_will(prop_factory, watcher_factory):
-    from firmware.room.room2 import RoomService
+    from firmware.services.room2.link import RoomService
 
     rig = prop_factory(mqtt_extra={"room": "R1"})
     outbox = "Room/R1/Props/baccarat/outbox"

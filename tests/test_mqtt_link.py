@@ -55,7 +55,7 @@ def test_broker_restart_mid_game_loses_no_event(prop_factory, watcher_factory, b
     w.wait_for(f"{P}/events", lambda p: json.loads(p)["seq"] == len(rig.events))
 
     broker.stop()
-    from firmware.room.mqtt import MqttService
+    from firmware.services.mqtt.room import MqttService
 
     service = next(
         listener.__self__
@@ -108,8 +108,8 @@ def test_offline_queue_is_bounded_and_the_game_goes_on(prop_factory, broker, cap
 def test_a_link_connects_only_once_the_prop_is_ready_and_sends_what_it_held_in_order(broker, watcher_factory):
     """paho is imported and the client built after the daemon's first frame (``after``): what was
     published before is held, in order, and sent once the client exists."""
-    from firmware.room.mqtt import Link
-    from firmware.room.mqtt_settings import MqttConfig
+    from firmware.broker.settings import MqttConfig
+    from firmware.services.mqtt.room import Link
 
     w = watcher_factory(topics=("held/#",))
     cfg = MqttConfig(host=broker.host, port=broker.port, reconnect_min_seconds=0.1, reconnect_max_seconds=0.3)
@@ -139,8 +139,8 @@ def test_a_link_sends_small_packets_at_once(broker):
     for the broker's delayed acknowledgement (benchmarks/controller_mqtt_conventions.py measured it)."""
     import socket
 
-    from firmware.room.mqtt import Link
-    from firmware.room.mqtt_settings import MqttConfig
+    from firmware.broker.settings import MqttConfig
+    from firmware.services.mqtt.room import Link
 
     cfg = MqttConfig(host=broker.host, port=broker.port, reconnect_min_seconds=0.1, reconnect_max_seconds=0.3)
     link = Link(cfg, f"nodelay-{random.randrange(10**9)}", will=("nodelay/status", "offline"))
@@ -155,8 +155,8 @@ def test_a_link_sends_small_packets_at_once(broker):
 
 
 def test_a_link_stopped_before_the_prop_was_ready_never_connects(broker):
-    from firmware.room.mqtt import Link
-    from firmware.room.mqtt_settings import MqttConfig
+    from firmware.broker.settings import MqttConfig
+    from firmware.services.mqtt.room import Link
 
     cfg = MqttConfig(host=broker.host, port=broker.port)
     ready = threading.Event()

@@ -57,7 +57,7 @@ def write_config(tmp_path: Path, mqtt: dict) -> Path:
 
     from tests.conftest import ROOT
 
-    text = (ROOT / "firmware" / "default-config.toml").read_text()
+    text = (ROOT / "firmware" / "config" / "default-config.toml").read_text()
     text += "\n[mqtt]\n" + "".join(f"{k} = {value(v)}\n" for k, v in mqtt.items())
     tomllib.loads(text)
     path = tmp_path / "config.toml"

@@ -12,7 +12,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from firmware.room.home_assistant import MAX_REMOVALS, HomeAssistantService, discovery_payload
+from firmware.services.home_assistant.discovery import MAX_REMOVALS, HomeAssistantService, discovery_payload
 from tests import test_mqtt
 from tests.conftest import ROOT, make_config, served_prop
 from tests.test_home_assistant import TOPICS

@@ -22,8 +22,8 @@ from firmware.devices.displays import open_dummy_device
 from firmware.devices.wiring import INPUT_NAMES, OPTIONAL_ROLES, ROLES
 from firmware.room import commands
 from firmware.room.commands import GameMaster, state_document
-from firmware.room.mqtt import MqttService
-from firmware.room.room2 import RoomService
+from firmware.services.mqtt.room import MqttService
+from firmware.services.room2.link import RoomService
 from firmware.web.backend import DaemonBackend
 from firmware.web.live import words
 from tests import browser

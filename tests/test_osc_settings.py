@@ -120,7 +120,7 @@ def test_check_config_says_where_cues_go_and_who_may_send(tmp_path):
         "OSC: commands /baccarat/... on UDP 127.0.0.1:9000 from this machine only",
     ]
     # The command itself, on a file: the lines, and a bad key as one line on stderr.
-    text = (ROOT / "firmware" / "default-config.toml").read_text()
+    text = (ROOT / "firmware" / "config" / "default-config.toml").read_text()
     good = tmp_path / "good.toml"
     good.write_text(text + '\n[osc]\ntargets = ["192.168.1.20:53000"]\nsolved = "/cue/solved/start"\n')
     run = _check(good)

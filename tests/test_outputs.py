@@ -294,8 +294,8 @@ def test_a_stop_turns_the_outputs_off_and_keeps_the_held_ones_for_the_next_start
 def test_the_self_test_switches_a_named_output_and_leaves_a_held_one(mock_factory, short_dir):
     """The pre-game self-test gets the prop's real outputs from attach_services: one it names goes on
     and off again, pin and all; one the game holds on (a lock the solve opened) stays on."""
-    from firmware.room.control_socket import ControlServer
     from firmware.selftest import SelfTestSettings
+    from firmware.services.control.socket import ControlServer
 
     light = {"name": "light", "pin": 18, "on": "none"}
     config = make_config(state={"file": ""}, control={"socket": str(short_dir / "c.sock")}, outputs=[LOCK, HORN, light])

@@ -9,8 +9,8 @@ import urllib.error
 import urllib.request
 
 from firmware.room.commands import parse_command
-from firmware.room.home_assistant import HomeAssistantService
-from firmware.room.mqtt import MqttService
+from firmware.services.home_assistant.discovery import HomeAssistantService
+from firmware.services.mqtt.room import MqttService
 from tests import browser as web_helpers
 from tests import test_home_assistant, test_home_assistant_templates, test_mqtt
 from tests.browser import TOKEN

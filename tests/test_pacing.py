@@ -16,13 +16,13 @@ import pytest
 from PIL import Image, ImageChops
 
 from baccarat_core import events as ev
-from firmware.pacing import deal_timeline
+from firmware.game.pacing import deal_timeline
 from firmware.render import BetsView, TableView, render_bets, render_placard, render_table
 from firmware.render.canvas import BACK_PATTERNS, DECK_RGB
 from firmware.render.placard import PLACARD_RGB
 from firmware.room.commands import GameMaster
-from firmware.sdnotify import status_line
 from firmware.simulator.pins import ManualClock
+from firmware.system.sdnotify import status_line
 from tests import test_mqtt
 from tests.conftest import make_config, spi_display
 from tests.pixels import find_text
@@ -508,9 +508,9 @@ def test_the_service_managers_status_line_says_the_strike_with_the_result(mock_f
     import random
 
     from baccarat_core.inputs import Arrow, Deal, Press
-    from firmware import sdnotify
     from firmware.app import build_daemon, close_daemon
     from firmware.devices.displays import open_dummy_device
+    from firmware.system import sdnotify
     from tests.notify_listener import NotifyListener
 
     clock = ManualClock(0.0)

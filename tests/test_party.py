@@ -20,7 +20,7 @@ from firmware.cli import main
 from firmware.cli.party import banner as party_banner
 from firmware.cli.party import new_password, party_config, party_data
 from firmware.config import DEFAULT_CONFIG, parse_config
-from firmware.netaddr import lan_addresses, reachable_urls
+from firmware.system.netaddr import lan_addresses, reachable_urls
 from tests import test_simulator_terminal as terminal
 from tests.test_simulator_console import free_port
 

@@ -270,7 +270,7 @@ def test_a_fresh_pi_gets_the_compiled_pieces_from_the_os_and_the_rest_from_pip(p
     assert _installed_by_apt(apt) == PI_PACKAGES | {"python3-rpi-lgpio"}
     assert box.system_site(), "the Pi's venv must see the OS's packages"
     # The project and its pure-Python dependencies are in the venv, ready to run.
-    run = box.venv_python("-m", "firmware.cli", "check-config", "firmware/default-config.toml")
+    run = box.venv_python("-m", "firmware.cli", "check-config", "firmware/config/default-config.toml")
     assert run.returncode == 0 and "GPIO5" in run.stdout, run.stderr
     pip_list = box.venv_python("-m", "pip", "list", "--format=freeze").stdout.lower()
     assert "gpiozero==2.0.1.post3" in pip_list and "luma.oled" in pip_list

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
+from firmware.config.findings import OK, WARN
 from firmware.errors import ConfigError
-from firmware.findings import OK, WARN
 from firmware.services.redscape import Redscape, RedscapeSettings
 from firmware.services.redscape.device import RedscapeDevice
 from tests import test_mqtt

@@ -10,7 +10,7 @@ import tomllib
 import pytest
 
 from firmware.config import ConfigError, parse_config
-from firmware.room.room2 import DATA_SECONDS, RoomService
+from firmware.services.room2.link import DATA_SECONDS, RoomService
 from tests import test_mqtt
 from tests.conftest import config_data
 

@@ -9,8 +9,8 @@ from PIL import Image
 
 from baccarat_core import BaccaratModule, Edgework, TableLimits
 from baccarat_core import events as ev
+from firmware.game.scene import RoundOnTable, compose, invert, render_view, result_text
 from firmware.render import BetsView
-from firmware.scene import RoundOnTable, compose, invert, render_view, result_text
 
 
 def module(seed: int = 3) -> BaccaratModule:

@@ -64,7 +64,7 @@ def test_the_sandbox_still_lets_the_prop_work():
 def test_the_unit_waits_for_ready_and_restarts_a_hung_prop():
     assert _one("Type") == "notify"  # `systemctl start` returns once the first frames are drawn
     assert _one("NotifyAccess") == "main"  # only the daemon itself may say READY or ping
-    assert 0 < float(_one("WatchdogSec")) <= 30  # tests/test_watchdog.py, firmware/sdnotify.py
+    assert 0 < float(_one("WatchdogSec")) <= 30  # tests/test_watchdog.py, firmware/system/sdnotify.py
     assert _one("Restart") == "on-failure"  # systemd counts a watchdog kill as a failure
 
 
@@ -135,14 +135,14 @@ def _check(path: Path) -> subprocess.CompletedProcess:
 
 
 def test_check_config_prints_the_wiring_of_the_reference_build():
-    result = _check(ROOT / "firmware" / "default-config.toml")
+    result = _check(ROOT / "firmware" / "config" / "default-config.toml")
     assert result.returncode == 0, result.stderr
     assert "GPIO5        pin 29      [inputs] player" in result.stdout
     assert "bets     sh1106 128x64 on SPI0 CE0, DC GPIO24, RST GPIO25" in result.stdout
 
 
 def test_check_config_names_the_bad_key(tmp_path):
-    text = (ROOT / "firmware" / "default-config.toml").read_text().replace("tie = 13", "tie = 5")
+    text = (ROOT / "firmware" / "config" / "default-config.toml").read_text().replace("tie = 13", "tie = 5")
     bad = tmp_path / "bad.toml"
     bad.write_text(text)
     result = _check(bad)

@@ -80,7 +80,7 @@ def _cli(args: list[str], site: Path | None) -> subprocess.CompletedProcess[str]
 
 def _config_file(tmp_path: Path, extra: str) -> Path:
     path = tmp_path / "config.toml"
-    path.write_text((ROOT / "firmware" / "default-config.toml").read_text() + "\n" + extra)
+    path.write_text((ROOT / "firmware" / "config" / "default-config.toml").read_text() + "\n" + extra)
     return path
 
 
@@ -216,7 +216,7 @@ def test_the_developer_page_shows_the_example_as_it_is():
 
 
 LOW_PORT = """\
-from firmware.sections import Key
+from firmware.config.sections import Key
 from firmware.services import Service
 
 

@@ -54,7 +54,7 @@ def _keys(session: str, *keys: str, pause: float = 0.2) -> None:
 @pytest.fixture
 def simulator(tmp_path, short_dir):
     assert shutil.which("tmux"), "tmux is needed (scripts/test.sh installs it)"
-    config = (ROOT / "firmware" / "default-config.toml").read_text()
+    config = (ROOT / "firmware" / "config" / "default-config.toml").read_text()
     config = config.replace('mode = "random"', 'mode = "fixed"\nmin = 25\nmax = 1000')
     config = config.replace('first_color = "random"', 'first_color = "red"')
     config = config.replace("card_seconds = 0.6", "card_seconds = 0.05")

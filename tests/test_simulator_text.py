@@ -6,8 +6,8 @@ from __future__ import annotations
 import logging
 
 from baccarat_core import TableLimits
+from firmware.game.scene import Scene
 from firmware.render import BetsView, TableView
-from firmware.scene import Scene
 from firmware.simulator.screenlog import hide_secrets, player_line
 from firmware.simulator.textview import Snapshot, text_lines
 

@@ -16,7 +16,7 @@ from tests.conftest import ROOT, Rig, make_config
 
 
 def _check(tmp_path: Path, sound: str) -> subprocess.CompletedProcess:
-    text = (ROOT / "firmware" / "default-config.toml").read_text(encoding="utf-8")
+    text = (ROOT / "firmware" / "config" / "default-config.toml").read_text(encoding="utf-8")
     text = text.replace("[sound]\n", "[sound]\n" + sound + "\n", 1).replace('output = "none"', "", 1)
     path = tmp_path / "sound.toml"
     path.write_text(text, encoding="utf-8")

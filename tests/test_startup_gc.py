@@ -18,7 +18,7 @@ import pytest
 
 from firmware import app, cli
 from firmware.config import DEFAULT_CONFIG
-from firmware.daemon import READY
+from firmware.game.daemon import READY
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.join(sys.argv[1], "benchmarks"))
 import child
 class AtReady(logging.Handler):
     def emit(self, record):
-        from firmware.daemon import READY
+        from firmware.game.daemon import READY
         if record.msg == READY:
             with open(sys.argv[3], "w") as f:
                 json.dump(sorted(sys.modules), f)
@@ -55,7 +55,7 @@ NOT_AT_START = {
 def test_a_start_loads_nothing_it_does_not_use(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text(
-        (ROOT / "firmware" / "default-config.toml").read_text(encoding="utf-8")
+        (ROOT / "firmware" / "config" / "default-config.toml").read_text(encoding="utf-8")
         + f'\n[state]\nfile = "{tmp_path / "state.json"}"\n'
         + f'\n[control]\nsocket = "{tmp_path / "control.sock"}"\n',
         encoding="utf-8",
@@ -72,6 +72,6 @@ def test_a_start_loads_nothing_it_does_not_use(tmp_path: Path) -> None:
     )
     assert out.exists(), run.stderr[-3000:]
     loaded = set(json.loads(out.read_text(encoding="utf-8")))
-    assert "firmware.daemon" in loaded and "firmware.render.table" in loaded  # it did start
+    assert "firmware.game.daemon" in loaded and "firmware.render.table" in loaded  # it did start
     early = {name: why for name, why in NOT_AT_START.items() if name in loaded}
     assert early == {}, f"loaded at start, used only by: {early}"

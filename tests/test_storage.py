@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from firmware import storage
+from firmware.system import storage
 from tests.conftest import make_config, served_prop
 from tests.fakehost import HIDDEN_UPPER, OVERLAY, OVERLAY_WITH_STATE_PARTITION, SD_CARD, SPACES
 

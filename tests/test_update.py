@@ -1,6 +1,6 @@
 """Updates with a way back (issue 23, part 3): scripts/update.sh for real, in a fake install root.
 
-The updater (firmware/releases.py) runs as the Pi runs it, as root under the system's python3, on a
+The updater (firmware/updates/releases.py) runs as the Pi runs it, as root under the system's python3, on a
 fake root: ``/opt/baccarat`` starts as the single checkout of earlier installs (the repository with
 its .venv, its unit's ExecStart on that .venv). systemctl is a stand-in (tests/fake_systemctl.py)
 that runs the unit's daemon on gpiozero's mock pins and reads its notify socket as ``Type=notify``
@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from firmware import releases
+from firmware.updates import releases
 from tests.conftest import ROOT
 from tests.tiers import remove_later, seconds_left
 
@@ -129,7 +129,7 @@ class Install:
         self.layout.unit.parent.mkdir(parents=True)
         shutil.copy2(unit, self.layout.unit)
         self.layout.config.parent.mkdir(parents=True)
-        shutil.copy2(ROOT / "firmware" / "default-config.toml", self.layout.config)
+        shutil.copy2(ROOT / "firmware" / "config" / "default-config.toml", self.layout.config)
         assert self.systemctl("restart", "baccarat.service").returncode == 0, self.journal()
 
     def sh(self, cmd: list[str], *, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess:

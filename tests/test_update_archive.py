@@ -24,7 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware import release_archive, release_build, releases
+from firmware.updates import archive as release_archive
+from firmware.updates import build as release_build
+from firmware.updates import releases
 from tests import test_update
 
 _tar = test_update._tar

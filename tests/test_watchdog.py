@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware import sdnotify
 from firmware.app import build_daemon, close_daemon
 from firmware.devices.displays import open_luma_device
+from firmware.system import sdnotify
 from tests import fakeos
 from tests.conftest import ROOT, make_config
 from tests.notify_listener import NotifyListener, parse
@@ -195,7 +195,7 @@ def test_no_notify_socket_no_notifier_and_the_watchdog_needs_its_own_pid():
 
 
 def _start(directory: Path, address: str) -> subprocess.Popen:
-    config = (ROOT / "firmware" / "default-config.toml").read_text()
+    config = (ROOT / "firmware" / "config" / "default-config.toml").read_text()
     config += f'\n[state]\nfile = "{directory / "state.json"}"\n\n[control]\nsocket = "{directory / "c.sock"}"\n'
     (directory / "config.toml").write_text(config)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GPIOZERO_", "JOURNAL_STREAM", "WATCHDOG_"))}

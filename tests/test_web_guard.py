@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from firmware.room.noise import Noise
+from firmware.system.noise import Noise
 from firmware.web.guard import ConnectionGuard
 
 

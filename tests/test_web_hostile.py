@@ -29,7 +29,7 @@ import pytest
 
 from firmware.cli.gm import request as control_request
 from firmware.config import DEFAULT_CONFIG
-from firmware.room.noise import Noise
+from firmware.system.noise import Noise
 from firmware.web.guard import ACCEPT_BACKLOG, MAX_CONNECTIONS, MAX_PER_ADDRESS, MAX_REFUSED
 from firmware.web.settings import Webhook
 from tests import browser

@@ -1,10 +1,10 @@
 """A MkDocs hook: the reference pages, generated from the code at each build so they cannot drift.
 
 - ``reference/config.md``: every section and key, from the core's declarations
-  (``firmware.config_sections.CORE_KEYS``) and each installed room service's
+  (``firmware.config.core.CORE_KEYS``) and each installed room service's
   (``firmware.services.Service.keys``);
 - ``reference/cli.md``: every ``baccarat`` command, from its argparse parser;
-- ``reference/mqtt.md``: the prop's MQTT topics (``firmware.room.mqtt.TOPICS``) and Home
+- ``reference/mqtt.md``: the prop's MQTT topics (``firmware.services.mqtt.room.TOPICS``) and Home
   Assistant's discovery topic;
 - ``reference/default-config.md``: the reference build's config file, as it is;
 - ``build/pinmap.md``, ``build/wiring.svg``, ``build/front-panel.svg``: the pin map and the drawings
@@ -82,7 +82,7 @@ def _key_rows(keys: Any) -> list[str]:
 def config_page() -> str:
     """Every config section and key."""
     from firmware.config import CORE_SECTIONS
-    from firmware.config_sections import CORE_KEYS
+    from firmware.config.core import CORE_KEYS
     from firmware.services.registry import installed
 
     lines = [
@@ -138,9 +138,9 @@ def cli_page() -> str:
 
 def mqtt_page() -> str:
     """The prop's MQTT topics."""
-    from firmware.room.home_assistant import device_id, discovery_topic
-    from firmware.room.mqtt import TOPICS
-    from firmware.room.mqtt_settings import MqttConfig
+    from firmware.services.home_assistant.discovery import device_id, discovery_topic
+    from firmware.services.mqtt.room import TOPICS
+    from firmware.broker.settings import MqttConfig
 
     defaults = MqttConfig(host="broker")
     lines = [
@@ -170,12 +170,12 @@ def mqtt_page() -> str:
 
 def default_config_page() -> str:
     """The reference build's config file, whole."""
-    text = (ROOT / "firmware" / "default-config.toml").read_text(encoding="utf-8")
+    text = (ROOT / "firmware" / "config" / "default-config.toml").read_text(encoding="utf-8")
     return "\n".join(
         [
             "# The reference config",
             "",
-            "`firmware/default-config.toml`, as it is in this version: the config of the",
+            "`firmware/config/default-config.toml`, as it is in this version: the config of the",
             "[reference build](../build/index.md), which `baccarat run` reads when there is no",
             "`/etc/baccarat/config.toml`, and which the service install copies there. Every key:",
             "[Config reference](config.md).",

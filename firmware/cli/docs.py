@@ -49,8 +49,9 @@ def probe(url: str, timeout: float = TIMEOUT) -> str:
 
 def cmd_docs(args: argparse.Namespace) -> int:
     """Print the docs' addresses, and open them where a browser can."""
+    from firmware.system.netaddr import reachable_urls
+
     from ..config import load_config
-    from ..netaddr import reachable_urls
 
     config = load_config(config_path(args.config))
     web = config.settings["web"].resolved(simulate=True)  # the port and bind the console has when it is on

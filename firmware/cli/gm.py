@@ -3,7 +3,7 @@
 ``baccarat solved N``, ``reset``, ``force-solve``, ``hint``, ``status``, ``bet``,
 ``start-timer``, ``add-time SECONDS`` and ``output NAME STATE`` send the same JSON commands as MQTT
 (see :mod:`firmware.room.commands`) to
-the socket the daemon serves (:mod:`firmware.room.control_socket`).
+the socket the daemon serves (:mod:`firmware.services.control.socket`).
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from baccarat_core import BaccaratError, strict
 from baccarat_core.numbers import format_dollars, parse_count, parse_dollars, show_value
 from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 from baccarat_core.timer import check_seconds, clock_text
+from firmware.services.control.socket import read_reply, socket_path
 
 from ..devices.wiring import INPUT_NAMES, OUTPUT_STATES
 from ..errors import PropError
 from ..room import COMMAND_TIMEOUT
-from ..room.control_socket import read_reply, socket_path
 from ..selftest import DEFAULT_BUTTON_SECONDS, MAX_BUTTON_SECONDS
 from . import Parser, arg_type
 

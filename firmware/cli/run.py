@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from baccarat_core import BaccaratError
 from baccarat_core.numbers import parse_count, show_value
 from baccarat_core.records import replace
+from firmware.config.perms import warn_if_readable
 
 from ..config import DEFAULT_CONFIG, Config, describe_wiring, load_config
-from ..config_perms import warn_if_readable
 from ..errors import ConfigError, PropError
 from . import Parser, arg_type
 

@@ -1,4 +1,4 @@
-"""``baccarat update``: install a new version beside the running one, with a way back (:mod:`firmware.releases`)."""
+"""``baccarat update``: install a new version beside the running one, with a way back (:mod:`.updates.releases`)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ from . import Parser
 
 def cmd_update(args: argparse.Namespace) -> int:
     """Install SOURCE (or go back with ``--rollback``); exit 1 when it was rolled back or failed."""
-    from .. import releases
+    from firmware.updates import releases
 
     return releases.main_with(args)
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     """``update``: run as root on the Pi."""
-    from .. import releases
+    from firmware.updates import releases
 
     p = sub.add_parser("update", help="install a new version, switching back if it does not start (sudo)")
     releases.add_arguments(p)

@@ -258,7 +258,7 @@ class Outputs:
             self._held.pop(name, None)
         return OutputSwitched(name, on, cause, seconds)
 
-    # -- the pre-game self-test (firmware/selftest.py: its Outputs) --------------------------
+    # -- the pre-game self-test (firmware/selftest/__init__.py: its Outputs) --------------------------
     def output_names(self) -> tuple[str, ...]:
         """Every output, by name (the self-test lists them)."""
         return self.names

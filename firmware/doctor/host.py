@@ -1,5 +1,5 @@
 """The machine the doctor looks at (:class:`Host`: files under a root, commands, free disk, who
-asks) and the I2C probe; a line of the report is a :class:`firmware.findings.Finding`."""
+asks) and the I2C probe; a line of the report is a :class:`firmware.config.findings.Finding`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..findings import FAIL, OK, WARN, Finding
+from firmware.config.findings import FAIL, OK, WARN, Finding
 
 __all__ = ["FAIL", "OK", "WARN", "Finding", "Host", "Runner", "probe_i2c", "run_command"]
 

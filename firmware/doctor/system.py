@@ -7,7 +7,8 @@ import os
 import re
 from pathlib import Path
 
-from .. import storage
+from firmware.system import storage
+
 from ..config import Config, load_config
 from ..errors import ConfigError
 from .host import FAIL, OK, WARN, Finding, Host

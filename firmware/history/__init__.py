@@ -7,7 +7,7 @@
 - :mod:`.keeper`: the recorder, a daemon ``on_handled`` hook like the state keeper (the daemon
   knows nothing of it), and the stuck indicator of the state document.
 - :mod:`.replay`: a recorded game round by round, as the players saw the displays (the render
-  functions of :mod:`firmware.scene`).
+  functions of :mod:`firmware.game.scene`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from .keeper import HistoryKeeper
 from .store import FileStore, MemoryStore, Store, history_path
 
 if TYPE_CHECKING:
+    from firmware.game.daemon import Daemon
+
     from ..config import Config
-    from ..daemon import Daemon
     from ..room.commands import GameMaster
 
 __all__ = ["HistoryKeeper", "attach_history", "bomb_limits", "history_path"]

@@ -3,11 +3,11 @@
 Each round's line holds what the displays showed: the placard's limits, the deck and the cards
 left before the deal, the stacks as the players stacked them (and as the dealer re-ordered
 them), the active chip, the cards in dealing order and the result. A deal is shown again moment
-by moment on the same timeline the daemon followed (:func:`firmware.pacing.deal_timeline`, with
+by moment on the same timeline the daemon followed (:func:`firmware.game.pacing.deal_timeline`, with
 the pacing the game was played with): the stacks re-stacked, each card landing face down and
 turning, the payout (the losing bets leave), the clearing. Each moment's views are composed by
-the functions the daemon's own views come from (:func:`firmware.scene.deck_view`,
-:func:`~firmware.scene.stacks_view`, :class:`~firmware.scene.RoundOnTable`) and drawn by the same
+the functions the daemon's own views come from (:func:`firmware.game.scene.deck_view`,
+:func:`~firmware.game.scene.stacks_view`, :class:`~firmware.game.scene.RoundOnTable`) and drawn by the same
 render functions at each display's size and mode, so a replayed frame is the frame the prop sent,
 pixel for pixel (a test compares them). A ``casing`` display shows the countdown as it stood at
 the round's gesture (the line keeps no second-by-second count).
@@ -25,10 +25,10 @@ from baccarat_core import TableLimits
 from baccarat_core import events as ev
 from baccarat_core.module import REPLACE_BELOW
 from baccarat_core.records import record
+from firmware.game.pacing import PACINGS, deal_timeline
+from firmware.game.scene import RoundOnTable, Scene, deck_view, render_view, stacks_view
 
-from ..pacing import PACINGS, deal_timeline
 from ..render import CasingView, ExplodedView
-from ..scene import RoundOnTable, Scene, deck_view, render_view, stacks_view
 from .games import Game, hand, round_words
 
 #: ``{role: ((width, height), mode, colour)}``: the displays a replay is drawn for.

@@ -22,12 +22,12 @@ from baccarat_core import BaccaratError, BaccaratModule, strict
 from baccarat_core import events as ev
 from baccarat_core.numbers import show_value
 from baccarat_core.patterns import Pattern
+from firmware.game.daemon import Daemon
+from firmware.system.noise import carried
 
-from ..daemon import Daemon
 from ..errors import PropError
 from . import COMMAND_TIMEOUT
 from .documents import bet_result, hint, state_document, timer_document
-from .noise import carried
 
 if TYPE_CHECKING:
     from baccarat_core import TableLimits
@@ -193,7 +193,7 @@ class GameMaster:
 
     @property
     def self_test(self) -> SelfTester:
-        """The pre-game self-test (firmware/selftest.py), made at its first use: the prop's outputs,
+        """The pre-game self-test (firmware/selftest/__init__.py), made at its first use: the prop's outputs,
         and the sound cues when a sound service gave them (:meth:`use_sound`)."""
         if self._self_test is None:
             from ..selftest import SelfTester
@@ -211,7 +211,7 @@ class GameMaster:
 
     def document(self) -> dict[str, Any]:
         """The state document now, as the players see the game (:func:`state_document` of the
-        daemon's :meth:`~firmware.daemon.Daemon.shown`), built at most once a batch: MQTT, Room
+        daemon's :meth:`~firmware.game.daemon.Daemon.shown`), built at most once a batch: MQTT, Room
         2.0 and the console share it (call on the game thread: an ``on_settled`` hook, or before
         the daemon starts)."""
         if not self._hooked:

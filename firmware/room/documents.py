@@ -11,8 +11,8 @@ from typing import Any
 
 from baccarat_core import AREAS, BaccaratModule
 from baccarat_core import events as ev
+from firmware.game.scene import Shown
 
-from ..scene import Shown
 from ..version import version
 
 
@@ -32,7 +32,7 @@ def state_document(
 ) -> dict[str, Any]:
     """The module's state as the retained MQTT document and ``baccarat status`` show it: its
     strikes, solve, cards left and stacks as ``shown`` (what the players see during a deal:
-    :meth:`~firmware.daemon.Daemon.shown`), or the module's own; and the prop's ``outputs``
+    :meth:`~firmware.game.daemon.Daemon.shown`), or the module's own; and the prop's ``outputs``
     (``{"name", "on"}`` each: :meth:`~firmware.devices.outputs.Outputs.states`)."""
     deck = module.deck
     seen = shown if shown is not None else Shown.of(module)

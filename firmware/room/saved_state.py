@@ -17,7 +17,7 @@ passed). A wall clock that reads earlier than ``saved_at`` (a Pi without a real-
 before it has the network time) counts nothing: the countdown resumes where it was saved.
 
 **The outputs** held on (a lock that opened) are saved with the game, as the daemon
-offers them (:meth:`~firmware.daemon.Daemon.held_outputs`): each with what is left of
+offers them (:meth:`~firmware.game.daemon.Daemon.held_outputs`): each with what is left of
 its ``max_on_seconds`` cut-off, so a restart switches it on again for no more than that,
 never a fresh cut-off, whatever the clock says (:mod:`.held_outputs`). Pulses are never
 saved: a restart does not repeat one.
@@ -253,7 +253,7 @@ class StateKeeper:
     then up to every 5 s, until it is on disk: a change is never dropped for want
     of a later one. The game never waits for those retries.
 
-    ``outputs`` returns the outputs held on (:meth:`~firmware.daemon.Daemon.held_outputs`),
+    ``outputs`` returns the outputs held on (:meth:`~firmware.game.daemon.Daemon.held_outputs`),
     saved with the module. An output an event switches is saved with that event's batch,
     before it is shown (a deal's lock from its gesture); what an output did on its own (a
     command, a pulse that ended, a cut-off) is handed to the writer without waiting: the

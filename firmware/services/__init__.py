@@ -1,200 +1,28 @@
-"""Room services: what the prop speaks to the room, each one a plugin.
+"""The prop's own room services, one package or module each, found through the entry points
+``baccarat.services`` as a third party's are (:mod:`.registry`).
 
-A room system (MQTT, Room 2.0, Home Assistant, the web console, the control socket, the
-history, sound, and any third party's) is a :class:`Service`, as Mopidy's extensions are: it
-declares its config section's keys, its ``check-config`` and ``doctor`` lines, the commands it
-adds, and what it starts and stops. The prop finds every service, its own included, through the
-entry-point group ``baccarat.services`` (:mod:`.registry`); the daemon knows none of them, and
-the app (:mod:`firmware.app`) knows only this interface.
-
-A service as a third party writes one is in ``examples/service/`` (installable with pip);
-:class:`Service` shows the shape in a few lines.
+A service is written against the public plugin API, :mod:`firmware.plugin`. The names this
+package exported before that module existed (``Service``, ``Running``, ``Prop``, ``Key``,
+``Section``, ``PinUse``, ``Finding``) still work for one release, with a
+:class:`DeprecationWarning` that names the new place.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+import warnings
+from typing import Any
 
-from ..errors import ConfigError
-from ..findings import Finding
-from ..sections import Key, PinUse, Section
-
-if TYPE_CHECKING:
-    from gpiozero.pins import Factory
-
-    from ..config import Config
-    from ..daemon import Daemon
-    from ..room.command_table import CommandSpec
-    from ..room.commands import GameMaster
-
-__all__ = ["Finding", "Key", "PinUse", "Prop", "Running", "Section", "Service"]
+_MOVED = ("Finding", "Key", "PinUse", "Prop", "Running", "Section", "Service")
 
 
-class Running:
-    """What a started service leaves running: ``stop()`` ends it (after the game stopped).
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        warnings.warn(
+            f"firmware.services.{name} is deprecated: import it from firmware.plugin",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        import firmware.plugin
 
-    ``value`` is what other services may use (:meth:`Prop.service`): the MQTT connection, the
-    history keeper.
-    """
-
-    def __init__(self, stop: Callable[[], None], value: Any = None) -> None:
-        self._stop = stop
-        self.value = value
-
-    def stop(self) -> None:
-        """End the service: close its sockets, threads and files."""
-        self._stop()
-
-
-class Prop:
-    """What a service gets at its start: the prop to listen to and command, and its neighbours.
-
-    - ``daemon``: its hooks (``on_handled``, ``on_shown``, ``on_frame``, ``on_settled``, see
-      :mod:`firmware.daemon`) and ``board.outputs``; never call the game from another thread
-      except through ``commands``;
-    - ``commands``: the one command path (:class:`~firmware.room.commands.GameMaster`):
-      ``handle(request)`` runs a request as every surface does, ``document()`` is the state
-      document;
-    - ``config``: the core config (``outputs``, ``limits``, ``timing``, ``source``...);
-    - ``simulate``: the simulator on a PC (``pin_driver`` presses its buttons, ``pin_factory``
-      makes its pins).
-    """
-
-    def __init__(
-        self,
-        daemon: Daemon,
-        commands: GameMaster,
-        config: Config,
-        *,
-        simulate: bool = False,
-        pin_factory: Factory | None = None,
-        pin_driver: Any = None,
-    ) -> None:
-        self.daemon = daemon
-        self.commands = commands
-        self.config = config
-        self.simulate = simulate
-        self.pin_factory = pin_factory
-        self.pin_driver = pin_driver
-        #: The started services' values, by name (:attr:`Running.value`).
-        self.running: dict[str, Any] = {}
-
-    def service(self, name: str) -> Any:
-        """What the service ``name`` shares (its :attr:`Running.value`), or None when it does not run."""
-        return self.running.get(name)
-
-    def settings(self, name: str) -> Any:
-        """The settings the config gives the service ``name``, or None when it has none."""
-        return self.config.settings.get(name)
-
-
-class Service:
-    """A room system, declared as a class (one instance per process).
-
-    Class attributes:
-
-    - ``name``: the entry point's name, and the config section's unless ``section`` says otherwise;
-    - ``section``: the config table it reads (``""``: ``name``; None: no section). Several services
-      may read one table, each its own keys (Home Assistant and Room 2.0 add theirs to ``[mqtt]``);
-    - ``keys``: its keys (:class:`~firmware.sections.Key`): type, default, limits, help, secret;
-    - ``always``: configured even when the file has no such section (read with the defaults);
-      otherwise the section's presence turns the service on;
-    - ``after``: services to start before this one (it finds them with :meth:`Prop.service`);
-    - ``needs``: services that must be configured with it (a section of its own without theirs is a
-      config error naming the table to add: ``[m3]`` rides on ``[mqtt]``'s connection);
-    - ``order``: where it starts among the others (lower first; third parties after the prop's own);
-    - ``title`` and ``docs`` (the page of the docs site that explains it);
-    - ``error``: the :class:`~firmware.errors.ConfigError` its section's problems raise.
-
-    Methods, each with a default that does nothing: :meth:`configure` (checks across keys, and the
-    settings record), :meth:`describe` (``check-config``), :meth:`doctor`, :meth:`gpios`,
-    :meth:`groups`, :meth:`commands`, :meth:`unit` and :meth:`start`.
-
-    A service that keeps the kinds of the events the players saw, started on a prop of mock pins
-    and dummy displays as the simulator runs it:
-
-    >>> from firmware.app import build_daemon, close_daemon, mock_pin_factory
-    >>> from firmware.config import load_config
-    >>> from firmware.devices.displays import open_dummy_device
-    >>> from firmware.room.commands import GameMaster
-    >>> class Seen(Service):
-    ...     name = "seen"
-    ...     keys = (Key("most", int, 100, help="how many events to keep"),)
-    ...     def describe(self, settings):
-    ...         return [f"Seen: the last {settings['most']} events"]
-    ...     def start(self, prop, settings):
-    ...         seen = []
-    ...         def keep(events, module):
-    ...             seen.extend(event.kind for event in events)
-    ...             del seen[: -settings["most"]]
-    ...         prop.daemon.on_settled.append(keep)
-    ...         return Running(seen.clear, seen)
-    >>> config = load_config()
-    >>> daemon = build_daemon(config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device)
-    >>> prop = Prop(daemon, GameMaster(daemon), config)
-    >>> running = Seen().start(prop, {"most": 100})
-    >>> daemon.start()
-    >>> prop.commands.handle({"command": "force_solve"}).result(5)["ok"]
-    True
-    >>> daemon.wait_idle()
-    >>> "solved" in running.value
-    True
-    >>> daemon.stop()
-    >>> running.stop()
-    >>> close_daemon(daemon)
-    """
-
-    name: ClassVar[str] = ""
-    section: ClassVar[str | None] = ""
-    title: ClassVar[str] = ""
-    keys: ClassVar[tuple[Key, ...]] = ()
-    always: ClassVar[bool] = False
-    after: ClassVar[tuple[str, ...]] = ()
-    needs: ClassVar[tuple[str, ...]] = ()
-    order: ClassVar[int] = 100
-    docs: ClassVar[str] = ""
-    error: ClassVar[type[ConfigError]] = ConfigError
-
-    @property
-    def table(self) -> str | None:
-        """The config table this service reads (None: none)."""
-        return None if self.section is None else (self.section or self.name)
-
-    def configure(self, values: dict[str, Any], section: Section, config: Config) -> Any:
-        """The settings the service runs with, from its keys' checked ``values``: a record, or the
-        dict itself. Check here what spans keys (``section.fail(key, problem)`` names the key),
-        and what spans the core ``config`` (its outputs, say)."""
-        return values
-
-    def describe(self, settings: Any) -> list[str]:
-        """Its lines in ``check-config`` (secrets never shown)."""
-        return []
-
-    def doctor(self, settings: Any, host: Any) -> list[Finding]:
-        """Its lines in ``baccarat doctor`` (``host``: :class:`firmware.doctor.Host`, the machine)."""
-        return []
-
-    def gpios(self, settings: Any) -> list[PinUse]:
-        """The GPIOs it takes (checked with every other part's: a pin used twice is a config error)."""
-        return []
-
-    def groups(self, settings: Any) -> list[str]:
-        """The device groups its user needs (``audio`` for a sound card): the unit's
-        ``SupplementaryGroups=``, and what ``doctor`` checks."""
-        return []
-
-    def commands(self) -> Sequence[CommandSpec]:
-        """The commands it adds to the one command path (every surface can send them)."""
-        return ()
-
-    def unit(self, settings: Any) -> dict[str, str]:
-        """What it needs from the systemd unit beyond the prop's own settings (``install-service.sh``
-        adds them): ``{"AmbientCapabilities": "CAP_NET_BIND_SERVICE"}`` for a port below 1024."""
-        return {}
-
-    def start(self, prop: Prop, settings: Any) -> Running | None:
-        """Attach to ``prop`` and start (before the game thread does, so the hooks see its first
-        events); None when there is nothing to stop. An exception here is one log line, and the
-        prop runs on without this service."""
-        return None
+        return getattr(firmware.plugin, name)
+    raise AttributeError(f"module 'firmware.services' has no attribute {name!r}")

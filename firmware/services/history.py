@@ -6,7 +6,7 @@ On always; the web console's History view and ``baccarat history`` read it. Docs
 
 from __future__ import annotations
 
-from . import Prop, Running, Service
+from firmware.plugin import Prop, Running, Service
 
 
 class History(Service):
@@ -21,8 +21,9 @@ class History(Service):
 
     def start(self, prop: Prop, settings: object) -> Running:
         """Attach the recorder before the game thread starts; the web console finds it by name."""
+        from firmware.plugin import state_path
+
         from ..history import attach_history
-        from ..room.saved_state import state_path
 
         keeper = attach_history(prop.daemon, prop.commands, prop.config, state_path(prop.config))
         return Running(keeper.close, keeper)

@@ -21,8 +21,9 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
+from firmware.plugin import Service
+
 from ..errors import ConfigError
-from . import Service
 
 log = logging.getLogger("baccarat.services")
 
@@ -179,6 +180,6 @@ def installed() -> Services:
 
 def unknown_section(name: str, known: list[str]) -> ConfigError:
     """``[mqt]: unknown section (did you mean mqtt?)``."""
-    from ..sections import did_you_mean
+    from firmware.plugin import did_you_mean
 
     return ConfigError(f"[{name}]: unknown section{did_you_mean(name, known)}")

@@ -8,13 +8,23 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from ..devices.header import BCM_TO_PHYSICAL, I2S_PINS
-from ..sections import Key, PinUse, Section, gpio_problem, one_of
+from firmware.plugin import (
+    BCM_TO_PHYSICAL,
+    I2S_PINS,
+    Key,
+    PinUse,
+    Prop,
+    Running,
+    Section,
+    Service,
+    gpio_problem,
+    one_of,
+)
+
 from ..sound.settings import DEFAULT_BUZZER_PIN, OUTPUTS, SoundSettings
-from . import Prop, Running, Service
 
 if TYPE_CHECKING:
-    from ..config import Config
+    from firmware.plugin import Config
 
 log = logging.getLogger("baccarat")
 
@@ -57,7 +67,7 @@ def sound_settings(values: dict[str, Any], section: Section) -> SoundSettings:
 def parse_sound_section(data: Any) -> SoundSettings:
     """The ``[sound]`` table alone (as ``tomllib`` reads it; absent keys take the defaults): for
     ``python -m firmware.sound``, the bring-up check."""
-    from ..sections import read_keys
+    from firmware.plugin import read_keys
 
     section = Section("sound", data)
     return sound_settings(read_keys(section, SOUND_KEYS), section)

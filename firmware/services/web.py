@@ -10,11 +10,12 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from firmware.plugin import Prop, Running, Section, Service
+
 from ..web.settings import WEB_KEYS, WebConfigError, WebSection, web_section
-from . import Prop, Running, Section, Service
 
 if TYPE_CHECKING:
-    from ..config import Config
+    from firmware.plugin import Config
 
 log = logging.getLogger("baccarat")
 
@@ -53,7 +54,8 @@ class Web(Service):
         web = settings.resolved(simulate=prop.simulate)
         if not web.enabled:
             return None
-        from ..netaddr import reachable_urls
+        from firmware.plugin import reachable_urls
+
         from ..web.attach import CONSOLE_LINE, announce, attach_web
 
         service = attach_web(

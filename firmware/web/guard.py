@@ -16,7 +16,7 @@
 - wrong passwords and tokens are counted by :mod:`.throttle`, which also says what
   one address is (:func:`~.throttle.address_key`: an IPv6 host by its /64 prefix).
 - a repeated warning (wrong tokens, malformed requests) is one log line, then one line saying
-  how many more came, at most once per ``quiet`` seconds (:class:`~firmware.room.noise.Noise`,
+  how many more came, at most once per ``quiet`` seconds (:class:`~firmware.system.noise.Noise`,
   as for every surface).
 - :class:`HttpLogFilter`: aiohttp's own logging of a malformed request quotes the raw
   request line and headers (``?token=``, the session cookie) with a traceback; it
@@ -35,7 +35,8 @@ import re
 from collections import OrderedDict
 from typing import Any
 
-from ..room.noise import Noise
+from firmware.system.noise import Noise
+
 from .throttle import address_key
 
 log = logging.getLogger("baccarat.web")

@@ -1,7 +1,7 @@
 """The ``[web]`` section of the config: the console, the room controllers' endpoints, webhooks.
 
 The web service (:mod:`firmware.services.web`) declares the table's keys (:data:`WEB_KEYS`) and
-reads it once, up front, with the config's section validator (:class:`firmware.sections.Section`):
+reads it once, up front, with the config's section validator (:class:`firmware.config.sections.Section`):
 every problem is a :class:`WebConfigError` (a config error) with one line that names the key.
 What depends on the simulator (on by default there, off on a Pi until ``[web]`` exists) is decided
 at start from what was read (:meth:`WebSection.resolved`). The password and the controller token
@@ -17,10 +17,10 @@ from urllib.parse import urlsplit
 
 from baccarat_core.patterns import Pattern
 from baccarat_core.records import field, record, replace
+from firmware.config.sections import MAX_STRING, Key, Section, port_problem, read_keys, show_setting, within
 
 from ..errors import ConfigError
 from ..i18n import language_problem
-from ..sections import MAX_STRING, Key, Section, port_problem, read_keys, show_setting, within
 
 #: Events a webhook can be sent on, as named in the config and in the event's JSON (``"event"``).
 WEBHOOK_EVENTS: tuple[str, ...] = ("solved", "strike", "reset", "exploded")

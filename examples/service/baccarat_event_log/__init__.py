@@ -15,9 +15,9 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from firmware.findings import FAIL, OK, Finding
+from firmware.config.findings import FAIL, OK, Finding
+from firmware.config.sections import Key, Section
 from firmware.room.command_table import Argument, CommandError, CommandSpec
-from firmware.sections import Key, Section
 from firmware.services import Prop, Running, Service
 
 __all__ = ["EventLog"]

@@ -11,14 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from baccarat_core.records import record
-
-from ...findings import OK, WARN, Finding
-from ...room.mqtt_settings import topic_level_problem
-from ...sections import Key
-from .. import Prop, Running, Section, Service
+from firmware.plugin import OK, WARN, Finding, Key, Prop, Running, Section, Service, topic_level_problem
 
 if TYPE_CHECKING:
-    from ...config import Config
+    from firmware.plugin import Config
 
 
 @record
@@ -85,7 +81,8 @@ class M3(Service):
 
     def start(self, prop: Prop, settings: M3Settings) -> Running | None:
         """Add the topics to the MQTT service's connection."""
-        from ..conventions import start_on_mqtt
+        from firmware.plugin import start_on_mqtt
+
         from .convention import M3Convention
 
         return start_on_mqtt(prop, "M3/BAC panels", lambda link: M3Convention(prop, link, settings))

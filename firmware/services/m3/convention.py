@@ -14,13 +14,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from baccarat_core import events as ev
+from firmware.plugin import Convention
 
-from ..conventions import Convention
 from .topics import HEARTBEAT_SECONDS, MAX_PAYLOAD, bac_events, parse_set, state_in_topic, state_topics
 
 if TYPE_CHECKING:
-    from ...room.link import Link
-    from .. import Prop
+    from firmware.plugin import Link, Prop
+
     from . import M3Settings
 
 
@@ -33,9 +33,9 @@ class M3Convention(Convention):
     >>> from firmware.config import load_config
     >>> from firmware.devices.displays import open_dummy_device
     >>> from firmware.room.commands import GameMaster
-    >>> from firmware.room.link import Link
-    >>> from firmware.room.mqtt_settings import MqttConfig
-    >>> from firmware.services import Prop
+    >>> from firmware.broker.link import Link
+    >>> from firmware.broker.settings import MqttConfig
+    >>> from firmware.plugin import Prop
     >>> from firmware.services.m3 import M3Settings
     >>> config = load_config()
     >>> daemon = build_daemon(config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device)

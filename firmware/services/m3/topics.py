@@ -36,8 +36,7 @@ from baccarat_core.numbers import show_value
 from baccarat_core.patterns import Pattern
 from baccarat_core.records import record
 from baccarat_core.strict import InputError
-
-from ..conventions import output_name
+from firmware.plugin import output_name
 
 #: The ERT table's (and the Anidea framework's) heartbeat: every 10 seconds.
 HEARTBEAT_SECONDS = 10.0

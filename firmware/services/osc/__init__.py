@@ -15,16 +15,15 @@ import logging
 import socket
 from typing import TYPE_CHECKING, Any
 
-from ...findings import FAIL, OK, WARN, Finding
-from .. import Prop, Running, Section, Service
+from firmware.plugin import FAIL, OK, WARN, Finding, Prop, Running, Section, Service
+
 from .settings import OSC_KEYS, OscConfigError, OscSettings, osc_settings, shown
 
 if TYPE_CHECKING:
     from baccarat_core import BaccaratModule
     from baccarat_core.events import Event
+    from firmware.plugin import Config, Noise
 
-    from ...config import Config
-    from ...room.noise import Noise
     from .cues import CueSender
     from .listener import CommandListener
 
@@ -60,7 +59,7 @@ class Osc(Service):
 
     The section as ``check-config`` reads it:
 
-    >>> from firmware.sections import Section, read_keys
+    >>> from firmware.config.sections import Section, read_keys
     >>> table = {"targets": ["192.168.1.20:53000"], "solved": "/cue/solved/start", "listen": 9000}
     >>> section = Section("osc", {**table, "allow": ["192.168.1.20"]})
     >>> osc = Osc()
@@ -131,7 +130,8 @@ class Osc(Service):
     def start(self, prop: Prop, settings: OscSettings) -> Running:
         """Send cues from the settled events; listen for commands (a port that cannot be bound is one
         log line, and the cues go out all the same)."""
-        from ...room.noise import Noise
+        from firmware.plugin import Noise
+
         from .cues import CueSender
         from .listener import CommandListener
 

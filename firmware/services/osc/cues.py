@@ -28,9 +28,8 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from baccarat_core import events as ev
+from firmware.plugin import QUIET_SECONDS, Noise, OutputSwitched
 
-from ...devices.switching import OutputSwitched
-from ...room.noise import QUIET_SECONDS, Noise
 from .settings import EVENTS, OscSettings, Target, fill
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ The server is python-osc's :class:`~pythonosc.osc_server.BlockingOSCUDPServer` (
 one datagram at a time); the packets are read by python-osc's parser. Bad input (a sender not
 in ``allow``, a datagram that is not OSC, an address or arguments the prop does not take, more
 than :data:`MAX_PENDING` commands waiting for the game) is logged once and then counted
-(:class:`~firmware.room.noise.Noise`), and the next datagram is read as if nothing happened.
+(:class:`~firmware.system.noise.Noise`), and the next datagram is read as if nothing happened.
 A bundle's time tag is not waited for: its messages run as they arrive.
 
 >>> request_for("/baccarat", "/baccarat/output/lock", [1])
@@ -50,12 +50,12 @@ from pythonosc.osc_server import BlockingOSCUDPServer
 
 from baccarat_core import strict
 from baccarat_core.numbers import show_value
+from firmware.plugin import Noise
 
-from ...room.noise import Noise
 from .settings import OscSettings
 
 if TYPE_CHECKING:
-    from ...room.commands import GameMaster
+    from firmware.plugin import GameMaster
 
 log = logging.getLogger("baccarat.osc")
 

@@ -6,7 +6,7 @@ in the address itself (``/cue/strike{strikes}/start`` starts QLab's cue ``strike
 second strike). ``listen`` opens a UDP port for commands; beyond loopback only the senders in
 ``allow`` are heard.
 
->>> from firmware.sections import read_keys
+>>> from firmware.config.sections import read_keys
 >>> table = {"targets": ["192.168.1.20:53000"], "output": "/cue/{name}-{state}/start"}
 >>> values = read_keys(Section("osc", table), OSC_KEYS)
 >>> settings = osc_settings(values, Section("osc", table))
@@ -26,10 +26,7 @@ from typing import Any
 
 from baccarat_core.patterns import Pattern
 from baccarat_core.records import record
-
-from ...errors import ConfigError
-from ...sections import Key, Section, port_problem, show_setting
-from ...web.settings import is_loopback
+from firmware.plugin import ConfigError, Key, Section, is_loopback, port_problem, show_setting
 
 __all__ = [
     "EVENTS",

@@ -12,14 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from baccarat_core.records import record
-
-from ...findings import OK, WARN, Finding
-from ...room.mqtt_settings import topic_level_problem
-from ...sections import Key
-from .. import Prop, Running, Section, Service
+from firmware.plugin import OK, WARN, Finding, Key, Prop, Running, Section, Service, topic_level_problem
 
 if TYPE_CHECKING:
-    from ...config import Config
+    from firmware.plugin import Config
 
 #: The topic every device hears: ``ToDevice/All``.
 ALL = "All"
@@ -112,7 +108,8 @@ class Redscape(Service):
 
     def start(self, prop: Prop, settings: RedscapeSettings) -> Running | None:
         """Add the device's topics to the MQTT service's connection."""
-        from ..conventions import start_on_mqtt
+        from firmware.plugin import start_on_mqtt
+
         from .device import RedscapeDevice
 
         return start_on_mqtt(prop, "Node-RED", lambda link: RedscapeDevice(prop, link, settings))

@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from baccarat_core import events as ev
 from baccarat_core import strict
+from firmware.plugin import Convention
 
-from ..conventions import Convention
 from . import ALL
 from .messages import parse_command, report
 
 if TYPE_CHECKING:
-    from ...room.link import Link
-    from .. import Prop
+    from firmware.plugin import Link, Prop
+
     from . import RedscapeSettings
 
 
@@ -34,9 +34,9 @@ class RedscapeDevice(Convention):
     >>> from firmware.config import load_config
     >>> from firmware.devices.displays import open_dummy_device
     >>> from firmware.room.commands import GameMaster
-    >>> from firmware.room.link import Link
-    >>> from firmware.room.mqtt_settings import MqttConfig
-    >>> from firmware.services import Prop
+    >>> from firmware.broker.link import Link
+    >>> from firmware.broker.settings import MqttConfig
+    >>> from firmware.plugin import Prop
     >>> from firmware.services.redscape import RedscapeSettings
     >>> config = load_config()
     >>> daemon = build_daemon(config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device)

@@ -29,8 +29,8 @@ from typing import Any
 from baccarat_core import strict
 from baccarat_core.numbers import show_value
 from baccarat_core.strict import InputError
+from firmware.plugin import output_name
 
-from ..conventions import output_name
 from . import STATES
 
 #: node-redscape's commands (upper case; read in any case) -> the prop's command.
