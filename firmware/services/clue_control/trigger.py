@@ -7,17 +7,19 @@ IPv4 address on the way to Clue Control (the kernel's choice of source address),
 again at each connection, so a new address moves the coils and they are all written
 again.
 
-What the prop holds is the latest value of each coil and the value Clue Control last
-acknowledged. While Clue Control is down (refused, unreachable, silent past ``timeout``)
-nothing is lost and nothing piles up: the link retries with a growing wait
-(``first_retry`` doubling up to ``longest_retry``), one log line when it goes away and
-one when it answers again, and then writes each coil whose latest value Clue Control
-has not acknowledged, in the order they last changed. A coil that went on and off
-again meanwhile is not written (Clue Control never saw it on). At the start every coil
-is written once, so Clue Control learns the prop's state. A coil Clue Control refuses
-(an exception response) is logged (aggregated) and not tried again until it changes.
-The connection stays open between writes; pymodbus opens it again when Clue Control
-closed it.
+Each change is an edge (a coil going on, or off) and Clue Control gets the edges in the
+order they happened: a solve followed by a reset while Clue Control was down reaches it
+as the solved coil on, then off, so its triggers fire as if it had been there. The edges
+wait in a queue of at most ``max_edges`` (:data:`MAX_EDGES`); past it the oldest is
+dropped (one log line for the spell, and the count when Clue Control answers again),
+and once the queue is written each coil whose latest value Clue Control has not
+acknowledged is written too, so its state is right even after a drop. While Clue
+Control is down (refused, unreachable, silent past ``timeout``) the link retries with a
+growing wait (``first_retry`` doubling up to ``longest_retry``), one log line when it
+goes away and one when it answers again. At the start every coil is written once, so
+Clue Control learns the prop's state. A coil Clue Control refuses (an exception
+response) is logged (aggregated) and not tried again until it changes. The connection
+stays open between writes; pymodbus opens it again when Clue Control closed it.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+from collections import deque
 from collections.abc import Awaitable, Callable
 
 from pymodbus.client import AsyncModbusTcpClient
 from pymodbus.exceptions import ModbusException
 
-from ...room.noise import Noise
+from firmware.plugin import Noise
+
 from .protocol import ENABLED, MODBUS_PORT, SOLVED, UNIT_ID, Coils, Key, last_octet, output_key, route_address
 
 log = logging.getLogger("baccarat.clue_control")
@@ -40,6 +44,8 @@ TIMEOUT = 2.0
 #: The first wait before trying a Clue Control that did not answer again; it doubles up to the longest.
 FIRST_RETRY = 0.5
 LONGEST_RETRY = 30.0
+#: The changes (edges) that wait for Clue Control at most; past it the oldest is dropped.
+MAX_EDGES = 64
 
 
 class ControllerDown(Exception):
@@ -57,9 +63,9 @@ class Trigger:
     ...     trigger.start()
     ...     await asyncio.sleep(0.2)
     ...     await trigger.close()
-    ...     return trigger.pending(), trigger.up
+    ...     return trigger.pending(), trigger.edges(), trigger.up
     >>> asyncio.run(demo())
-    ({('solved', 0): True, ('output', 0): True}, False)
+    ({('solved', 0): True, ('output', 0): True}, [(('solved', 0), True), (('output', 0), True)], False)
     """
 
     def __init__(
@@ -71,6 +77,7 @@ class Trigger:
         timeout: float = TIMEOUT,
         first_retry: float = FIRST_RETRY,
         longest_retry: float = LONGEST_RETRY,
+        max_edges: int = MAX_EDGES,
         tally: Noise | None = None,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
         route: Callable[[str, int], str] = route_address,
@@ -84,8 +91,13 @@ class Trigger:
         self.tally = tally or Noise(log)
         self._sleep = sleep
         self._route = route
+        self.max_edges = max_edges
         self._want: dict[Key, bool] = {}  # the latest value of each coil, in the order they changed
         self._told: dict[Key, bool] = {}  # what Clue Control acknowledged (under the current coil numbers)
+        self._edges: deque[tuple[Key, bool]] = deque()  # the changes not yet acknowledged, oldest first
+        self._dropped = 0  # edges dropped since Clue Control last had them all
+        self._settled = asyncio.Event()  # set while nothing waits to be written
+        self._settled.set()
         self._coils: Coils | None = None  # the numbers of the last connection
         self._client: AsyncModbusTcpClient | None = None
         self._wake = asyncio.Event()
@@ -95,6 +107,8 @@ class Trigger:
         self.up: bool | None = None
         #: Coils written and acknowledged, since the start.
         self.written = 0
+        #: Edges dropped from a full queue, since the start.
+        self.dropped = 0
 
     # -- the prop's state, from the loop's thread ----------------------------------------
     def set_solved(self, on: bool) -> None:
@@ -115,11 +129,33 @@ class Trigger:
             return
         self._want.pop(key, None)
         self._want[key] = bool(on)  # the last to change goes last
+        self._edges.append((key, bool(on)))
+        if len(self._edges) > self.max_edges:
+            self._edges.popleft()
+            self.dropped += 1
+            self._dropped += 1
+            if self._dropped == 1:
+                log.warning(
+                    "Clue Control at %s:%d: more than %d changes wait for it: the oldest are dropped "
+                    "(each coil's latest value is still written)",
+                    self.host,
+                    self.port,
+                    self.max_edges,
+                )
+        self._settled.clear()
         self._wake.set()
 
     def pending(self) -> dict[Key, bool]:
         """The coils whose latest value Clue Control has not acknowledged, in the order they changed."""
         return {key: on for key, on in self._want.items() if self._told.get(key) != on}
+
+    def edges(self) -> list[tuple[Key, bool]]:
+        """The changes Clue Control has not acknowledged yet, oldest first (at most ``max_edges``)."""
+        return list(self._edges)
+
+    async def settled(self) -> None:
+        """Return once Clue Control has acknowledged (or refused) every change so far."""
+        await self._settled.wait()
 
     # -- life ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -141,7 +177,7 @@ class Trigger:
         while not self._closing:
             await self._wake.wait()
             self._wake.clear()
-            while self.pending() and not self._closing:
+            while (self._edges or self.pending()) and not self._closing:
                 try:
                     await self._write_pending()
                 except ControllerDown as down:
@@ -149,7 +185,7 @@ class Trigger:
                     if self.up is not False:
                         log.warning(
                             "Clue Control at %s:%d: %s; trying again with a growing wait (up to %g s), "
-                            "each coil's latest value is written when it answers",
+                            "the changes are written in order when it answers",
                             self.host,
                             self.port,
                             down,
@@ -160,29 +196,41 @@ class Trigger:
                     delay = min(2 * delay, self.longest_retry)
                     continue
                 if self.up is False:
-                    log.info("Clue Control at %s:%d answers again", self.host, self.port)
+                    dropped = f" ({self._dropped} older changes were dropped)" if self._dropped else ""
+                    log.info("Clue Control at %s:%d answers again%s", self.host, self.port, dropped)
+                self._dropped = 0
                 self.up = True
                 delay = self.first_retry
+            if not self._edges and not self.pending():
+                self._settled.set()
 
     async def _write_pending(self) -> None:
+        """The edges in order, then each coil whose latest value is not acknowledged (after a drop,
+        or under new numbers); ControllerDown leaves the rest for the next try."""
         client, coils = await self._connection()
+        while self._edges and not self._closing:
+            key, on = self._edges[0]
+            await self._write(client, coils, key, on)
+            self._edges.popleft()
         for key, on in list(self._want.items()):
-            if self._told.get(key) == on:
-                continue
-            number = coils.number(key)
-            try:
-                reply = await client.write_coil(number, on, device_id=UNIT_ID)
-            except (TimeoutError, ModbusException, OSError) as error:
-                raise ControllerDown(f"writing coil {number} failed ({_reason(error)})") from None
-            if reply.isError():
-                self.tally.note(
-                    "refused coil",
-                    f"Clue Control at {self.host}:{self.port} refused coil {number} "
-                    f"(exception {reply.exception_code}): is it set up as a trigger there?",
-                )
-            else:
-                self.written += 1
-            self._told[key] = on
+            if self._told.get(key) != on and not self._closing:
+                await self._write(client, coils, key, on)
+
+    async def _write(self, client: AsyncModbusTcpClient, coils: Coils, key: Key, on: bool) -> None:
+        number = coils.number(key)
+        try:
+            reply = await client.write_coil(number, on, device_id=UNIT_ID)
+        except (TimeoutError, ModbusException, OSError) as error:
+            raise ControllerDown(f"writing coil {number} failed ({_reason(error)})") from None
+        if reply.isError():
+            self.tally.note(
+                "refused coil",
+                f"Clue Control at {self.host}:{self.port} refused coil {number} "
+                f"(exception {reply.exception_code}): is it set up as a trigger there?",
+            )
+        else:
+            self.written += 1
+        self._told[key] = on
 
     async def _connection(self) -> tuple[AsyncModbusTcpClient, Coils]:
         """The open client and the coil numbers of this connection."""
