@@ -7,7 +7,7 @@ the caller's thread does not wait for it; :meth:`ClueControl.start` returns once
 switch listens, or raises :class:`ClueControlError` with one line saying why it cannot.
 :meth:`ClueControl.update` may be called from any thread. pymodbus's own log lines are
 silenced below CRITICAL: the link says what matters in its own words
-(``baccarat.clue_control``), aggregated (:class:`~firmware.room.noise.Noise`).
+(``baccarat.clue_control``), aggregated (:class:`~firmware.system.noise.Noise`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import threading
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ...errors import PropError
-from ...room.noise import Noise
+from firmware.plugin import Noise, PropError
+
 from .protocol import ENABLED, MODBUS_PORT, SOLVED, Key, output_key
 
 if TYPE_CHECKING:

@@ -24,18 +24,28 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from baccarat_core.records import record
+from firmware.plugin import (
+    FAIL,
+    OK,
+    WARN,
+    ConfigError,
+    Finding,
+    Key,
+    Prop,
+    Running,
+    Section,
+    Service,
+    port_problem,
+    within,
+)
 
-from ...errors import ConfigError
-from ...findings import FAIL, OK, WARN, Finding
-from ...sections import Key, port_problem, within
-from .. import Prop, Running, Section, Service
 from . import MAX_COIL_BASE
 
 if TYPE_CHECKING:
     from baccarat_core import BaccaratModule
     from baccarat_core import events as ev
+    from firmware.plugin import Config
 
-    from ...config import Config
     from .link import ClueControl
     from .protocol import Command
 
@@ -164,7 +174,7 @@ class ClueControlService(Service):
 
     def doctor(self, settings: ClueControlSettings, host: Any) -> list[Finding]:
         """Whether Clue Control answers, the prop's number there, and the unit's capability for a low port."""
-        from ..probe import tcp_reachable
+        from firmware.plugin import tcp_reachable
 
         s = settings
         findings = []

@@ -20,7 +20,7 @@ must cost little and say little:
   is closed; frames sent back to back are each answered, in order;
 - at most ``max_connections`` at once: a new one closes the one idle the longest;
 - with ``allow``, a connection from any other address is closed unanswered;
-- each of these is a :class:`~firmware.room.noise.Noise` note: one log line, then one count per spell,
+- each of these is a :class:`~firmware.system.noise.Noise` note: one log line, then one count per spell,
   never a traceback, and the server serves on.
 """
 
@@ -37,7 +37,8 @@ from pymodbus.constants import ExcCodes
 from pymodbus.framer import FramerSocket
 from pymodbus.pdu import DecodePDU, ExceptionResponse, ModbusPDU
 
-from ...room.noise import Noise
+from firmware.plugin import Noise
+
 from .protocol import COMMAND_REGISTER, MODBUS_PORT, Command, commands_for
 
 log = logging.getLogger("baccarat.clue_control")
