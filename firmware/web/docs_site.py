@@ -7,7 +7,8 @@ code; ``mkdocs.yml`` says how) and served here as it is:
 - read-only and without a login: the docs hold nothing secret, and a game master's phone needs
   no password to read how to reset a stuck lock (the console's own pages keep theirs);
 - only files under the site's folder: no ``..``, no hidden name, no symlink that leads out of it;
-  a folder's ``index.html``; a page that is not there, a short page linking the docs' front page
+  a folder's ``index.html``; a page that is not there (or a path the system cannot look up: a 256-byte
+  name, a folder it may not read), a short page linking the docs' front page
   (status 404; the site's own ``404.html`` links its files relative to the site's top, which only
   works at the top);
 - each page's Content-Security-Policy lets the page load nothing but the prop's own files, and run
@@ -153,11 +154,15 @@ class DocsSite:
             return _docs(web.Response(status=404, text=NOT_BUILT, content_type="text/html"))
         path = request.match_info["path"]
         target = docs_file(self.root, path)
-        if target is not None and target.is_dir():  # a folder's page needs its slash: its links are relative
-            raise web.HTTPFound(f"{PREFIX}{path}/")
-        if target is None or not self._inside(target) or not target.is_file():
+        try:  # any OSError a path can cause (a 256-byte name, too deep a one, a folder not readable): 404
+            if target is not None and target.is_dir():  # a folder's page needs its slash: its links are relative
+                raise web.HTTPFound(f"{PREFIX}{path}/")
+            if target is None or not self._inside(target) or not target.is_file():
+                return await self._not_found(request)
+            policy = _policy(target) if target.suffix == ".html" else PLAIN_POLICY
+        except OSError:
             return await self._not_found(request)
-        return _docs(web.FileResponse(target), _policy(target) if target.suffix == ".html" else PLAIN_POLICY)
+        return _docs(web.FileResponse(target), policy)
 
     def _inside(self, target: Path) -> bool:
         try:

@@ -30,6 +30,7 @@ import errno
 import logging
 import secrets
 import threading
+import traceback
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
@@ -38,15 +39,16 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
+from firmware.system.noise import Noise
+
 from ..devices.wiring import INPUT_NAMES
 from ..errors import PropError
 from ..room import COMMAND_TIMEOUT
-from ..room.noise import Noise
 from .auth import COOKIE, CSRF_HEADER, LoginForms, LoginPage, Session, Sessions, origin_ok
 from .backend import ConsoleBackend
 from .console import ConsolePages
 from .controllers import ControllerEndpoints, cors_middleware, is_controller_path
-from .guard import ACCEPT_BACKLOG, BODY_SECONDS, IDLE_SECONDS, ConnectionGuard, http_logger
+from .guard import ACCEPT_BACKLOG, BODY_SECONDS, IDLE_SECONDS, ConnectionGuard, http_logger, scrub_urls
 from .language import PageTexts
 from .live import LiveHub, View, event_stream
 from .players import PlayerPages
@@ -70,6 +72,19 @@ STATIC = Path(__file__).with_name("static")
 BUSY = "the console is busy: too many connections; try again in a few seconds\n"
 #: A wrong password or controller token is answered after this pause.
 WRONG_SECRET_PAUSE = 1.0
+
+
+def failure_line(request: web.Request, error: BaseException) -> str:
+    """The one log line of a request that failed (a 500): the method, the path cut short (never the
+    query string: it may hold the controller token), the error and where it was raised.
+
+    A stranger can repeat such a request at will: the line is a :class:`Noise` note, not a traceback.
+    """
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    path = request.path if len(request.path) <= 80 else request.path[:77] + "..."
+    reason = scrub_urls(" ".join(str(error).split()))[:120]
+    return f"web: {request.method[:10]} {path!r} failed: {type(error).__name__}{': ' if reason else ''}{reason}{where}"
 
 
 class WebError(PropError):
@@ -249,8 +264,8 @@ class WebService:
             raise
         except (asyncio.CancelledError, ConnectionResetError):
             raise
-        except Exception:  # never the query string: it may hold the controller token
-            log.exception("web: %s %s failed", request.method, request.path)
+        except Exception as error:  # never the query string: it may hold the controller token
+            self.episodes.note("500", failure_line(request, error), logging.ERROR)  # a flood: one line, a count
             response = web.Response(status=500, text="internal error; the prop's log says more\n")
         finally:
             self.guard.end(connection)
