@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,7 @@ from tests.namespace import SYSTEM_IN_OVERLAYS, run_private
 from tests.tiers import remove_later, seconds_left
 
 ROOT = Path(__file__).resolve().parent.parent
+DEBIAN_PYTHON = "/usr/bin/python3"  # Debian's own, which keeps ensurepip in python3-venv
 #: Installs take minutes on a loaded machine; a step's own timeout is what is left of this.
 pytestmark = [pytest.mark.install, pytest.mark.timeout(600)]
 TOOLS = ("bash", "id", "tr", "grep", "awk", "rm", "tail", "env", "dirname", "cat", "cut", "sha256sum", "mkdir")
@@ -67,35 +69,45 @@ exec "$@"
 """
 
 
-def _wheelhouse_key() -> str:
-    """What the wheelhouse depends on: the project's requirements, the Python and the machine."""
+def _version(python: str) -> tuple[int, int]:
+    """The major and minor version of the interpreter at ``python``."""
+    if Path(python).resolve() == Path(sys.executable).resolve():
+        return sys.version_info[:2]
+    said = subprocess.run(
+        [python, "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True, text=True, check=True
+    )
+    major, minor = said.stdout.split()
+    return int(major), int(minor)
+
+
+def _wheelhouse_key(version: tuple[int, int]) -> str:
+    """What a wheelhouse depends on: the project's requirements, the Python it is for and the machine."""
     digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes())
-    digest.update(f"{sys.version_info[:2]} {platform.machine()}".encode())
+    digest.update(f"{version} {platform.machine()}".encode())
     return digest.hexdigest()[:16]
 
 
-@pytest.fixture(scope="session")
-def wheelhouse(tmp_path_factory) -> Path | None:
-    """A folder with a wheel of every package the copies install (the project's dependencies with
-    its ``sim`` and ``test`` extras, and the setuptools that builds it), for ``PIP_FIND_LINKS``
-    with ``PIP_NO_INDEX``. Downloaded once from the package index into the suite's venv
-    (``.venv/wheelhouse/KEY``, made again when pyproject.toml changes), under a lock, so later runs
-    and pytest-xdist's other workers reuse it; readable by every user (the copies run as nobody
-    too). None if it cannot be made: the copies' pip then asks the index itself."""
+def _wheelhouse(tmp_path_factory, version: tuple[int, int]) -> Path | None:
+    """The wheelhouse for a copy whose python3 is ``version`` (see :func:`wheelhouse`); None if it
+    cannot be made. For a Python other than the suite's own, pip downloads that version's wheels
+    (``--python-version``, wheels only: pip cannot build for an interpreter it does not run)."""
     in_venv = sys.prefix != sys.base_prefix
     home = Path(sys.prefix) / "wheelhouse" if in_venv else tmp_path_factory.getbasetemp() / "wheelhouse"
     home.mkdir(parents=True, exist_ok=True)
     home.chmod(0o755)
-    folder = home / _wheelhouse_key()
+    folder = home / _wheelhouse_key(version)
     with open(home / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if folder.is_dir():
             return folder
+        keep = {_wheelhouse_key(sys.version_info[:2]), _wheelhouse_key(_version(DEBIAN_PYTHON))}
         for old in home.iterdir():
-            if old.is_dir():
+            if old.is_dir() and old.name not in keep:
                 shutil.rmtree(old, ignore_errors=True)  # an older pyproject's, or a download cut short
         partial = Path(tempfile.mkdtemp(prefix=".partial-", dir=home))
         download = [sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "-d", str(partial)]
+        if version != sys.version_info[:2]:
+            download += ["--python-version", "{}.{}".format(*version), "--only-binary=:all:"]
         done = subprocess.run(
             [*download, f"{ROOT}[sim,test]", "setuptools>=70.1"], capture_output=True, text=True, timeout=seconds_left()
         )
@@ -106,6 +118,40 @@ def wheelhouse(tmp_path_factory) -> Path | None:
             path.chmod(0o755 if path.is_dir() else 0o644)
         partial.rename(folder)
     return folder
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory) -> Path | None:
+    """A folder with a wheel of every package the copies install (the project's dependencies with
+    its ``sim`` and ``test`` extras, and the setuptools that builds it), for ``PIP_FIND_LINKS``
+    with ``PIP_NO_INDEX``. Downloaded once from the package index into the suite's venv
+    (``.venv/wheelhouse/KEY``, made again when pyproject.toml changes), under a lock, so later runs
+    and pytest-xdist's other workers reuse it. None if it cannot be made: the copies' pip then asks
+    the index itself."""
+    return _wheelhouse(tmp_path_factory, sys.version_info[:2])
+
+
+@pytest.fixture(scope="session")
+def public_wheelhouse(tmp_path_factory) -> Iterator[Path | None]:
+    """The wheelhouse for Debian's python3 (:data:`DEBIAN_PYTHON`, which the unprivileged copies
+    run), where any user can read it: the suite's own is under the checkout, which may be in a home
+    only its owner can enter (``/root`` is 0700), and nobody, whom the tests become as root, could
+    not read it. Hard links (a copy across file systems) in a folder of /tmp, removed after."""
+    source = _wheelhouse(tmp_path_factory, _version(DEBIAN_PYTHON))
+    if source is None:
+        yield None
+        return
+    public = Path(tempfile.mkdtemp(prefix="baccarat-wheels-"))
+    try:
+        public.chmod(0o755)
+        for wheel in source.iterdir():
+            try:
+                os.link(wheel, public / wheel.name)
+            except OSError:
+                shutil.copy2(wheel, public / wheel.name)
+        yield public
+    finally:
+        remove_later(public)
 
 
 class Sandbox:
@@ -379,7 +425,6 @@ def test_switching_between_start_and_test_never_reinstalls(tmp_path, wheelhouse)
     assert box.run("test", offline=True).returncode == 0
 
 
-DEBIAN_PYTHON = "/usr/bin/python3"  # Debian's own, which keeps ensurepip in python3-venv
 NOBODY = 65534
 AS_ROOT = os.geteuid() == 0
 
@@ -412,8 +457,8 @@ def unprivileged_base():
         remove_later(base)
 
 
-def test_without_root_or_sudo_it_says_in_one_line_what_to_run_as_root(unprivileged_base, wheelhouse):
-    box, user = _unprivileged_sandbox(unprivileged_base, sudo=False, wheels=wheelhouse)
+def test_without_root_or_sudo_it_says_in_one_line_what_to_run_as_root(unprivileged_base, public_wheelhouse):
+    box, user = _unprivileged_sandbox(unprivileged_base, sudo=False, wheels=public_wheelhouse)
     run = box.run(user=user)
     assert run.returncode == 1
     assert run.stderr.splitlines() == [
@@ -434,8 +479,8 @@ def _test_packages() -> str:
 TEST_PACKAGES = _test_packages()
 
 
-def test_test_sh_without_root_or_sudo_names_every_missing_package_at_once(unprivileged_base, wheelhouse):
-    box, user = _unprivileged_sandbox(unprivileged_base, sudo=False, wheels=wheelhouse)
+def test_test_sh_without_root_or_sudo_names_every_missing_package_at_once(unprivileged_base, public_wheelhouse):
+    box, user = _unprivileged_sandbox(unprivileged_base, sudo=False, wheels=public_wheelhouse)
     run = box.run(user=user, script="test.sh")
     assert run.returncode == 1
     missing = f"python3-venv {TEST_PACKAGES}"
@@ -445,8 +490,8 @@ def test_test_sh_without_root_or_sudo_names_every_missing_package_at_once(unpriv
     assert box.log("apt") == []
 
 
-def test_with_sudo_it_installs_python3_venv_and_repairs_the_venv(unprivileged_base, wheelhouse):
-    box, user = _unprivileged_sandbox(unprivileged_base, sudo=True, wheels=wheelhouse)
+def test_with_sudo_it_installs_python3_venv_and_repairs_the_venv(unprivileged_base, public_wheelhouse):
+    box, user = _unprivileged_sandbox(unprivileged_base, sudo=True, wheels=public_wheelhouse)
     run = box.run(user=user)
     assert run.returncode == 0, run.stderr
     assert box.log("sudo") == [
