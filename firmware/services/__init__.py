@@ -9,6 +9,7 @@ package exported before that module existed (``Service``, ``Running``, ``Prop``,
 
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any
 
@@ -17,12 +18,15 @@ _MOVED = ("Finding", "Key", "PinUse", "Prop", "Running", "Section", "Service")
 
 def __getattr__(name: str) -> Any:
     if name in _MOVED:
-        warnings.warn(
-            f"firmware.services.{name} is deprecated: import it from firmware.plugin",
-            DeprecationWarning,
-            stacklevel=2,
-        )
         import firmware.plugin
 
+        # ``from firmware.services import Service`` asks twice: the import system's hasattr, then
+        # the statement itself. One warning, for the statement (it names the plugin's line).
+        if not sys._getframe(1).f_code.co_filename.startswith("<frozen importlib"):
+            warnings.warn(
+                f"firmware.services.{name} is deprecated: import it from firmware.plugin",
+                DeprecationWarning,
+                stacklevel=2,
+            )
         return getattr(firmware.plugin, name)
     raise AttributeError(f"module 'firmware.services' has no attribute {name!r}")

@@ -1,6 +1,7 @@
 """A room service that writes each game event to a file, one JSON line each.
 
-The whole plugin: a :class:`~firmware.services.Service` subclass with its config section's keys,
+The whole plugin, written against the public plugin API :mod:`firmware.plugin` alone: a
+:class:`~firmware.plugin.Service` subclass with its config section's keys,
 its check-config and doctor lines, one command, and what it starts and stops.
 """
 
@@ -15,10 +16,19 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from firmware.config.findings import FAIL, OK, Finding
-from firmware.config.sections import Key, Section
-from firmware.room.command_table import Argument, CommandError, CommandSpec
-from firmware.services import Prop, Running, Service
+from firmware.plugin import (
+    FAIL,
+    OK,
+    Argument,
+    CommandError,
+    CommandSpec,
+    Finding,
+    Key,
+    Prop,
+    Running,
+    Section,
+    Service,
+)
 
 __all__ = ["EventLog"]
 
