@@ -367,3 +367,11 @@ def test_device_id():
     assert device_id("baccarat") == "baccarat"
     assert device_id("room 2/baccarat#1") == "room_2_baccarat_1"
     assert discovery_topic("baccarat") == "homeassistant/device/baccarat/config"
+
+
+def test_qos_1_is_on_each_component_where_home_assistant_reads_it():
+    """Home Assistant 2026.2 and 2024.11 read ``qos`` from each component of a device discovery,
+    not from its root (issue 41 item 8): each entity subscribes and publishes at QoS 1."""
+    payload = discovery_payload("baccarat", TOPICS, outputs=[("lock", "hold"), ("horn", "pulse")])
+    assert "qos" not in payload
+    assert {key: component["qos"] for key, component in payload["cmps"].items()} == dict.fromkeys(payload["cmps"], 1)

@@ -45,6 +45,8 @@ ORIGIN = "baccarat-prop"
 
 #: Home Assistant's birth message (``online``) republishes the discovery at most once in this many seconds.
 BIRTH_SECONDS = 30.0
+#: Each entity's QoS for what it reads and sends: the prop's own topics are QoS 1.
+QOS = 1
 #: Most entities one retained discovery document of an earlier run can have removed.
 MAX_REMOVALS = 100
 
@@ -317,6 +319,8 @@ def discovery_payload(
         ]
     )
     components.update(output_components(prop_id, topics, outputs))
+    for component in components.values():  # Home Assistant reads qos per component, not at the root
+        component["qos"] = QOS
     device: dict[str, Any] = {
         "ids": [prop_id],
         "name": name,
@@ -332,7 +336,6 @@ def discovery_payload(
         "o": origin,
         "avty": [{"t": topics["status"], "pl_avail": "online", "pl_not_avail": "offline"}],
         "cmps": components,
-        "qos": 1,
     }
 
 
