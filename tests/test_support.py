@@ -26,8 +26,26 @@ PASSWORD = "correct horse battery staple"
 TOKEN = "tok-0123456789abcdef"
 MQTT_PASSWORD = "mqtt-pass-XYZ-42"
 HOOK_USER, HOOK_PASSWORD, HOOK_QUERY = "hookuser", "hookpass123", "key=webhook-query-secret"
-HOOK_URL = f"http://{HOOK_USER}:{HOOK_PASSWORD}@hooks.example:8123/api/webhook/solved?{HOOK_QUERY}#fragment-secret"
-SECRETS = (PASSWORD, TOKEN, MQTT_PASSWORD, HOOK_USER, HOOK_PASSWORD, HOOK_QUERY, "fragment-secret", HOOK_URL)
+HOOK_ID = "baccarat-solved-7Qx2"  # Home Assistant's webhook id: the secret is the path (issue 41 item 17)
+HOOK_URL = f"http://{HOOK_USER}:{HOOK_PASSWORD}@hooks.example:8123/api/webhook/{HOOK_ID}?{HOOK_QUERY}#fragment-secret"
+SLACK_SECRET, DISCORD_TOKEN = "slackSecretXYZ123", "discord-token-abcdefgh"
+SLACK_URL = f"https://hooks.slack.com/services/T0123/B0456/{SLACK_SECRET}"
+DISCORD_URL = f"https://discord.com/api/webhooks/1234567/{DISCORD_TOKEN}"
+SECRETS = (
+    PASSWORD,
+    TOKEN,
+    MQTT_PASSWORD,
+    HOOK_USER,
+    HOOK_PASSWORD,
+    HOOK_QUERY,
+    "fragment-secret",
+    HOOK_URL,
+    HOOK_ID,
+    SLACK_SECRET,
+    DISCORD_TOKEN,
+    "T0123",
+    "1234567",
+)
 
 
 @pytest.fixture
@@ -38,7 +56,8 @@ def prop(monkeypatch, tmp_path):
         DEFAULT_CONFIG.read_text()
         + f'\n[state]\nfile = "{tmp_path / "state.json"}"\n'
         + f'\n[web]\nbind = "0.0.0.0"\npassword = "{PASSWORD}"\ncontroller_token = "{TOKEN}"\n'
-        + f'webhooks = [{{ event = "solved", url = "{HOOK_URL}" }}]\n'
+        + f'webhooks = [{{ event = "solved", url = "{HOOK_URL}" }}, {{ event = "strike", url = "{SLACK_URL}" }},\n'
+        + f'  {{ event = "reset", url = "{DISCORD_URL}" }}]\n'
         + f'\n[mqtt]\nhost = "broker.example"\nusername = "prop"\npassword = "{MQTT_PASSWORD}"\n'
     )
     loaded = load_config(config)
@@ -56,7 +75,14 @@ def prop(monkeypatch, tmp_path):
         pi.commands["journalctl"] = (
             0,
             "2026-11-27T10:00:00+0000 pi baccarat[812]: ready: inputs armed, displays drawn\n"
-            f"2026-11-27T10:05:00+0000 pi baccarat[812]: a line that should never be: {MQTT_PASSWORD} {HOOK_URL}\n",
+            f"2026-11-27T10:05:00+0000 pi baccarat[812]: a line that should never be: {MQTT_PASSWORD} {HOOK_URL}\n"
+            # an older version's failure lines kept the URL's path
+            "2026-11-27T10:06:00+0000 pi baccarat[812]: webhook strike: GET "
+            f"{SLACK_URL} failed (attempt 1 of 4): HTTP 500\n"
+            f"2026-11-27T10:07:00+0000 pi baccarat[812]: webhook solved: GET {HOOK_URL.split('?')[0]} not delivered\n"
+            # a hook the config no longer has, its id short: hidden as a URL's path
+            "2026-11-27T10:08:00+0000 pi baccarat[812]: webhook reset: GET "
+            "http://ha.example/api/webhook/gone not delivered\n",
         )
         monkeypatch.setattr(doctor, "Host", pi.host)
         yield pi, config
@@ -98,7 +124,17 @@ def test_the_bundle_holds_what_a_supplier_asks_for_and_no_secret(prop, tmp_path,
     assert ("journalctl", "-u", "baccarat", "--since=-1d", "--no-pager", "-o", "short-iso") in pi.asked
     web = json.loads(files["config.json"])["web"]
     assert web["password"] == web["controller_token"] == "<secret>" and web["bind"] == "0.0.0.0"
-    assert web["webhooks"] == [{"event": "solved", "url": "http://hooks.example:8123/api/webhook/solved"}]
+    assert web["webhooks"] == [
+        {"event": "solved", "url": "http://hooks.example:8123/api/webhook/<secret>"},
+        {"event": "strike", "url": "https://hooks.slack.com/services/<secret>/<secret>/<secret>"},
+        {"event": "reset", "url": "https://discord.com/api/webhooks/<secret>/<secret>"},
+    ]
+    assert "webhook reset: GET http://ha.example/api/webhook/<secret> not" in files["journal.txt"]
+    assert "webhook strike: GET <secret> failed" in files["journal.txt"]  # the whole URL was in the config
+    assert (
+        "webhook solved: GET http://<secret>:<secret>@hooks.example:8123/api/webhook/<secret> not"
+        in (files["journal.txt"])
+    )
     assert json.loads(files["config.json"])["mqtt"] == {
         "host": "broker.example",
         "username": "prop",
@@ -153,7 +189,7 @@ def test_redaction_is_by_key_name_at_any_depth():
         "web": {
             "controller_token": "<secret>",
             "password": "",
-            "webhooks": [{"url": "http://hooks.example:8123/api/webhook/solved", "event": "x"}],
+            "webhooks": [{"url": "http://hooks.example:8123/api/webhook/<secret>", "event": "x"}],
         },
         "list": [{"password": "<secret>"}],
     }
@@ -167,4 +203,15 @@ def test_redaction_is_by_key_name_at_any_depth():
         HOOK_PASSWORD,
         HOOK_QUERY,
         "fragment-secret",
+        HOOK_ID,
+    }
+
+
+def test_a_short_path_secret_is_hidden_in_urls_but_not_everywhere():
+    """Home Assistant's webhook id ``solved`` is hidden in the URL, but the word stays in the
+    history's events (only a secret of 8 characters or more is scrubbed from every text)."""
+    redacted = redact_config({"url": "http://ha:8123/api/webhook/solved"})
+    assert redacted == {"url": "http://ha:8123/api/webhook/<secret>"}
+    assert removed_secrets({"url": "http://ha:8123/api/webhook/solved"}, redacted) == {
+        "http://ha:8123/api/webhook/solved"
     }

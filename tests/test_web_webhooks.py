@@ -182,3 +182,25 @@ def test_a_hanging_receiver_never_holds_up_the_game(web_factory, receiver):
     assert receiver.requests == []
     receiver.gate.set()
     assert [path for _, path, _ in receiver.wait_for(2)] == ["/strike", "/strike"]
+
+
+@pytest.mark.parametrize(
+    "path, secret",
+    [
+        ("/api/webhook/baccarat-solved-7Qx2", "baccarat-solved-7Qx2"),  # Home Assistant
+        ("/services/T0123/B0456/slackSecretXYZ123", "slackSecretXYZ123"),  # Slack
+        ("/api/webhooks/1234567/discord-token-abcdefgh", "discord-token-abcdefgh"),  # Discord
+    ],
+)
+def test_a_secret_in_the_urls_path_is_never_logged(web_factory, receiver, caplog, path, secret):
+    """Issue 41 item 17: the failure lines name the host and the path's harmless part only."""
+    caplog.set_level(logging.DEBUG)
+    receiver.statuses = [500, 500]
+    web = web_factory(settings={**hooks(receiver, ("strike", path, "POST")), "webhook_retries": 1})
+    web.rig.deal()  # a strike
+    receiver.wait_for(2)
+    until(lambda: any("not delivered" in r.getMessage() for r in caplog.records))
+    lines = [r.getMessage() for r in caplog.records if "webhook strike" in r.getMessage()]
+    assert len(lines) == 3 and all("<secret>" in line for line in lines), lines
+    assert not [line for line in lines if secret in line], lines
+    assert f"http://127.0.0.1:{receiver.port}/" in lines[-1]

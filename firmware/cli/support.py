@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 SECRET = "<secret>"
 #: Keys holding a URL whose credentials and query are secret (a webhook's ``url``).
 URL_KEYS = frozenset({"url"})
+#: A URL path's secret (a Home Assistant webhook id) is scrubbed from every text on its own when it
+#: is this long; a shorter one (``solved``) is a word the bundle's texts need, hidden only in URLs.
+PATH_SECRET_LENGTH = 8
 #: The most of the log kept: its last lines.
 JOURNAL_LINES = 20_000
 #: Games whose whole record is included (their summaries: :data:`SUMMARY_GAMES`).
@@ -51,11 +54,14 @@ UNIT_FILE = "/etc/systemd/system/baccarat.service"
 def redact_config(data: Any) -> Any:
     """``data`` (a config as tomllib reads it, or any JSON-like value) with every secret replaced:
     the values of :data:`~firmware.config.SECRET_KEYS` become ``<secret>``, and URLs under
-    :data:`URL_KEYS` lose their credentials, query and fragment. The one place that decides what is
-    secret; the input is left as it was.
+    :data:`URL_KEYS` lose their credentials, query, fragment and the secrets of their path
+    (:func:`~firmware.web.settings.redact_url`). The one place that decides what is secret by key;
+    the input is left as it was.
 
     >>> redact_config({"web": {"password": "hunter2!!", "webhooks": [{"url": "http://u:pw@h:81/x?key=v"}]}})
     {'web': {'password': '<secret>', 'webhooks': [{'url': 'http://h:81/x'}]}}
+    >>> redact_config({"url": "http://ha:8123/api/webhook/baccarat-solved-42"})
+    {'url': 'http://ha:8123/api/webhook/<secret>'}
     """
     if isinstance(data, dict):
         out = {}
@@ -89,9 +95,18 @@ def removed_secrets(original: Any, redacted: Any) -> set[str]:
         try:
             parts = urlsplit(original)
             found |= {part for part in (parts.username, parts.password, parts.query, parts.fragment) if part}
+            found |= {path for path in _path_secrets(parts.path) if len(path) >= PATH_SECRET_LENGTH}
         except ValueError:
             pass
     return {secret for secret in found if len(secret) >= 3}
+
+
+def _path_secrets(path: str) -> set[str]:
+    """The segments of a URL's path that :func:`~firmware.web.settings.redact_path` hides."""
+    from ..web.settings import PATH_SECRET, redact_path
+
+    hidden = zip(path.split("/"), redact_path(path).split("/"), strict=True)
+    return {before for before, after in hidden if after == PATH_SECRET and before != PATH_SECRET}
 
 
 def scrub(text: str, secrets: set[str]) -> str:
@@ -115,6 +130,8 @@ class Bundle:
 
     def write(self, out: Path, secrets: set[str]) -> None:
         """The zip file, every text scrubbed of ``secrets``, written whole or not at all (0600)."""
+        from ..web.settings import redact_url_paths  # an older log line may quote a webhook's URL whole
+
         readme = "\n".join(
             [
                 "A support bundle of the Baccarat prop (baccarat support).",
@@ -128,7 +145,7 @@ class Bundle:
         try:
             with os.fdopen(fd, "wb") as raw, zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
                 for name, text in {"README.txt": readme, **self.files}.items():
-                    archive.writestr(f"baccarat-support/{name}", scrub(text, secrets))
+                    archive.writestr(f"baccarat-support/{name}", redact_url_paths(scrub(text, secrets)))
             os.replace(temp, out)
         except BaseException:
             Path(temp).unlink(missing_ok=True)

@@ -37,6 +37,7 @@ from typing import Any
 
 from firmware.system.noise import Noise
 
+from .settings import redact_url_paths
 from .throttle import address_key
 
 log = logging.getLogger("baccarat.web")
@@ -122,12 +123,15 @@ _URL_SECRETS = re.compile(r"(//)[^/@\s'\"]*@|\?[^\s'\"<>)]*|#[^\s'\"<>)]*")
 
 
 def scrub_urls(text: str) -> str:
-    """``text`` with every URL's credentials, query and fragment cut out (for log lines).
+    """``text`` with every URL's credentials, query and fragment cut out, and the secrets of its path
+    (:func:`~.settings.redact_path`) hidden (for log lines).
 
     >>> scrub_urls("Too many redirects: http://u:pw@h/x?token=abc")
     'Too many redirects: http://h/x'
+    >>> scrub_urls("Cannot reach http://ha:8123/api/webhook/my-id?x=1")
+    'Cannot reach http://ha:8123/api/webhook/<secret>'
     """
-    return _URL_SECRETS.sub(lambda m: m.group(1) or "", text)
+    return redact_url_paths(_URL_SECRETS.sub(lambda m: m.group(1) or "", text))
 
 
 class ConnectionGuard:

@@ -95,7 +95,8 @@ def is_loopback(bind: str) -> bool:
 
 
 def redact_url(url: str) -> str:
-    """``http://user:pw@host:1/p?key=x`` -> ``http://host:1/p`` (no secrets in logs)."""
+    """``http://user:pw@host:1/p?key=x`` -> ``http://host:1/p`` (no secrets in logs), the path's
+    secrets hidden too (:func:`redact_path`)."""
     try:
         parts = urlsplit(url)
         host = parts.hostname or "?"
@@ -104,7 +105,49 @@ def redact_url(url: str) -> str:
         return "<unparsable URL>"
     if ":" in host:
         host = f"[{host}]"
-    return f"{parts.scheme}://{host}{port}{parts.path}"
+    return f"{parts.scheme}://{host}{port}{redact_path(parts.path)}"
+
+
+#: What a secret part of a URL's path becomes.
+PATH_SECRET = "<secret>"
+#: A path segment after which the rest of the path is a secret: Home Assistant's
+#: ``/api/webhook/<id>``, Discord's ``/api/webhooks/<id>/<token>``, Slack's ``/services/T/B/<secret>``,
+#: Zapier's ``/hooks/catch/<n>/<key>``, IFTTT's ``/trigger/<event>/with/key/<key>``.
+SECRET_PATH_AFTER = frozenset({"webhook", "webhooks", "services", "hooks", "key", "token", "secret"})
+#: A path segment that looks like a key wherever it is: 16 characters or more with a letter and a
+#: digit, or 24 or more of a token's characters (a Houdini hook's ``/baccarat_solved`` stays).
+_KEY_LIKE = Pattern(r"(?=[^/]*[0-9])(?=[^/]*[A-Za-z])[^/]{16,}|[A-Za-z0-9_.~-]{24,}")
+#: A URL in a text (a log line, an error's message).
+_URL_IN_TEXT = Pattern(r"\b([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s'\"<>)?#]*)(/[^\s'\"<>)?#]*)")
+
+
+def redact_path(path: str) -> str:
+    """``path`` with its secrets replaced by ``<secret>``: every segment after one of
+    :data:`SECRET_PATH_AFTER`, and any segment that looks like a key. The one rule for a URL's path.
+
+    >>> redact_path("/api/webhook/-Ab3kQ_solved")
+    '/api/webhook/<secret>'
+    >>> redact_path("/services/T0AB/B0CD/xoxb7d8Kq")
+    '/services/<secret>/<secret>/<secret>'
+    >>> redact_path("/baccarat_solved")
+    '/baccarat_solved'
+    """
+    out: list[str] = []
+    after = False
+    for segment in path.split("/"):
+        secret = after or bool(_KEY_LIKE.fullmatch(segment))
+        out.append(PATH_SECRET if secret and segment else segment)
+        after = after or segment.lower() in SECRET_PATH_AFTER
+    return "/".join(out)
+
+
+def redact_url_paths(text: str) -> str:
+    """``text`` with every URL's path redacted (:func:`redact_path`), for a log line or a file.
+
+    >>> redact_url_paths("POST https://discord.com/api/webhooks/123/tOkEn failed")
+    'POST https://discord.com/api/webhooks/<secret>/<secret> failed'
+    """
+    return _URL_IN_TEXT.sub(lambda m: m.group(1) + redact_path(m.group(2)), text)
 
 
 @record
