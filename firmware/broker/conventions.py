@@ -10,8 +10,13 @@ own. :class:`Convention` gives each one the same rules:
 - **Bad input** (a payload too big or not text, an unknown subtopic or command, bad JSON) is a
   note of the link's :class:`~firmware.system.noise.Noise`: one line, then a count, never a
   traceback, and the connection goes on (the link guards every handler besides).
+- **A bounded hand-over.** At most :data:`MAX_PENDING` of a convention's commands wait for the
+  game at once (as OSC's): one more in a flood is dropped, a note of the link's noise (one line,
+  then a count), so that 200,000 tiny messages from an anonymous broker neither grow the prop's
+  memory nor keep the game master waiting; the game answers those it took, in order.
 - **Retained commands** are ignored (one note): a command runs once, never again at each start
-  or reconnect. An empty message is a retained command being cleared: nothing runs (unless the
+  or reconnect. (One published with the retain flag while the prop listens reaches it as a live
+  message, without the flag: it runs that once, as on the prop's own command topic.) An empty message is a retained command being cleared: nothing runs (unless the
   topic says it all, :meth:`Convention.complete`).
 - **Never the game thread's time.** The state is read in an ``on_settled`` hook (the game thread,
   after the frame) into a few strings; the link's queues publish them, never blocking.
@@ -29,15 +34,19 @@ from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
 from baccarat_core.numbers import show_value
 from baccarat_core.strict import InputError, decode_text
-from firmware.services import Running
+from firmware.plugin import Running
 
 if TYPE_CHECKING:
     from firmware.broker.link import Link
-    from firmware.services import Prop
+    from firmware.plugin import Prop
 
 log = logging.getLogger("baccarat.mqtt")
 
 T = TypeVar("T")
+
+#: A convention's commands handed to the game and not yet answered, at most (OSC's cap too): the
+#: next one in a flood is dropped, one line and then a count.
+MAX_PENDING = 32
 
 
 def output_name(outputs: Sequence[str], index: int) -> str:
@@ -89,6 +98,12 @@ class Convention:
         self.lock = threading.Lock()
         self._topics: list[str] = []
         self._document: dict[str, Any] | None = None  # the newest state document handed over
+        self._count = threading.Lock()
+        self._pending = 0  # commands handed to the one command path and not yet answered
+        #: The most commands that waited at once (a test counts the bound with it).
+        self.most_pending = 0
+        #: Commands dropped because :data:`MAX_PENDING` were waiting.
+        self.dropped = 0
 
     # -- for subclasses --------------------------------------------------------------
     def listen(self, topic: str) -> None:
@@ -124,10 +139,34 @@ class Convention:
 
     def run(self, request: dict[str, Any], then: Callable[[dict[str, Any]], None] | None = None) -> None:
         """Hand ``request`` to the one command path; ``then(reply)`` once it is answered (on the thread
-        that answers it). A refusal is logged there, as for every surface."""
-        reply = self.commands.handle(request)
+        that answers it). A refusal is logged there, as for every surface. With :data:`MAX_PENDING`
+        commands waiting already, it is dropped instead (a note: one line, then a count)."""
+        with self._count:
+            full = self._pending >= MAX_PENDING
+            if full:
+                self.dropped += 1
+            else:
+                self._pending += 1
+                self.most_pending = max(self.most_pending, self._pending)
+        if full:
+            self.link.noise.note(
+                f"{self.what} flood",
+                f"{self.what}: dropped a command ({show_value(request.get('command'), 40)}): {MAX_PENDING} of its "
+                "commands are waiting for the game already (a flood: the game answers those in order)",
+            )
+            return
+        try:
+            reply = self.commands.handle(request)
+        except BaseException:
+            self._answered_one()
+            raise
+        reply.add_done_callback(lambda done: self._answered_one())
         if then is not None:
             reply.add_done_callback(lambda done: self._then(then, done.result()))
+
+    def _answered_one(self) -> None:
+        with self._count:
+            self._pending -= 1
 
     def _then(self, then: Callable[[dict[str, Any]], None], reply: dict[str, Any]) -> None:
         try:
