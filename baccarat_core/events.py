@@ -12,30 +12,14 @@ from __future__ import annotations
 from gettext import NullTranslations
 from typing import Any, ClassVar
 
+from .names import AREA_NAMES as AREA_NAMES  # the names' module's, imported from here as before
+from .names import COLOR_NAMES as COLOR_NAMES
+from .names import ENGLISH as ENGLISH
+from .names import N_ as N_
+from .names import named as named
 from .numbers import format_cents, format_dollars
 from .records import asdict, field, record
 from .timer import clock_text
-
-#: No catalog: the messages as written, in English.
-ENGLISH = NullTranslations()
-
-
-def N_(message: str) -> str:  # noqa: N802 - gettext's name for "mark, translate later"
-    """Mark ``message`` for the catalog (``pybabel extract``) without translating it here."""
-    return message
-
-
-#: Betting areas as the log and the messages name them (the manual's names; a page in another
-#: language says them as its catalog does).
-AREA_NAMES: dict[str, str] = {
-    # TRANSLATORS: the betting areas as the manual names them (the panel and the displays say
-    # them in English): the manual in your language's names, or these.
-    "player": N_("Player"),
-    "banker": N_("Banker"),
-    "tie": N_("Tie"),
-    "player_pair": N_("Player Pair"),
-    "banker_pair": N_("Banker Pair"),
-}
 
 
 def _stack(stack: tuple[int, ...] | list[int]) -> str:
@@ -95,11 +79,16 @@ class DeckAppeared(Event):
 
     def describe(self, t: NullTranslations = ENGLISH) -> str:
         """The colour, the solved count it appeared with, and the manual's steps."""
-        head = t.gettext("deck {color} appears with {solved} solved").format(color=self.color, solved=self.solved)
+        color = named(self.color, t)
+        head = t.ngettext(
+            "deck {color} appears with {solved} solved", "deck {color} appears with {solved} solved", self.solved
+        ).format(color=color, solved=self.solved)
         if self.replaces:
-            head = t.gettext("deck {color} replaces {old}, {solved} solved").format(
-                color=self.color, old=self.replaces, solved=self.solved
-            )
+            head = t.ngettext(
+                "deck {color} replaces {old}, {solved} solved",
+                "deck {color} replaces {old}, {solved} solved",
+                self.solved,
+            ).format(color=color, old=named(self.replaces, t), solved=self.solved)
         if self.unshuffled:
             return t.gettext("{deck}: unshuffled (lit BOB and 8 or 9 ports), top card {top}").format(
                 deck=head, top=self.top
@@ -153,7 +142,10 @@ class ChipAdded(Event):
     def describe(self, t: NullTranslations = ENGLISH) -> str:
         """The chip, and the whole stack bottom to top."""
         return t.gettext("chip {chip} on {area}: stack bottom to top {stack} = {total}").format(
-            chip=format_dollars(self.chip), area=self.area, stack=_stack(self.stack), total=format_dollars(self.total)
+            chip=format_dollars(self.chip),
+            area=named(self.area, t),
+            stack=_stack(self.stack),
+            total=format_dollars(self.total),
         )
 
 
@@ -168,7 +160,7 @@ class AreaCleared(Event):
     def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``tie cleared (held), $6 taken back``."""
         return t.gettext("{area} cleared (held), {total} taken back").format(
-            area=self.area, total=format_dollars(self.total)
+            area=named(self.area, t), total=format_dollars(self.total)
         )
 
 
@@ -199,7 +191,7 @@ class DealStarted(Event):
 
     def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``deal requested with player $26``."""
-        bets = ", ".join(f"{area} {format_dollars(amount)}" for area, amount in self.bets.items())
+        bets = ", ".join(f"{named(area, t)} {format_dollars(amount)}" for area, amount in self.bets.items())
         return t.gettext("deal requested with {bets}").format(bets=bets or t.gettext("no bets"))
 
 
@@ -217,7 +209,8 @@ class ChipsReordered(Event):
     def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``the dealer re-orders player to $500 $100 (bottom to top)``."""
         parts = "; ".join(
-            t.gettext("{area} to {stack}").format(area=area, stack=_stack(stack)) for area, stack in self.stacks.items()
+            t.gettext("{area} to {stack}").format(area=named(area, t), stack=_stack(stack))
+            for area, stack in self.stacks.items()
         )
         return t.gettext("the dealer re-orders {stacks} (bottom to top)").format(stacks=parts)
 
@@ -250,7 +243,7 @@ class CardDealt(Event):
     def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``card 10D to player, player total 0``."""
         return t.gettext("card {card} to {hand}, {hand} total {score}").format(
-            card=self.card, hand=self.hand, score=self.score
+            card=self.card, hand=named(self.hand, t), score=self.score
         )
 
 
@@ -268,8 +261,8 @@ class CardLanded(Event):
     def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``a card lands face down to player`` (``..., sideways`` for a third card)."""
         if self.sideways:
-            return t.gettext("a card lands face down to {hand}, sideways").format(hand=self.hand)
-        return t.gettext("a card lands face down to {hand}").format(hand=self.hand)
+            return t.gettext("a card lands face down to {hand}, sideways").format(hand=named(self.hand, t))
+        return t.gettext("a card lands face down to {hand}").format(hand=named(self.hand, t))
 
 
 @record
@@ -308,7 +301,7 @@ class RoundPlayed(Event):
 
     def describe(self, t: NullTranslations = ENGLISH) -> str:
         """Both hands with their scores, the winner, each bet's result and the profit."""
-        results = ", ".join(f"{a} {format_cents(c, signed=True)}" for a, c in self.results.items())
+        results = ", ".join(f"{named(a, t)} {format_cents(c, signed=True)}" for a, c in self.results.items())
         return t.gettext(
             "round: player {player} = {player_score}, banker {banker} = {banker_score}, {winner} wins; "
             "{results}; profit {profit}"
@@ -317,7 +310,7 @@ class RoundPlayed(Event):
             player_score=self.player_score,
             banker=" ".join(self.banker),
             banker_score=self.banker_score,
-            winner=self.winner,
+            winner=named(self.winner, t),
             results=results,
             profit=format_cents(self.profit_cents, signed=True),
         )
@@ -355,7 +348,11 @@ class SolvedCountChanged(Event):
 
     def describe(self, t: NullTranslations = ENGLISH) -> str:
         """The new count and what it affects."""
-        return t.gettext("the bomb now has {count} solved modules (the next deck uses it)").format(count=self.solved)
+        return t.ngettext(
+            "the bomb now has {count} solved module (the next deck uses it)",
+            "the bomb now has {count} solved modules (the next deck uses it)",
+            self.solved,
+        ).format(count=self.solved)
 
 
 @record
@@ -397,11 +394,18 @@ class EdgeworkChanged(Event):
             return ", ".join(items) or t.gettext("none")
 
         how = t.gettext("bomb drawn at random") if self.drawn else t.gettext("edgework set")
-        said = t.gettext("{how}: serial {serial}, ports {ports}, lit {lit}, unlit {unlit}, {solved} solved")
+        said = t.ngettext(
+            "{how}: serial {serial}, ports {ports}, lit {lit}, unlit {unlit}, {solved} solved",
+            "{how}: serial {serial}, ports {ports}, lit {lit}, unlit {unlit}, {solved} solved",
+            self.solved,
+        )
         if self.batteries:
-            said = t.gettext(
+            said = t.ngettext(
                 "{how}: serial {serial}, ports {ports}, lit {lit}, unlit {unlit}, battery holders {batteries}, "
-                "{solved} solved"
+                "{solved} solved",
+                "{how}: serial {serial}, ports {ports}, lit {lit}, unlit {unlit}, battery holders {batteries}, "
+                "{solved} solved",
+                self.solved,
             )
         return said.format(
             how=how,

@@ -12,6 +12,7 @@ from gettext import NullTranslations
 from typing import Any, ClassVar
 
 from baccarat_core.events import ENGLISH, Event
+from baccarat_core.names import named
 from baccarat_core.records import record
 
 #: Why an output switched, besides the game event that switched it (its kind: ``solved``, ...).
@@ -41,9 +42,9 @@ class OutputSwitched(Event):
     def describe(self, t: NullTranslations = ENGLISH) -> str:
         """``output lock on (solved)``, ``output horn on for 1 s (strike)``, ``output lock off (cut-off)``."""
         if not self.on:
-            return t.gettext("output {name} off ({cause})").format(name=self.name, cause=self.cause)
+            return t.gettext("output {name} off ({cause})").format(name=self.name, cause=named(self.cause, t))
         if self.seconds is not None:
             return t.gettext("output {name} on for {seconds} s ({cause})").format(
-                name=self.name, seconds=f"{self.seconds:g}", cause=self.cause
+                name=self.name, seconds=f"{self.seconds:g}", cause=named(self.cause, t)
             )
-        return t.gettext("output {name} on ({cause})").format(name=self.name, cause=self.cause)
+        return t.gettext("output {name} on ({cause})").format(name=self.name, cause=named(self.cause, t))

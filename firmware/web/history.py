@@ -33,6 +33,7 @@ from baccarat_core import BaccaratError
 
 from ..history import replay
 from ..history.games import Game, Problem, averages, to_csv
+from ..history.store import MemoryStore
 from .live import png_data_url
 
 if TYPE_CHECKING:
@@ -102,6 +103,7 @@ class HistoryPages:
             "error": error,
             "now": now,
             "where": self.keeper.store.where,
+            "in_memory": isinstance(self.keeper.store, MemoryStore),  # the page says it in its language
             "current": current,
             "games": [g.summary(now if g.id == current else None) for g in reversed(games[-LISTED:])],
             "total": len(games),

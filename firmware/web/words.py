@@ -14,12 +14,14 @@ the manual writes it ("$1,500").
 
 from __future__ import annotations
 
+import re
 from gettext import NullTranslations
 from typing import Any
 
 from baccarat_core import TableLimits
 from baccarat_core import events as ev
 from baccarat_core.events import AREA_NAMES, ENGLISH
+from baccarat_core.names import named
 from baccarat_core.numbers import format_dollars
 from baccarat_core.timer import clock_text
 
@@ -32,6 +34,47 @@ STRIKE_WORDS: dict[str, str] = {
     "stack_order": N_("a larger chip sat on a smaller one"),
     "loss": N_("the round lost money"),
 }
+
+#: A strike's detail as the rules write it (English), and the message that says it in another language.
+STRIKE_DETAILS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"(?P<area>[A-Z][a-z]+(?: Pair)?) bet (?P<amount>\S+) is outside the limits (?P<limits>.+)"),
+        N_("{area} bet {amount} is outside the limits {limits}"),
+    ),
+    (
+        re.compile(
+            r"(?P<area>[A-Z][a-z]+(?: Pair)?) bet (?P<amount>\S+) is outside the side-bet limits (?P<limits>.+)"
+        ),
+        N_("{area} bet {amount} is outside the side-bet limits {limits}"),
+    ),
+    (
+        re.compile(r"bets on both Player \((?P<player>\S+)\) and Banker \((?P<banker>\S+)\)"),
+        N_("bets on both Player ({player}) and Banker ({banker})"),
+    ),
+    (re.compile(r"no bet on Player or Banker"), N_("no bet on Player or Banker")),
+    (re.compile(r"the round lost (?P<amount>\S+)"), N_("the round lost {amount}")),
+    (
+        re.compile(r"a larger chip sat on a smaller one in (?P<areas>.+)"),
+        N_("a larger chip sat on a smaller one in {areas}"),
+    ),
+)
+
+
+def strike_detail(detail: str, t: NullTranslations = ENGLISH) -> str:
+    """A strike's detail in ``t``'s language (the rules write it in English); as written if no
+    message says it."""
+    for pattern, message in STRIKE_DETAILS:
+        match = pattern.fullmatch(detail)
+        if match is None:
+            continue
+        fields = match.groupdict()
+        if "area" in fields:
+            fields["area"] = t.gettext(fields["area"])
+        if "areas" in fields:
+            fields["areas"] = ", ".join(t.gettext(area) for area in fields["areas"].split(", "))
+        return t.gettext(message).format(**fields)
+    return detail
+
 
 #: A countdown's state in words, for the console.
 TIMER_STATES: dict[str, str] = {
@@ -55,7 +98,8 @@ def log_text(event: ev.Event, t: NullTranslations = ENGLISH) -> str:
     """One log line for the console: the event's description, a strike's reason in words."""
     if isinstance(event, ev.Strike):
         why = t.gettext(STRIKE_WORDS[event.reason]) if event.reason in STRIKE_WORDS else event.reason
-        return t.gettext("STRIKE {count}: {why} ({detail})").format(count=event.strikes, why=why, detail=event.detail)
+        detail = strike_detail(event.detail, t)
+        return t.gettext("STRIKE {count}: {why} ({detail})").format(count=event.strikes, why=why, detail=detail)
     return event.describe(t)
 
 
@@ -82,7 +126,7 @@ def words(doc: dict[str, Any], t: NullTranslations = ENGLISH, language: str = SO
 
     bets = {area: amount for area, amount in (doc.get("bets") or {}).items() if amount}
     solved = edgework.get("solved", 0)
-    deck = doc.get("deck")
+    deck = named(doc["deck"], t) if doc.get("deck") else None
     status = t.gettext("SOLVED") if doc.get("solved") else t.gettext("EXPLODED") if doc.get("exploded") else None
     described = t.ngettext(
         "serial {serial}; ports {ports}; lit {lit}; unlit {unlit}; {n} module solved on the bomb",
@@ -104,9 +148,11 @@ def words(doc: dict[str, Any], t: NullTranslations = ENGLISH, language: str = SO
         ),
         "edgework": described,
         "deck": (
-            t.gettext("{deck} deck, {left} cards left (dealt for {solved} solved)").format(
-                deck=deck, left=doc.get("cards_left"), solved=doc.get("deck_solved")
-            )
+            t.ngettext(
+                "{deck} deck, {left} cards left (dealt for {solved} solved)",
+                "{deck} deck, {left} cards left (dealt for {solved} solved)",
+                doc.get("deck_solved") or 0,
+            ).format(deck=deck, left=doc.get("cards_left"), solved=doc.get("deck_solved"))
             if deck
             else t.gettext("no deck yet")
         ),

@@ -235,8 +235,8 @@
     }
   }
 
-  // The displays' roles, as the front panel's silkscreen and the page name them.
-  const ROLE_NAMES = { placard: _("Placard"), table: _("Table"), bets: _("Bets"), casing: _("Casing") };
+  // The displays' roles, as the front panel's silkscreen and the page name them (i18n.js).
+  const { named } = window.baccaratI18n;
 
   // The page's displays are the prop's own (from /api/session), never a copy here; the front panel's
   // buttons come from its layout (panel.js).
@@ -248,10 +248,10 @@
       figure.dataset.role = role;
       const img = document.createElement("img");
       img.id = `display-${role}`;
-      img.alt = _("{role} display", { role: ROLE_NAMES[role] || role });
+      img.alt = _("{role} display", { role: named(role) });
       img.addEventListener("load", fitDisplays);
       const caption = document.createElement("figcaption");
-      caption.textContent = ROLE_NAMES[role] || role;
+      caption.textContent = named(role);
       figure.append(img, caption);
       box.append(figure);
     }
@@ -267,7 +267,7 @@
       } else {
         img.removeAttribute("src");
         img.classList.add("missing");
-        img.alt = _("{role} display: none connected", { role: ROLE_NAMES[role] || role });
+        img.alt = _("{role} display: none connected", { role: named(role) });
       }
     }
   }
@@ -365,9 +365,9 @@
     if (output.pin === undefined) return output.text;
     let said = output.on === null ? _("only by command")
       : output.mode === "pulse"
-        ? _("a {seconds} s pulse at {event}", { seconds: formatNumber(output.pulse_seconds), event: output.on })
-        : _("on at {event} (hold)", { event: output.on });
-    if (output.off !== null) said = _("{said}, off at {event}", { said, event: output.off });
+        ? _("a {seconds} s pulse at {event}", { seconds: formatNumber(output.pulse_seconds), event: named(output.on) })
+        : _("on at {event} (hold)", { event: named(output.on) });
+    if (output.off !== null) said = _("{said}, off at {event}", { said, event: named(output.off) });
     if (output.max_on_seconds !== null) {
       said = _("{said}, never on longer than {seconds} s", { said, seconds: formatNumber(output.max_on_seconds) });
     }
@@ -438,8 +438,7 @@
     deck.style.background = lit ? `rgb(${r}, ${g}, ${b})` : "";
     deck.style.boxShadow = lit ? `0 0 .6rem rgb(${r}, ${g}, ${b})` : "";
     const deckText = $("#light-deck-text");
-    deckText.textContent = lit ? (lights.deck || _("on")) : _("off");
-    deckText.translate = !(lit && lights.deck); // the deck's colour, by its own name
+    deckText.textContent = lit ? (lights.deck ? named(lights.deck) : _("on")) : _("off");
   }
 
   // The prop's own cues, played here too once the game master ticks "Sound" (a browser plays

@@ -100,7 +100,9 @@
       dd.textContent = String(value);
       list.append(dt, dd);
     }
-    let where = _("Recorded in {where}.", { where: listing.where });
+    let where = listing.in_memory
+      ? _("Kept in memory for this run only: saving is off ([state] file is empty).")
+      : _("Recorded in {where}.", { where: listing.where });
     if (listing.skipped) {
       where += ` ${ngettext("{n} damaged line skipped (the prop's log names it).",
         "{n} damaged lines skipped (the prop's log names them).", listing.skipped)}`;
@@ -172,7 +174,7 @@
   }
 
   // -- the replay ------------------------------------------------------------------------------------
-  const ROLE_NAMES = { placard: _("Placard"), table: _("Table"), bets: _("Bets"), casing: _("Casing") };
+  const { named } = window.baccaratI18n;
   function buildDisplays(roles) {
     const box = $("#replay-displays");
     box.replaceChildren();
@@ -181,10 +183,10 @@
       figure.className = "display";
       const img = document.createElement("img");
       img.id = `replay-${role}`;
-      img.alt = _("{role} display, as the players saw it", { role: ROLE_NAMES[role] || role });
+      img.alt = _("{role} display, as the players saw it", { role: named(role) });
       img.addEventListener("load", fitDisplays);
       const caption = document.createElement("figcaption");
-      caption.textContent = ROLE_NAMES[role] || role;
+      caption.textContent = named(role);
       figure.append(img, caption);
       box.append(figure);
     }

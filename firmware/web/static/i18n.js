@@ -34,8 +34,19 @@
   const time = new Intl.DateTimeFormat(language, { hour: "2-digit", minute: "2-digit", second: "2-digit",
     hourCycle: "h23" });
 
+  // The prop's own names in words, one table for every page: the displays' roles (as the front
+  // panel's silkscreen names them), the deck colours, and the events an output switches at (the
+  // config's names for them, firmware/devices/switching.py).
+  const names = {
+    placard: _("Placard"), table: _("Table"), bets: _("Bets"), casing: _("Casing"),
+    red: _("red"), blue: _("blue"), green: _("green"), silver: _("silver"),
+    solved: _("solved"), strike: _("strike"), exploded: _("exploded"), reset: _("reset"), deal: _("deal"),
+  };
+
   window.baccaratI18n = {
     language,
+    // A role's, colour's or event's name in the page's language (the name itself if it has none).
+    named: (key) => (Object.hasOwn(names, key) ? names[key] : key),
     formatNumber,
     formatDateTime: (date) => dateTime.format(date),
     formatTime: (date) => time.format(date),

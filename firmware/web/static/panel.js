@@ -88,7 +88,7 @@
         place(win, item, item.w, item.h, size);
         const img = document.createElement("img");
         img.id = `panel-display-${item.role}`;
-        img.alt = _("{role} display", { role: item.label });
+        img.alt = _("{role} display", { role: window.baccaratI18n.named(item.role) });
         win.append(img);
         images[item.role] = img;
         face.append(win);
