@@ -16,8 +16,9 @@ own. :class:`Convention` gives each one the same rules:
   memory nor keep the game master waiting; the game answers those it took, in order.
 - **Retained commands** are ignored (one note): a command runs once, never again at each start
   or reconnect. (One published with the retain flag while the prop listens reaches it as a live
-  message, without the flag: it runs that once, as on the prop's own command topic.) An empty message is a retained command being cleared: nothing runs (unless the
-  topic says it all, :meth:`Convention.complete`).
+  message, without the flag: it runs that once, as on the prop's own command topic.) An empty
+  message is a retained command being cleared: nothing runs (unless the topic says it all,
+  :meth:`Convention.complete`).
 - **Never the game thread's time.** The state is read in an ``on_settled`` hook (the game thread,
   after the frame) into a few strings; the link's queues publish them, never blocking.
 - **A clean stop** publishes the outputs as the stopped prop leaves them (all off).
