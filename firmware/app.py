@@ -40,7 +40,7 @@ from .room.commands import GameMaster
 if TYPE_CHECKING:
     from baccarat_core.events import Event
 
-    from .services import Prop, Service
+    from .plugin import Prop, Service
     from .web.backend import PinDriver
 
 log = logging.getLogger("baccarat")
@@ -178,11 +178,11 @@ def attach_services(
 
     Call before the daemon's game thread starts, so that the hooks see the first events. The
     services are found through their entry points (:mod:`firmware.services.registry`), each
-    started with a :class:`~firmware.services.Prop` (``simulate``: the simulator, where
+    started with a :class:`~firmware.plugin.Prop` (``simulate``: the simulator, where
     ``pin_driver`` gives the console its front panel; a buzzer's pin comes from ``pin_factory``).
     One that fails to start is one log line, and the prop runs on without it.
     """
-    from .services import Prop
+    from .plugin import Prop
     from .services.registry import installed
 
     closers: list[Callable[[], None]] = []
@@ -211,9 +211,21 @@ def attach_services(
     return attached
 
 
+#: How long a third party's start (and its stop) may take before the prop goes on without it.
+PLUGIN_START_SECONDS = 10.0
+
+
 def _start(service: Service, prop: Prop, settings: object, closers: list[Callable[[], None]]) -> None:
     """Start one service: a :class:`~firmware.errors.PropError` refuses to run the prop at all (it
-    says why, as ``run`` reports it); any other exception costs this service only, in one log line."""
+    says why, as ``run`` reports it); any other exception costs this service only, in one log line.
+
+    A third party's service (one installed from another distribution than the prop's) starts on a
+    thread of its own with a :class:`~firmware.plugin.Prop` whose daemon queues its hooks to a
+    thread of the plugin's (:mod:`firmware.plugin.hooks`): a plugin that blocks or raises anything,
+    at start, in a hook or at its stop, costs itself, never the game."""
+    if not type(service).__module__.startswith("firmware.services."):
+        _start_third(service, prop, settings, closers)
+        return
     try:
         running = service.start(prop, settings)
     except PropError:
@@ -227,6 +239,40 @@ def _start(service: Service, prop: Prop, settings: object, closers: list[Callabl
     if running is not None:
         prop.running[service.name] = running.value
         closers.append(running.stop)
+
+
+def _start_third(service: Service, prop: Prop, settings: object, closers: list[Callable[[], None]]) -> None:
+    """A third party's start (see :func:`_start`)."""
+    import copy
+
+    from .plugin.hooks import DaemonView, HookRunner, run_bounded
+
+    runner = HookRunner(service.name, logging.getLogger(f"baccarat.plugin.{service.name}"))
+    own = copy.copy(prop)  # the same commands, config and neighbours (``running`` is one dict)
+    own.daemon = DaemonView(prop.daemon, runner)  # type: ignore[assignment]
+    prop.plugins[service.name] = runner
+    state, result = run_bounded(service.name, lambda: service.start(own, settings), PLUGIN_START_SECONDS)
+    if state != "ok":
+        why = (
+            f"its start has not finished after {PLUGIN_START_SECONDS:.0f} s"
+            if state == "timeout"
+            else f"{type(result).__name__}: {result}"
+        )
+        runner.disable(why, say=False)
+        log.error("service %s did not start (%s); the prop runs without it", service.name, why)
+        return
+
+    def stop() -> None:
+        runner.close()
+        if result is not None:
+            state, error = run_bounded(service.name, result.stop, PLUGIN_START_SECONDS)
+            if state != "ok":
+                why = "it has not finished" if state == "timeout" else f"{type(error).__name__}: {error}"
+                log.error("service %s did not stop cleanly (%s)", service.name, why)
+
+    if result is not None:
+        prop.running[service.name] = result.value
+    closers.append(stop)
 
 
 def resume_collection(events: list[Event], module: BaccaratModule) -> None:
@@ -300,4 +346,7 @@ def run_forever(daemon: Daemon, closers: list[Callable[[], None]] | None = None)
     close_daemon(daemon)
     if notifier is not None:
         notifier.close()
+    if not daemon.stop_requested:  # no signal, no quit: the service manager restarts the prop
+        log.error("the game stopped without being asked to; exit status 1")
+        return 1
     return 0

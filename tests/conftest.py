@@ -256,6 +256,7 @@ def start_served(
     rig = Rig(daemon, factory, clock)
     closers = attach_services(daemon, config)
     rig.master = closers.prop.commands  # the one command path the services were given
+    rig.prop = closers.prop  # its drain() waits for the third parties' hooks
 
     def stop() -> None:
         daemon.stop()

@@ -37,7 +37,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "baccarat_core.bets": (),  # remote play: the words and the presses they stand for
     "baccarat_core.timer": (),  # the module's docstring teaches the countdown
     "firmware.config.sections": ("Section",),
-    "firmware.services": ("Service",),  # a room service, as a third party writes one
+    "firmware.plugin.base": ("Service",),  # a room service, as a third party writes one
+    "firmware.plugin": (),
+    "firmware.plugin.hooks": (),
     "firmware.room.command_table": (),
 }
 

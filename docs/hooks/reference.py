@@ -2,7 +2,7 @@
 
 - ``reference/config.md``: every section and key, from the core's declarations
   (``firmware.config.core.CORE_KEYS``) and each installed room service's
-  (``firmware.services.Service.keys``);
+  (``firmware.plugin.Service.keys``);
 - ``reference/cli.md``: every ``baccarat`` command, from its argparse parser;
 - ``reference/mqtt.md``: the prop's MQTT topics (``firmware.services.mqtt.room.TOPICS``) and Home
   Assistant's discovery topic;

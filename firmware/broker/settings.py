@@ -18,7 +18,8 @@ from baccarat_core import strict
 from baccarat_core.patterns import Pattern
 from baccarat_core.records import record
 from firmware.config.core import TRIGGER_EVENTS
-from firmware.plugin import ConfigError, Key, Section, port_problem, show_setting, within
+from firmware.config.sections import Key, Section, port_problem, show_setting, within
+from firmware.errors import ConfigError
 
 #: Largest ``[mqtt] queue_limit``.
 MAX_QUEUE_LIMIT = 100_000

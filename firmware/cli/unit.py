@@ -1,7 +1,7 @@
 """``baccarat unit-dropin``: what the room services a config turns on need from the systemd unit.
 
 The unit (``firmware/baccarat.service``) grants nothing beyond the prop's own needs; a service that
-needs more says so (:meth:`firmware.services.Service.unit`: Clue Control's Modbus server on port
+needs more says so (:meth:`firmware.plugin.Service.unit`: Clue Control's Modbus server on port
 502 needs ``CAP_NET_BIND_SERVICE``), and ``scripts/install-service.sh`` writes what this prints to
 ``/etc/systemd/system/baccarat.service.d/50-services.conf`` (nothing: no drop-in).
 """

@@ -4,7 +4,7 @@ the outputs, the state file) and each room service's own.
 ``load_config(path)`` reads and validates a file once, up front; every problem is a
 :class:`ConfigError` whose one-line message names the file, the section, the key and the value.
 The core's keys are declared in :mod:`.config_sections`; each room service declares its own
-(:class:`firmware.services.Service`), and its settings are :attr:`Config.settings` by the
+(:class:`firmware.plugin.Service`), and its settings are :attr:`Config.settings` by the
 service's name. :func:`pin_uses` and :func:`pin_problems` (:mod:`.config_report`) are the one pin
 and bus validator: ``check-config``, ``run`` and ``hardware/generate.py`` all ask them.
 """
@@ -85,7 +85,7 @@ DEFAULT_CONFIG = Path(__file__).with_name("default-config.toml")
 #: Largest config file read (the reference config is about 6 KB).
 MAX_CONFIG_BYTES = 256 * 1024
 
-#: The core's sections (each service's is its own: :attr:`firmware.services.Service.table`).
+#: The core's sections (each service's is its own: :attr:`firmware.plugin.Service.table`).
 CORE_SECTIONS: tuple[str, ...] = ("edgework", "limits", "deck", "inputs", "status_light", "deck_light", "timing")
 CORE_SECTIONS += ("displays", "state", "bomb", "outputs", "display")
 

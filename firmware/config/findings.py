@@ -1,7 +1,7 @@
 """A line of ``baccarat doctor``'s report: OK, WARN or FAIL, what was found, and the fix.
 
 The doctor's own checks (:mod:`firmware.doctor`) and each room service's
-(:meth:`firmware.services.Service.doctor`) give their findings as :class:`Finding` records.
+(:meth:`firmware.plugin.Service.doctor`) give their findings as :class:`Finding` records.
 
 >>> Finding(WARN, "MQTT broker broker.local:1883 does not answer", "start mosquitto").line()
 'WARN MQTT broker broker.local:1883 does not answer; fix: start mosquitto'

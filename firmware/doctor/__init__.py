@@ -76,7 +76,7 @@ def examine(host: Host, config_file: Path, probe: Callable[[int, int], OSError |
 
 
 def check_services(host: Host, config: Config | None) -> list[Finding]:
-    """Each configured room service's own lines (:meth:`firmware.services.Service.doctor`)."""
+    """Each configured room service's own lines (:meth:`firmware.plugin.Service.doctor`)."""
     if config is None:
         return []
     from ..services.registry import installed

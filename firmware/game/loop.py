@@ -91,12 +91,29 @@ class Mode(Protocol):
 
 
 def notify(hooks: Sequence[Callable[..., None]], *args: Any) -> None:
-    """Call each hook with ``args``; one that raises is logged, and the rest still run."""
+    """Call each hook with ``args``; one that raises anything (``SystemExit`` too: it would end
+    the game thread) is logged, and the rest still run. A hook's first failure of a kind is
+    logged with its traceback; the next ones are counted (:func:`_hook_failed`)."""
     for hook in hooks:
         try:
             hook(*args)
-        except Exception:
-            log.exception("hook %r failed", hook)
+        except BaseException as error:  # noqa: BLE001 - a hook never ends the game thread
+            _hook_failed(hook, error)
+
+
+#: (hook, kind of exception) -> how often it failed so far.
+_FAILURES: dict[tuple[int, type[BaseException]], int] = {}
+#: After the first failure of a kind, one line each this many more (not one per event).
+FAILURES_SAID_EVERY = 100
+
+
+def _hook_failed(hook: Callable[..., None], error: BaseException) -> None:
+    key = (id(hook), type(error))
+    count = _FAILURES[key] = _FAILURES.get(key, 0) + 1
+    if count == 1:
+        log.error("hook %r failed (%s: %s)", hook, type(error).__name__, error, exc_info=error)
+    elif count % FAILURES_SAID_EVERY == 0:
+        log.error("hook %r has failed %d times (%s: %s)", hook, count, type(error).__name__, error)
 
 
 class GameLoop:
@@ -106,6 +123,8 @@ class GameLoop:
         self.ready = threading.Event()
         self._queue: queue.Queue[Input | _Call | _SolvedCount | _Stop] = queue.Queue()
         self._ended = False  # the game thread has stopped: calls fail at once (under _end_lock)
+        #: True once :meth:`stop` was called: a game thread that ends without it ended by accident.
+        self.stop_requested = False
         self._end_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._beat: Callable[[], None] | None = None
@@ -154,11 +173,19 @@ class GameLoop:
 
     def start(self) -> None:
         """Run the game on a thread of its own (see :meth:`run`)."""
-        self._thread = threading.Thread(target=self.run, name="baccarat-game", daemon=True)
+        self._thread = threading.Thread(target=self._run_logged, name="baccarat-game", daemon=True)
         self._thread.start()
+
+    def _run_logged(self) -> None:
+        """:meth:`run`, with one line when it ends by anything but :meth:`stop`."""
+        try:
+            self.run()
+        except BaseException as error:
+            log.critical("the game thread ended: %s: %s", type(error).__name__, error, exc_info=error)
 
     def stop(self) -> None:
         """Stop the game thread: outputs and lights off, displays blank (SIGTERM)."""
+        self.stop_requested = True
         self._queue.put(_STOP)
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=10)

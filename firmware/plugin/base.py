@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from firmware.config import Config
     from firmware.game.daemon import Daemon
+    from firmware.plugin.hooks import HookRunner
     from firmware.room.command_table import CommandSpec
     from firmware.room.commands import GameMaster
 
@@ -69,6 +70,13 @@ class Prop:
         self.pin_driver = pin_driver
         #: The started services' values, by name (:attr:`Running.value`).
         self.running: dict[str, Any] = {}
+        #: The third parties' hook runners, by service name (:mod:`firmware.plugin.hooks`).
+        self.plugins: dict[str, HookRunner] = {}
+
+    def drain(self, timeout: float = 5.0) -> bool:
+        """Wait until every third-party plugin's queued hooks have run (tests, tools); False when
+        one had not caught up within ``timeout`` seconds."""
+        return all(runner.drain(timeout) for runner in list(self.plugins.values()))
 
     def service(self, name: str) -> Any:
         """What the service ``name`` shares (its :attr:`Running.value`), or None when it does not run."""

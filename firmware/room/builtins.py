@@ -3,7 +3,7 @@
 A runner takes the game master (:class:`~firmware.room.commands.GameMaster`) and the checked
 :class:`~firmware.room.command_table.Command`, and returns a future of a JSON-ready result; it runs
 the game's part on the daemon's game thread (``daemon.apply``, ``daemon.call``). A room service
-adds its own commands the same way (:meth:`firmware.services.Service.commands`).
+adds its own commands the same way (:meth:`firmware.plugin.Service.commands`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from baccarat_core import BaccaratModule, Edgework
 from baccarat_core import events as ev
@@ -22,6 +22,7 @@ from .command_table import (
     Argument,
     Command,
     CommandSpec,
+    Master,
     bets,
     button_seconds,
     count_word,
@@ -36,9 +37,6 @@ from .command_table import (
     seconds_word,
 )
 from .documents import bet_result, hint
-
-if TYPE_CHECKING:
-    from .commands import GameMaster
 
 log = logging.getLogger("baccarat.commands")
 
@@ -70,35 +68,35 @@ def _events(running: Future[list[ev.Event]]) -> Future[dict[str, Any]]:
 def _on_module(produce: Callable[[BaccaratModule, Command], list[ev.Event]]) -> Callable[..., Future[Any]]:
     """A runner that applies ``produce(module, command)`` on the game thread and answers its events."""
 
-    def run(master: GameMaster, command: Command) -> Future[Any]:
+    def run(master: Master, command: Command) -> Future[Any]:
         return _events(master.daemon.apply(lambda module: produce(module, command)))
 
     return run
 
 
-def _reset(master: GameMaster, command: Command) -> Future[Any]:
+def _reset(master: Master, command: Command) -> Future[Any]:
     limits = command.limits or master.default_limits
     return _events(master.daemon.apply(lambda m: m.reset(limits)))
 
 
-def _set_solved(master: GameMaster, command: Command) -> Future[Any]:
+def _set_solved(master: Master, command: Command) -> Future[Any]:
     return _events(master.daemon.set_solved(command.solved))
 
 
-def _hint(master: GameMaster, command: Command) -> Future[Any]:
+def _hint(master: Master, command: Command) -> Future[Any]:
     daemon = master.daemon
     return daemon.call(lambda: master.noted(command, lambda: hint(daemon.module)), during_round=True)
 
 
-def _status(master: GameMaster, command: Command) -> Future[Any]:
+def _status(master: Master, command: Command) -> Future[Any]:
     return master.daemon.call(lambda: master.extras(dict(master.document())), during_round=True)
 
 
-def _identify(master: GameMaster, command: Command) -> Future[Any]:
+def _identify(master: Master, command: Command) -> Future[Any]:
     return master.daemon.identify()
 
 
-def _bet(master: GameMaster, command: Command) -> Future[Any]:
+def _bet(master: Master, command: Command) -> Future[Any]:
     placed: dict[str, int] = command.bets
 
     def play(module: BaccaratModule) -> list[ev.Event]:
@@ -111,25 +109,25 @@ def _bet(master: GameMaster, command: Command) -> Future[Any]:
     return then(master.daemon.play(play), lambda events: bet_result(placed, events))
 
 
-def _self_test(master: GameMaster, command: Command) -> Future[Any]:
+def _self_test(master: Master, command: Command) -> Future[Any]:
     return master.self_test.start(button_seconds=command.button_seconds, switch=command.outputs or ())
 
 
-def _self_test_skip(master: GameMaster, command: Command) -> Future[Any]:
+def _self_test_skip(master: Master, command: Command) -> Future[Any]:
     return master.self_test.skip()
 
 
-def _self_test_cancel(master: GameMaster, command: Command) -> Future[Any]:
+def _self_test_cancel(master: Master, command: Command) -> Future[Any]:
     return master.self_test.cancel()
 
 
-def _output(master: GameMaster, command: Command) -> Future[Any]:
+def _output(master: Master, command: Command) -> Future[Any]:
     output = command.args["name"]  # the output's name (command.name is the command's)
     master.check_output(output)
     return _events(master.daemon.switch_output(output, command.state))
 
 
-def _self_test_timeout(master: GameMaster, command: Command) -> float:
+def _self_test_timeout(master: Master, command: Command) -> float:
     return master.self_test.longest(command.button_seconds) + COMMAND_TIMEOUT
 
 

@@ -4,7 +4,7 @@ A command arrives as a JSON object (``{"command": "set_solved", "solved": 3}``) 
 (``set-solved 3``, ``reset min=25 max=1000``, ``output lock on``); both become a
 :class:`Command`, every argument checked by the :class:`Argument` that declares it, before
 anything runs. A room service adds its own commands with :meth:`CommandTable.add`
-(:meth:`firmware.services.Service.commands`); the built-in ones are
+(:meth:`firmware.plugin.Service.commands`); the built-in ones are
 :data:`firmware.room.commands.BUILT_IN`, next to what each runs.
 
 >>> from firmware.room.commands import BUILT_IN
@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from baccarat_core import BaccaratError, Edgework, strict
 from baccarat_core.edgework import check_solved
@@ -35,7 +35,37 @@ from ..devices.wiring import OUTPUT_STATES
 from ..errors import PropError
 
 if TYPE_CHECKING:
-    from .commands import GameMaster
+    from baccarat_core import TableLimits
+
+    from ..game.daemon import Daemon
+    from ..selftest import SelfTester
+
+_T = TypeVar("_T")
+
+
+class Master(Protocol):
+    """What a command's runner is given: the game master
+    (:class:`~firmware.room.commands.GameMaster`, named by its shape, as that module imports this one)."""
+
+    daemon: Daemon
+    default_limits: TableLimits | None
+
+    @property
+    def self_test(self) -> SelfTester:
+        """The pre-game self-test."""
+
+    def document(self) -> dict[str, Any]:
+        """The state document now (game thread)."""
+
+    def extras(self, document: dict[str, Any]) -> dict[str, Any]:
+        """``document`` with the extras of this moment (game thread)."""
+
+    def noted(self, command: Command, run: Callable[[], _T]) -> _T:
+        """Run ``command`` (game thread), then tell the command hooks it ran."""
+
+    def check_output(self, name: str) -> None:
+        """Refuse an output this prop does not have."""
+
 
 #: Longest error text in a reply or a log line (the offending values in it are cut shorter still).
 MAX_ERROR = 240
@@ -65,7 +95,7 @@ class Argument:
 
 
 #: What a command runs: ``run(master, command)`` on any thread; the future holds a JSON-ready result.
-Runner = Callable[["GameMaster", "Command"], "Future[Any]"]
+Runner = Callable[[Master, "Command"], "Future[Any]"]
 
 
 @record
@@ -84,7 +114,7 @@ class CommandSpec:
     positional: tuple[str, ...] = ()
     rest: str | None = None
     check: Callable[[dict[str, Any]], None] | None = None
-    timeout: Callable[[GameMaster, Command], float] | None = None
+    timeout: Callable[[Master, Command], float] | None = None
     help: str = ""
 
     def argument(self, name: str) -> Argument | None:

@@ -22,6 +22,7 @@ from functools import cache
 from pathlib import Path
 
 from firmware.plugin import Service
+from firmware.plugin.hooks import run_bounded
 
 from ..errors import ConfigError
 
@@ -31,14 +32,22 @@ GROUP = "baccarat.services"
 #: Where the prop's own services live (their entry points name classes in it).
 OWN_PACKAGE = "firmware.services."
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+#: The prop's own distribution (its services are trusted to hand work over; see firmware.plugin.hooks).
+OWN_DISTRIBUTION = "baccarat-prop"
+#: How long a third party's import may take before the prop starts without it.
+IMPORT_SECONDS = 10.0
 
 
 class Services:
     """The services found: by name, and those that could not be loaded (name -> why)."""
 
-    def __init__(self, services: dict[str, Service], broken: dict[str, str]) -> None:
+    def __init__(
+        self, services: dict[str, Service], broken: dict[str, str], conflicts: dict[str, str] | None = None
+    ) -> None:
         self.by_name = services
         self.broken = broken
+        #: A name a second distribution claimed too: name -> the line that says which was refused.
+        self.conflicts = conflicts or {}
 
     def __iter__(self) -> Iterator[Service]:
         return iter(self.by_name.values())
@@ -73,13 +82,18 @@ class Services:
 
 
 def scan(group: str = GROUP, path: list[str] | None = None) -> list[tuple[str, str]]:
+    """(name, value) of each entry point of ``group`` (see :func:`scan_owned`)."""
+    return [(name, value) for name, value, _ in scan_owned(group, path)]
+
+
+def scan_owned(group: str = GROUP, path: list[str] | None = None) -> list[tuple[str, str, str]]:
     """(name, value) of each entry point of ``group`` that the distributions on ``path`` (``sys.path``)
     declare, as :func:`importlib.metadata.entry_points` finds them (the first distribution of a name
     wins), read straight from their ``entry_points.txt``: the library's way parses every
     distribution's metadata, a tenth of a Pi's start (tests/test_service_plugins.py checks both agree)."""
     header = f"[{group}]"
     seen: set[str] = set()
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, str, str]] = []
     for entry in sys.path if path is None else path:
         try:
             names = os.listdir(entry or ".")
@@ -92,7 +106,7 @@ def scan(group: str = GROUP, path: list[str] | None = None) -> list[tuple[str, s
             seen.add(project)
             text = _small_text(os.path.join(entry or ".", name, "entry_points.txt"))
             if text is not None and header in text:
-                found += _section(text, header)
+                found += [(name, value, project) for name, value in _section(text, header)]
     return found
 
 
@@ -135,18 +149,18 @@ def _section(text: str, header: str) -> list[tuple[str, str]]:
     return out
 
 
-def _entry_points() -> list[tuple[str, str]]:
-    """(name, "module:Class") of every installed service; the checkout's own from its pyproject.toml
-    when the prop's distribution is not installed (or installed without them)."""
-    found = scan()
+def _entry_points() -> list[tuple[str, str, str]]:
+    """(name, "module:Class", distribution) of every installed service; the checkout's own from its
+    pyproject.toml when the prop's distribution is not installed (or installed without them). The
+    prop's own come first: a name two distributions claim is the prop's when one is."""
+    found = scan_owned()
     # The prop's own name their classes in its package (a distribution's name would cost parsing
     # its whole METADATA, README included: 20 ms of every start).
-    if not any(value.startswith(OWN_PACKAGE) for _, value in found) and PYPROJECT.is_file():
+    if not any(value.startswith(OWN_PACKAGE) for _, value, _ in found) and PYPROJECT.is_file():
         project = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
         own = project.get("project", {}).get("entry-points", {}).get(GROUP, {})
-        names = {name for name, _ in found}
-        found += [(name, value) for name, value in own.items() if name not in names]
-    return found
+        found += [(name, value, OWN_DISTRIBUTION) for name, value in own.items()]
+    return sorted(found, key=lambda entry: not entry[1].startswith(OWN_PACKAGE))  # stable: path order kept
 
 
 def load(name: str, value: str) -> type[Service]:
@@ -155,7 +169,7 @@ def load(name: str, value: str) -> type[Service]:
     module = __import__(module_name, fromlist=[attribute or "_"])
     cls = getattr(module, attribute) if attribute else module
     if not (isinstance(cls, type) and issubclass(cls, Service)):
-        raise TypeError(f"{value} is not a firmware.services.Service")
+        raise TypeError(f"{value} is not a firmware.plugin.Service")
     if cls.name != name:
         raise TypeError(f"{value} calls itself {cls.name!r}, not {name!r} as its entry point does")
     return cls
@@ -163,19 +177,49 @@ def load(name: str, value: str) -> type[Service]:
 
 @cache
 def installed() -> Services:
-    """Every service installed (loaded once a process); those that fail to load are logged once."""
+    """Every service installed (loaded once a process); those that fail to load are logged once,
+    and so is a name that two distributions claim (the prop's own, or the first found, wins)."""
     services: dict[str, Service] = {}
     broken: dict[str, str] = {}
-    for name, value in _entry_points():
-        if name in services or name in broken:
+    conflicts: dict[str, str] = {}
+    claimed: dict[str, str] = {}  # name -> the distribution whose entry point was taken
+    for name, value, project in _entry_points():
+        if name in claimed:
+            if claimed[name] != project:
+                line = (
+                    f"service name {name!r} is claimed by both {claimed[name]} and {project} ({value}); "
+                    f"{claimed[name]}'s is used, {project}'s is refused"
+                )
+                conflicts[name] = line
+                log.error("%s", line)
             continue
-        try:
-            services[name] = load(name, value)()
-        except Exception as error:  # noqa: BLE001 - a broken plugin costs itself, not the prop
-            reason = f"{type(error).__name__}: {error}"
-            broken[name] = reason
-            log.error("service %s (%s) cannot be loaded (%s); the prop runs without it", name, value, reason)
-    return Services(services, broken)
+        claimed[name] = project
+        loaded = _load_own(name, value) if value.startswith(OWN_PACKAGE) else _load_third(name, value)
+        if isinstance(loaded, Service):
+            services[name] = loaded
+        else:
+            broken[name] = loaded
+            log.error("service %s (%s) cannot be loaded (%s); the prop runs without it", name, value, loaded)
+    return Services(services, broken, conflicts)
+
+
+def _load_own(name: str, value: str) -> Service | str:
+    """One of the prop's own services, or why it cannot be loaded."""
+    try:
+        return load(name, value)()
+    except Exception as error:  # noqa: BLE001 - a broken plugin costs itself, not the prop
+        return f"{type(error).__name__}: {error}"
+
+
+def _load_third(name: str, value: str) -> Service | str:
+    """A third party's service, imported on a thread of its own: one that raises anything
+    (``SystemExit`` included) or blocks at import costs itself, not the prop's start."""
+    state, result = run_bounded(name, lambda: load(name, value)(), IMPORT_SECONDS)
+    if state == "ok":
+        return result  # type: ignore[no-any-return]
+    if state == "timeout":
+        return f"its import has not finished after {IMPORT_SECONDS:.0f} s"
+    return f"{type(result).__name__}: {result}"
 
 
 def unknown_section(name: str, known: list[str]) -> ConfigError:
