@@ -28,6 +28,8 @@ what it needs from here, and nothing else of the prop's (the prop's own services
 ...         return Running(lambda: None, settings["greeting"])
 >>> Hello().table
 'hello'
+>>> Hello.order, Hello.always  # after the prop's own; on only where the config has [hello]
+(100, False)
 
 Hooks of a service installed from another distribution than the prop's run on a thread of
 their own (:mod:`firmware.plugin.hooks`): a slow or stuck hook never holds up the game.
