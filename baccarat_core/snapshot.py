@@ -7,19 +7,59 @@ from __future__ import annotations
 
 import json
 import random
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypeVar
 
 from .bomb import RandomBombs, check_game
 from .chips import DENOMINATIONS
-from .deck import COLORS, build_deck
+from .deck import COLORS, Deck, build_deck
 from .edgework import Edgework, check_solved
 from .errors import BaccaratError
+from .limits import TableLimits
 from .numbers import check_count, show_value
 from .strict import MAX_STRIKES, check_bool, check_keys, check_limits
 from .timer import CAUSES, BombRules, Countdown
 
-if TYPE_CHECKING:
-    from .module import BaccaratModule
+
+class Savable(Protocol):
+    """What :func:`snapshot` reads of a module and :func:`restore` sets:
+    :class:`~baccarat_core.module.BaccaratModule` (named by its shape, as that module imports this one)."""
+
+    edgework: Edgework
+    limits: TableLimits
+    limits_random: bool
+    deck: Deck | None
+    position: int
+    denomination_index: int
+    strikes: int
+    solved: bool
+    enabled: bool
+    round_pending: bool
+    game: int
+    edgework_drawn: bool
+    exploded: str | None
+    timer: Countdown | None
+    rules: BombRules
+
+    def __init__(
+        self,
+        edgework: Edgework | None,
+        limits: TableLimits | None,
+        *,
+        rng: random.Random | None = None,
+        bombs: RandomBombs | None = None,
+        rules: BombRules | None = None,
+    ) -> None: ...
+
+    @property
+    def denomination(self) -> int:
+        """The active chip's value in dollars."""
+
+    def _require_deck(self) -> Deck: ...
+
+    def _rate(self) -> float: ...
+
+
+_Module = TypeVar("_Module", bound=Savable)
 
 _SNAPSHOT_KEYS = frozenset({"edgework", "limits", "deck", "position", "denomination", "strikes", "solved"})
 _SNAPSHOT_OPTIONAL = frozenset(
@@ -31,7 +71,7 @@ _DECK_KEYS = frozenset({"color", "unshuffled", "cards", "solved", "letter", "dig
 _DECK_OPTIONAL = frozenset({"first_index", "multiplier"})
 
 
-def snapshot(module: BaccaratModule) -> dict[str, Any]:
+def snapshot(module: Savable) -> dict[str, Any]:
     """What survives a restart, as JSON-ready data (bets on the table are not kept)."""
     deck = module._require_deck()
     bomb: dict[str, Any] = {}  # only with a bomb around the module: older saved games read the same
@@ -63,13 +103,13 @@ def snapshot(module: BaccaratModule) -> dict[str, Any]:
 
 
 def restore(
-    cls: type[BaccaratModule],
+    cls: type[_Module],
     state: dict[str, Any],
     *,
     rng: random.Random | None = None,
     bombs: RandomBombs | None = None,
     rules: BombRules | None = None,
-) -> BaccaratModule:
+) -> _Module:
     """Rebuild a module from :meth:`snapshot` (bets on the table are not kept); ``bombs`` draws
     the bombs of the resets to come (random edgework); ``rules`` are the bomb's (a saved
     countdown must be one of ``rules.timer_seconds``, and there must be one when they have it).
