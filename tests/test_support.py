@@ -7,8 +7,15 @@ log (wrongly) quoted them."""
 from __future__ import annotations
 
 import json
+import os
 import random
+import shutil
+import socket
+import stat
+import tarfile
+import tempfile
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -215,3 +222,75 @@ def test_a_short_path_secret_is_hidden_in_urls_but_not_everywhere():
     assert removed_secrets({"url": "http://ha:8123/api/webhook/solved"}, redacted) == {
         "http://ha:8123/api/webhook/solved"
     }
+
+
+def _out_refused(config, out, capsys) -> str:
+    """``baccarat support --out OUT``: exit 2 and one line on stderr, which is returned."""
+    assert cli.main(["support", "--out", str(out), "--config", str(config)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err, captured.err
+    return captured.err
+
+
+def test_a_device_a_fifo_or_a_link_is_never_replaced(prop, tmp_path, capsys):
+    """Issue 41 item 18: as root, ``--out /dev/null`` replaced /dev/null with a regular file. A
+    FIFO, a symbolic link to the machine's /dev/null and a socket in a temp dir stand for it (the real
+    /dev/null is only looked at)."""
+    _, config = prop
+    fifo = tmp_path / "fifo.zip"
+    os.mkfifo(fifo)
+    null = tmp_path / "null.zip"
+    null.symlink_to("/dev/null")
+    sock_path = Path(tempfile.mkdtemp(prefix="bs", dir="/tmp")) / "s.zip"  # a socket's path must be short
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(sock_path))
+        for out, what in ((fifo, "a FIFO"), (null, "a symbolic link"), (sock_path, "a socket")):
+            err = _out_refused(config, out, capsys)
+            assert (
+                err
+                == f"baccarat support: error: --out {out}: is {what}; give a new file's name (it is never replaced)\n"
+            )
+        assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and stat.S_ISSOCK(os.lstat(sock_path).st_mode)
+    shutil.rmtree(sock_path.parent)
+    assert os.readlink(null) == "/dev/null" and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no temp file left
+
+
+def test_a_name_the_system_refuses_is_one_line(prop, tmp_path, capsys):
+    _, config = prop
+    long = tmp_path / ("b" * 296 + ".zip")  # 300 bytes: more than a name may have (ENAMETOOLONG)
+    err = _out_refused(config, long, capsys)
+    assert err.startswith("baccarat support: error: --out ") and err.endswith(": File name too long\n"), err
+    assert len(err) < 200
+    assert "give a file" in _out_refused(config, tmp_path / "a-file" / "x.zip", capsys)
+    longest = tmp_path / ("c" * 251 + ".zip")  # 255 bytes: allowed, and written
+    assert cli.main(["support", "--out", str(longest), "--config", str(config)]) == 0
+    assert zipfile.is_zipfile(longest)
+
+
+@pytest.mark.parametrize("name", ["bundle.tar.gz", "bundle.tgz", "bundle.zip"])
+def test_the_archive_is_what_its_name_says(prop, tmp_path, capsys, name):
+    """Issue 41 item 12: ``--out bundle.tar.gz`` wrote a zip file."""
+    _, config = prop
+    out = tmp_path / name
+    (tmp_path / "a-file").write_text("x")
+    assert cli.main(["support", "--out", str(out), "--config", str(config)]) == 0
+    if name.endswith(".zip"):
+        files = bundle(out)
+    else:
+        assert out.read_bytes()[:2] == b"\x1f\x8b" and not zipfile.is_zipfile(out)
+        with tarfile.open(out, "r:gz") as archive:
+            files = {
+                member.name.removeprefix("baccarat-support/"): archive.extractfile(member).read().decode()
+                for member in archive.getmembers()
+            }
+    assert "config.json" in files and "journal.txt" in files and files["version.txt"].startswith("baccarat ")
+    assert out.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize("name", ["bundle.tar", "bundle.gz", "bundle", "bundle.zip.txt", ".zip"])
+def test_another_name_is_refused_with_one_line(prop, tmp_path, capsys, name):
+    _, config = prop
+    err = _out_refused(config, tmp_path / name, capsys)
+    assert err.endswith("name the file .zip, .tar.gz, .tgz (the archive's format follows its name)\n"), err
+    assert not (tmp_path / name).exists()

@@ -1,5 +1,5 @@
-"""``baccarat support --out FILE``: what a supplier asks for when helping from afar, in one zip file,
-with nothing secret in it.
+"""``baccarat support --out FILE``: what a supplier asks for when helping from afar, in one zip or
+tar.gz file (as its name says), with nothing secret in it.
 
 The bundle holds the version, ``baccarat doctor``'s report, the last day of the service's log
 (``journalctl -u baccarat --since=-1d`` where systemd runs; it says so where not), the config with
@@ -13,15 +13,18 @@ What is secret is decided in one place, :func:`redact_config`, by key name.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import platform
+import stat
+import tarfile
 import tempfile
 import time
 import tomllib
 import zipfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 from urllib.parse import urlsplit
 
 from ..config import SECRET_KEYS
@@ -33,6 +36,19 @@ from .run import config_path
 if TYPE_CHECKING:
     from ..doctor import Host
 
+#: The archive each name's suffix asks for (``--out``); another suffix is refused.
+FORMATS = {".zip": "zip", ".tar.gz": "tar.gz", ".tgz": "tar.gz"}
+#: The longest ``--out`` a message quotes whole.
+SHOWN_NAME = 120
+#: What an ``--out`` that is there but not a regular file is, in a message.
+_KINDS = {
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFLNK: "a symbolic link",
+    stat.S_IFDIR: "a directory",
+}
 #: What a secret becomes in the bundle.
 SECRET = "<secret>"
 #: Keys holding a URL whose credentials and query are secret (a webhook's ``url``).
@@ -128,8 +144,9 @@ class Bundle:
         self.files[name] = text
         self.said.append(f"{name}: {note}")
 
-    def write(self, out: Path, secrets: set[str]) -> None:
-        """The zip file, every text scrubbed of ``secrets``, written whole or not at all (0600)."""
+    def write(self, out: Path, secrets: set[str], kind: str = "zip") -> None:
+        """The archive (``kind``: :data:`FORMATS`), every text scrubbed of ``secrets``, written whole
+        or not at all (0600), beside ``out`` then renamed over it."""
         from ..web.settings import redact_url_paths  # an older log line may quote a webhook's URL whole
 
         readme = "\n".join(
@@ -141,15 +158,74 @@ class Bundle:
                 "",
             ]
         )
-        fd, temp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+        files = {
+            f"baccarat-support/{name}": redact_url_paths(scrub(text, secrets)).encode()
+            for name, text in {"README.txt": readme, **self.files}.items()
+        }
+        fd, temp = tempfile.mkstemp(prefix=".baccarat-support.", dir=out.parent)  # short: any name fits
         try:
-            with os.fdopen(fd, "wb") as raw, zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
-                for name, text in {"README.txt": readme, **self.files}.items():
-                    archive.writestr(f"baccarat-support/{name}", redact_url_paths(scrub(text, secrets)))
+            with os.fdopen(fd, "wb") as raw:
+                (_write_zip if kind == "zip" else _write_tar_gz)(raw, files)
             os.replace(temp, out)
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
+
+
+def _write_zip(raw: BinaryIO, files: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+
+
+def _write_tar_gz(raw: BinaryIO, files: dict[str, bytes]) -> None:
+    now = time.time()
+    with tarfile.open(fileobj=raw, mode="w:gz") as archive:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime, info.mode = len(data), now, 0o600
+            archive.addfile(info, io.BytesIO(data))
+
+
+def archive_kind(out: Path) -> str:
+    """The archive ``--out`` names by its suffix (:data:`FORMATS`); a :class:`PropError` for another.
+
+    >>> archive_kind(Path("bundle.tar.gz")), archive_kind(Path("b.ZIP"))
+    ('tar.gz', 'zip')
+    """
+    name = out.name.lower()
+    for suffix, kind in FORMATS.items():
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return kind
+    known = ", ".join(FORMATS)
+    raise PropError(f"--out {_shown(out)}: name the file {known} (the archive's format follows its name)")
+
+
+def check_out(out: Path) -> None:
+    """Refuse an ``--out`` that is not a new or a regular file in a folder that exists: never a
+    device, a FIFO, a socket, a folder or a symbolic link (as root, ``--out /dev/null`` would
+    otherwise replace the machine's ``/dev/null``); a name the system refuses is one line too."""
+    try:
+        mode = os.lstat(out).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as error:  # ENAMETOOLONG, ENOTDIR, EACCES, ELOOP
+        raise PropError(f"--out {_shown(out)}: {error.strerror or error}") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        what = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        raise PropError(f"--out {_shown(out)}: is {what}; give a new file's name (it is never replaced)")
+    try:
+        parent_ok = out.parent.is_dir()
+    except OSError:
+        parent_ok = False
+    if not parent_ok:
+        raise PropError(f"--out {_shown(out)}: give a file in a directory that exists")
+
+
+def _shown(out: Path) -> str:
+    """``out`` as a message shows it: at most :data:`SHOWN_NAME` characters."""
+    text = str(out)
+    return text if len(text) <= SHOWN_NAME else f"{text[: SHOWN_NAME - 20]}...{text[-17:]}"
 
 
 def _read_config(path: Path) -> tuple[Any, str]:
@@ -277,17 +353,19 @@ def _add_history(bundle: Bundle, path: Path) -> None:
 def cmd_support(args: argparse.Namespace) -> int:
     """Write the support bundle; say what went in, one line each."""
     out = Path(args.out)
-    if out.is_dir() or not out.parent.is_dir():
-        raise PropError(f"--out {out}: give a file in a directory that exists")
+    kind = archive_kind(out)
+    check_out(out)
     bundle = Bundle()
     secrets = _gather(bundle, args)
+    check_out(out)  # again: gathering takes a while
     try:
-        bundle.write(out, secrets)
+        bundle.write(out, secrets, kind)
+        size = out.stat().st_size
     except OSError as error:
-        raise PropError(f"--out {out}: cannot write it ({error.strerror or error})") from None
+        raise PropError(f"--out {_shown(out)}: cannot write it ({error.strerror or error})") from None
     for line in bundle.said:
         print(f"  {scrub(line, secrets)}")
-    print(f"support bundle: {out} ({out.stat().st_size // 1024 + 1} KiB); every secret replaced by {SECRET}")
+    print(f"support bundle: {out} ({size // 1024 + 1} KiB); every secret replaced by {SECRET}")
     return 0
 
 
@@ -295,14 +373,20 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     """Register ``support``."""
     command = sub.add_parser(
         "support",
-        help="gather what a supplier asks for into one zip file, with no secret in it (sudo baccarat support)",
+        help="gather what a supplier asks for into one zip or tar.gz file, with no secret in it (run it with sudo)",
         description=(
-            "Write a zip file with the version, doctor's report, the last day of the service's log, the config "
+            "Write a zip or tar.gz file (as --out's name says) with the version, doctor's report, "
+            "the last day of the service's log, the config "
             "with every secret replaced, the state file, the last games' history, the unit and the OS release. "
             "No password, token or webhook secret goes in. Run it with sudo on the Pi (the config and the log "
             "are root's and the baccarat group's)."
         ),
     )
-    command.add_argument("--out", required=True, metavar="FILE", help="the zip file to write")
+    command.add_argument(
+        "--out",
+        required=True,
+        metavar="FILE",
+        help="the file to write: NAME.zip or NAME.tar.gz (never a device, FIFO or link: those are refused)",
+    )
     add_config_option(command)
     command.set_defaults(handler=cmd_support)
