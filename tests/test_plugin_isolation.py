@@ -240,6 +240,10 @@ def test_a_name_two_distributions_claim_is_refused_with_one_line_naming_both(sit
     line = "service name 'mqtt' is claimed by both baccarat-prop and evil-mqtt (impostor_plugin:Mqtt); "
     assert services.conflicts["mqtt"].startswith(line)
     assert [r.getMessage() for r in caplog.records] == [services.conflicts["mqtt"]]
+    from firmware.config.report import describe_services
+
+    shown = describe_services(make_config(state={"file": ""}))
+    assert f"Service mqtt: {services.conflicts['mqtt']}" in shown  # check-config says it too
 
 
 def test_a_game_thread_that_ends_unasked_makes_the_prop_exit_non_zero(mock_factory, monkeypatch, caplog):

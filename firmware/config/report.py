@@ -110,6 +110,7 @@ def describe_services(config: Config) -> list[str]:
             lines += service.describe(config.settings[service.name])
     for name, reason in services.broken.items():
         lines.append(f"Service {name}: cannot be loaded ({reason}); [{name}] is not checked and it does not run")
+    lines += [f"Service {name}: {line}" for name, line in services.conflicts.items()]
     return lines
 
 

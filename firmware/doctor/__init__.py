@@ -83,6 +83,7 @@ def check_services(host: Host, config: Config | None) -> list[Finding]:
 
     services = installed()
     out = [Finding(WARN, f"service {name} cannot be loaded: {reason}") for name, reason in services.broken.items()]
+    out += [Finding(WARN, line) for line in services.conflicts.values()]
     for service in services.ordered():
         if service.name in config.settings:
             try:
