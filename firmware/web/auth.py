@@ -35,7 +35,10 @@ from .replies import wait_words
 from .throttle import address_key
 
 if TYPE_CHECKING:
-    from .server import WebService
+    from firmware.system.noise import Noise
+
+    from .settings import WebSettings
+    from .throttle import Throttle
 
 log = logging.getLogger("baccarat.web")
 
@@ -165,10 +168,20 @@ async def read_form(request: web.Request, timeout: float) -> dict[str, str]:
     return form
 
 
+class LoginHost(Protocol):
+    """What the login forms use of :class:`~.server.WebService` (named by its shape: it imports this module)."""
+
+    settings: WebSettings
+    throttle: Throttle
+    episodes: Noise
+    body_seconds: float
+    wrong_secret_pause: float
+
+
 class LoginForms:
     """The login forms' POSTs of :class:`~.server.WebService` (its password, throttle, pause and log)."""
 
-    def __init__(self, service: WebService) -> None:
+    def __init__(self, service: LoginHost) -> None:
         self.service = service
 
     async def read(

@@ -34,8 +34,8 @@ from .replies import json_reply as _json
 from .words import log_text, words
 
 if TYPE_CHECKING:
+    from .host import Host as WebService  # its shape: server.py imports this module
     from .live import View
-    from .server import WebService
 
 
 def _line(entry: dict[str, Any], t: NullTranslations) -> dict[str, Any]:

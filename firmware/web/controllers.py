@@ -38,7 +38,7 @@ from .replies import json_reply, text_reply, wait_words
 from .throttle import address_key
 
 if TYPE_CHECKING:
-    from .server import WebService
+    from .host import Host as WebService  # its shape: server.py imports this module
 
 log = logging.getLogger("baccarat.web")
 

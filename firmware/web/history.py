@@ -38,7 +38,7 @@ from .live import png_data_url
 
 if TYPE_CHECKING:
     from ..history.keeper import HistoryKeeper
-    from .server import WebService
+    from .host import Host as WebService  # its shape: server.py imports this module
 
 log = logging.getLogger("baccarat.web")
 

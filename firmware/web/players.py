@@ -39,8 +39,8 @@ from ..i18n import SOURCE, language_name, languages
 from .auth import Sessions, login_response
 
 if TYPE_CHECKING:
+    from .host import Host as WebService  # its shape: server.py imports this module
     from .live import View
-    from .server import WebService
 
 log = logging.getLogger("baccarat.web")
 
