@@ -97,9 +97,31 @@ class Widget:
     title: str
 
 
+#: Each printable ASCII character's advance in DejaVu Sans Bold (the widest of the fonts the
+#: writers use: :data:`.drawing.FONT_FAMILY`), in hundredths of the font size, from " " to "~".
+_ADVANCES = (
+    "35 46 53 84 70 101 88 31 46 46 53 84 38 42 38 37 70 70 70 70 70 70 70 70 70 70 40 40 84 84 84 59 100 78 77 "
+    "74 84 69 69 83 84 38 38 78 64 100 84 86 74 86 78 73 69 82 78 111 78 73 73 46 37 46 84 50 50 68 72 60 72 68 "
+    "44 72 72 35 35 67 35 105 72 69 72 72 50 60 48 72 66 93 65 66 59 72 37 72 84"
+)
+ADVANCE = {chr(32 + n): int(width) / 100 for n, width in enumerate(_ADVANCES.split())}
+
+
+def text_width(text: str, size: float) -> float:
+    """How wide ``text`` is in bold at ``size`` (mm): an accented letter as its base letter, any
+    other character as wide as the widest capital (a translation's letters are never narrower)."""
+    from unicodedata import normalize
+
+    width = 0.0
+    for char in text:
+        base = normalize("NFD", char)[:1]
+        width += ADVANCE.get(char, ADVANCE.get(base, 1.2))
+    return width * size
+
+
 def fitted(text: str, size: float, width: float) -> float:
     """``size``, or smaller so that ``text`` in bold fits ``width`` mm (a translation may be longer)."""
-    return min(size, width / (0.64 * max(len(text), 1)))
+    return min(size, width / max(text_width(text, 1.0), 0.01))
 
 
 def serial_sticker(serial: str, t: NullTranslations = ENGLISH) -> Widget:
