@@ -321,3 +321,36 @@ def test_too_little_free_space_is_refused_before_unpacking(update, tmp_path, mon
         and err[0].startswith("update: error: installing 0.1.0+h")
         and "(its files and a venv) needs" in err[0]
     )
+
+
+# -- the whole compressed stream checked (issue 41 item 22) ----------------------------------------
+
+
+@pytest.mark.parametrize("field", ["CRC", "length"])
+def test_a_gzip_stream_whose_check_is_wrong_is_refused_before_unpacking(update, tmp_path, tar_python, field):
+    """tarfile stops at the tar's end and never reads gzip's trailer (its CRC-32, then the length):
+    the whole stream is read first, and a wrong check refuses the archive before a byte is unpacked."""
+    data = bytearray(FORMATS["tar.gz"](TREE))
+    data[-8 if field == "CRC" else -4] ^= 0x01
+    archive = tmp_path / "r.tar.gz"
+    archive.write_bytes(bytes(data))
+    with tarfile.open(archive) as check:  # tarfile alone reads it all without a complaint
+        assert len(check.getmembers()) == len(check.getnames()) > 2
+    code, err = update(archive)
+    assert code == 1 and len(err) == 1, err
+    assert err[0].startswith(f"update: error: {archive}: its gzip stream is damaged (")
+    assert err[0].endswith("): refused before unpacking anything") and len(err[0]) < 400, err
+    assert [p for p in (tmp_path / "work").rglob("*")] == []
+    assert not (tmp_path / "root" / "opt" / "baccarat" / "releases").exists()
+    archive.write_bytes(FORMATS["tar.gz"](TREE))  # the same archive whole: unpacked, up to the venv step
+    assert update(archive)[1][-1].endswith(STOP)
+
+
+def test_a_stream_longer_than_its_tar_is_refused_at_a_bound(update, tmp_path, tar_python, monkeypatch):
+    """What follows the tar's end inside the stream is read only up to a bound: a stream padded with
+    zeros beyond the members' sizes is refused, not read to its end."""
+    monkeypatch.setattr(release_archive, "TAR_TAIL", 1 << 20)
+    archive = tmp_path / "r.tar.gz"
+    archive.write_bytes(gzip.compress(FORMATS["tar"](TREE) + bytes(8 << 20)))
+    code, err = update(archive)
+    assert code == 1 and err == [f"update: error: {archive}: its gzip stream holds more than its members: refused"]

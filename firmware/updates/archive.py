@@ -20,13 +20,17 @@ Standard library only, like :mod:`firmware.updates.releases`: it runs under the 
 
 from __future__ import annotations
 
+import bz2
 import errno
+import gzip
+import io
 import lzma
 import os
 import shutil
 import tarfile
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 #: The most one member may unpack to (the repository's largest file is under 1 MiB).
@@ -52,6 +56,18 @@ DAMAGED = (
     RuntimeError,
     OverflowError,
 )
+
+#: What a tar may hold beside its members' data: each member's headers (a pax header with a long
+#: name) and padding.
+TAR_OVERHEAD = 4096
+#: The end of a tar: two zero blocks and the padding to a full record (``git archive``: 10,240 bytes).
+TAR_TAIL = 64 << 10
+#: A compressed tar's first bytes, how to read its stream, and its name in a message.
+STREAMS: dict[bytes, tuple[Callable[[Path], io.BufferedIOBase], str]] = {
+    b"\x1f\x8b": (lambda path: gzip.open(path, "rb"), "gzip"),
+    b"BZh": (lambda path: bz2.open(path, "rb"), "bzip2"),
+    b"\xfd7zXZ\x00": (lambda path: lzma.open(path, "rb"), "xz"),
+}
 
 #: What tarfile's data filter raises for a member it refuses (a Python before 3.11.4 has none).
 REFUSED: tuple[type[Exception], ...] = (tarfile.FilterError,) if hasattr(tarfile, "FilterError") else ()
@@ -105,7 +121,7 @@ def unpack(source: Path, dest: Path) -> str | None:
                 f"{source} is not an archive this can read (tar, tar.gz, tar.bz2, tar.xz or zip)"
             ) from None
         with archive:
-            return _unpack_tar(archive, dest)
+            return _unpack_tar(archive, dest, source)
     except ArchiveError as error:
         raise ArchiveError(f"{source}: {error}") from None
     except REFUSED as error:  # tarfile's data filter: a member outside the tree, a device
@@ -158,7 +174,7 @@ def _unpack_zip(source: Path, dest: Path) -> str | None:
         return archive.comment.decode(errors="replace").strip() or None
 
 
-def _unpack_tar(archive: tarfile.TarFile, dest: Path) -> str | None:
+def _unpack_tar(archive: tarfile.TarFile, dest: Path, source: Path) -> str | None:
     members = []
     total = 0
     while (member := archive.next()) is not None:  # one header at a time: a refusal reads no further
@@ -166,9 +182,35 @@ def _unpack_tar(archive: tarfile.TarFile, dest: Path) -> str | None:
         total += member.size if member.isfile() else 0
         _check_name(member.name, len(members), total, member.size if member.isfile() else 0)
     _check_room(total, dest)
+    verify_stream(source, total + len(members) * TAR_OVERHEAD + TAR_TAIL)
     extract_tar(archive, dest, members)
     comment = archive.pax_headers.get("comment")  # git archive names the commit here
     return comment if isinstance(comment, str) else None
+
+
+def verify_stream(source: Path, most: int) -> None:
+    """Read a compressed tar's whole stream to its end, so that its checks are verified (gzip's CRC
+    and length, bzip2's and xz's own) before a byte is unpacked: tarfile stops at the tar's last
+    member and never reads the trailer that holds them. At most ``most`` bytes are decompressed (the
+    members' sizes, their headers and the end's padding: a tail of zeros after them is refused too).
+    A plain tar has no check: nothing to do."""
+    with open(source, "rb") as raw:
+        magic = raw.read(6)
+    found = [opened for start, opened in STREAMS.items() if magic.startswith(start)]
+    if not found:
+        return
+    opener, kind = found[0]
+    read = 0
+    try:
+        with opener(source) as stream:
+            while chunk := stream.read(1 << 20):
+                read += len(chunk)
+                if read > most:
+                    raise ArchiveError(f"its {kind} stream holds more than its members: refused")
+    except DAMAGED as error:
+        raise ArchiveError(
+            f"its {kind} stream is damaged ({_reason(error)}): refused before unpacking anything"
+        ) from None
 
 
 def extract_tar(archive: tarfile.TarFile, dest: Path, members: list[tarfile.TarInfo] | None = None) -> None:
