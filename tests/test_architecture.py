@@ -11,11 +11,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _imports(path: Path) -> set[str]:
-    """Every module a file imports, relative imports resolved to absolute names."""
+def _imports(path: Path, text: str | None = None) -> set[str]:
+    """Every module a file imports (or ``text``, as if it were that file), relative imports resolved
+    to absolute names."""
     package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8") if text is None else text)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -66,23 +67,79 @@ def test_render_imports_nothing_from_the_rest_of_firmware(path: Path) -> None:
     assert not outside, f"{path.name} imports {outside}"
 
 
-@pytest.mark.parametrize("name", ["daemon.py", "gameloop.py", "stage.py", "presentation.py", "scene.py"])
-def test_the_game_thread_knows_no_network_socket_or_state_file(name: str) -> None:
-    path = ROOT / "firmware" / name
-    imported = _imports(path)
-    forbidden = {
-        n for n in imported if n.startswith(("firmware.room", "firmware.config", "firmware.app", "firmware.cli"))
+#: Modules no part of the game thread or the config imports: the network, and files of state.
+NETWORK = {"paho", "socket", "socketserver", "json", "aiohttp", "http", "urllib", "ssl"}
+
+
+def _outside(path: Path, allowed: tuple[str, ...]) -> set[str]:
+    """The prop's modules ``path`` imports that are in none of the packages ``allowed``."""
+    return {
+        name
+        for name in _firmware_imports(path)
+        if name != "firmware" and not any(name == a or name.startswith(f"{a}.") for a in allowed)
     }
-    assert not forbidden, f"{name} imports {forbidden}"
-    assert not imported & {"paho", "socket", "socketserver", "json"}, imported
 
 
-def test_the_config_needs_no_hardware_library() -> None:
-    """check-config and hardware/generate.py run without gpiozero, luma or Pillow."""
-    imported = _imports(ROOT / "firmware" / "config.py") | _imports(ROOT / "firmware" / "devices" / "wiring.py")
+@pytest.mark.parametrize("path", _files("firmware/game"), ids=lambda p: p.name)
+def test_the_game_thread_knows_no_network_socket_or_state_file(path: Path) -> None:
+    """firmware/game (the daemon, its loop, stage, presentation, scene, pacing) stands on the
+    devices, the pictures and the rules: no room system, no config, no state file, no network."""
+    outside = _outside(path, ("firmware.game", "firmware.devices", "firmware.render", "firmware.errors"))
+    assert not outside, f"{path.name} imports {outside}"
+    assert not {n.split(".")[0] for n in _imports(path)} & NETWORK, _imports(path)
+
+
+@pytest.mark.parametrize("path", _files("firmware/config"), ids=lambda p: p.name)
+def test_the_config_needs_no_hardware_library(path: Path) -> None:
+    """check-config and hardware/generate.py run without gpiozero, luma or Pillow: the config reads
+    the devices' plain declarations (wiring, the 40-pin header), and finds the room services'
+    sections through the registry, and the languages (a display's language is checked), and nothing
+    else of the prop."""
+    imported = _imports(path)
     assert not {n for n in imported if n.split(".")[0] in {"gpiozero", "luma", "PIL"}}, imported
-    devices = {n for n in _firmware_imports(ROOT / "firmware" / "config.py") if n.startswith("firmware.devices")}
-    assert all(n.startswith(("firmware.devices.wiring", "firmware.devices.header")) for n in devices), devices
+    allowed = ("firmware.config", "firmware.errors", "firmware.devices.wiring", "firmware.devices.header")
+    outside = _outside(path, (*allowed, "firmware.game.pacing", "firmware.i18n", "firmware.services.registry"))
+    assert not outside, f"{path.name} imports {outside}"
+
+
+def test_the_wiring_needs_no_hardware_library() -> None:
+    imported = _imports(ROOT / "firmware" / "devices" / "wiring.py") | _imports(
+        ROOT / "firmware" / "devices" / "header.py"
+    )
+    assert not {n for n in imported if n.split(".")[0] in {"gpiozero", "luma", "PIL"}}, imported
+
+
+@pytest.mark.parametrize("path", _files("firmware/updates"), ids=lambda p: p.name)
+def test_the_updater_knows_nothing_of_the_game(path: Path) -> None:
+    """An update is checked, unpacked and switched to by a process that may not run the prop."""
+    outside = _outside(path, ("firmware.updates", "firmware.errors", "firmware.version", "firmware.system"))
+    assert not outside, f"{path.name} imports {outside}"
+
+
+@pytest.mark.parametrize("path", _files("firmware/system"), ids=lambda p: p.name)
+def test_the_system_helpers_know_no_room_system_and_no_config(path: Path) -> None:
+    """systemd's notify socket, the storage and the addresses: the operating system's side."""
+    outside = _outside(path, ("firmware.system", "firmware.errors", "firmware.devices", "firmware.game"))
+    assert not outside, f"{path.name} imports {outside}"
+
+
+@pytest.mark.parametrize("path", _files("firmware/selftest"), ids=lambda p: p.name)
+def test_the_self_test_knows_no_network(path: Path) -> None:
+    """The self-test is a mode of the game thread: the devices, the pictures, the game's loop."""
+    allowed = ("firmware.selftest", "firmware.game", "firmware.devices", "firmware.render", "firmware.errors")
+    outside = _outside(path, allowed)
+    assert not outside, f"{path.name} imports {outside}"
+    assert not {n.split(".")[0] for n in _imports(path)} & NETWORK, _imports(path)
+
+
+@pytest.mark.parametrize("path", _files("firmware/broker"), ids=lambda p: p.name)
+def test_the_broker_link_is_owned_by_no_room_system(path: Path) -> None:
+    """The link to the MQTT broker is shared by MQTT, Home Assistant, Room 2.0, M3, node-redscape:
+    it knows none of them, nor the game, the console or the plugin API above it (a convention is
+    started as a service: the base classes, firmware.plugin.base, not the API module that re-exports it)."""
+    allowed = ("firmware.broker", "firmware.config", "firmware.errors", "firmware.system", "firmware.plugin.base")
+    outside = _outside(path, allowed)
+    assert not outside, f"{path.name} imports {outside}"
 
 
 def _commands(script: Path) -> list[str]:
@@ -135,17 +192,21 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _runtime_imports(path: Path) -> set[str]:
-    """The modules a file imports when it runs (``if TYPE_CHECKING:`` blocks left out: they are for the
-    type checker), at module level or inside a function alike."""
+def _runtime_imports(path: Path, *, types: bool = False) -> set[str]:
+    """The modules a file imports when it runs, at module level or inside a function alike; with
+    ``types``, those of its ``if TYPE_CHECKING:`` blocks too (the type checker's)."""
     package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    typing_only = {
-        id(inner)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
-        for inner in ast.walk(node)
-    }
+    typing_only = (
+        set()
+        if types
+        else {
+            id(inner)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for inner in ast.walk(node)
+        }
+    )
     names: set[str] = set()
     for node in ast.walk(tree):
         if id(node) in typing_only:
@@ -162,14 +223,15 @@ def _runtime_imports(path: Path) -> set[str]:
     return names
 
 
-def _import_graph() -> dict[str, set[str]]:
-    """Module -> the project's modules it imports; a module's own packages are left out (Python
-    imports a package before its modules, whatever the module says)."""
+def _import_graph(*, types: bool = False) -> dict[str, set[str]]:
+    """Module -> the project's modules it imports (``types``: for the type checker too); a module's
+    own packages are left out (Python imports a package before its modules, whatever the module says)."""
     modules = {_module_name(path): path for path in _product_files()}
     graph = {}
     for name, path in modules.items():
         ancestors = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
-        graph[name] = {n for n in _runtime_imports(path) if n in modules and n != name and n not in ancestors}
+        imported = _runtime_imports(path, types=types)
+        graph[name] = {n for n in imported if n in modules and n != name and n not in ancestors}
     return graph
 
 
@@ -217,6 +279,29 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_circles() -> None:
     assert _circles(_import_graph()) == []
+
+
+#: The one circle left for the types (issue 40 item 6): firmware.plugin.base names the config's
+#: class (firmware.config imports the registry, which imports firmware.plugin). It goes when
+#: base.py names the config by a Protocol and registry.py imports firmware.plugin.base and
+#: firmware.config.sections instead of the API module; then this marker fails the test (strict).
+PLUGIN_CIRCLE = pytest.mark.xfail(strict=True, reason="firmware.plugin.base -> firmware.config -> registry")
+
+
+@PLUGIN_CIRCLE
+def test_no_import_circles_not_even_for_the_types() -> None:
+    """A circle the type checker alone sees is still two modules that cannot be read apart: each is
+    cut with a Protocol (snapshot.Savable, command_table.Master, web/host.py) or a small types module."""
+    assert _circles(_import_graph(types=True)) == []
+
+
+def test_the_circles_left_for_the_types_are_the_plugin_apis_alone() -> None:
+    """Until the marker above goes: no other circle comes back (the four of issue 40 are cut)."""
+    left = [set(circle) for circle in _circles(_import_graph(types=True))]
+    assert all("firmware.plugin.base" in circle and "firmware.services.registry" in circle for circle in left), left
+    assert not any(
+        circle & {"baccarat_core.module", "firmware.room.commands", "firmware.web.server"} for circle in left
+    )
 
 
 def test_the_circle_finder_finds_a_circle() -> None:

@@ -35,11 +35,11 @@ from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
 from baccarat_core.numbers import show_value
 from baccarat_core.strict import InputError, decode_text
-from firmware.plugin import Running
+from firmware.plugin.base import Running  # the base classes alone: firmware.plugin re-exports this module
 
 if TYPE_CHECKING:
     from firmware.broker.link import Link
-    from firmware.plugin import Prop
+    from firmware.plugin.base import Prop
 
 log = logging.getLogger("baccarat.mqtt")
 
