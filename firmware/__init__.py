@@ -2,6 +2,10 @@
 
 from typing import Any
 
+from . import moved
+
+moved.install()  # the old names of the modules that moved (issue 40), for one release
+
 
 def __getattr__(name: str) -> Any:
     """``firmware.__version__``: the installed version (as ``baccarat --version`` prints it), read from
