@@ -51,8 +51,17 @@ class Mqtt(Service):
 
     def start(self, prop: Prop, settings: MqttConfig) -> Running:
         """Listen to the daemon now; connect in the background once it is ready."""
-        from firmware.services.mqtt.room import MqttService
+        from firmware.plugin import state_path
 
-        service = MqttService(prop.daemon, prop.commands, settings)
+        from .memory import FILE, Memory
+        from .room import MqttService
+
+        state = state_path(prop.config)
+        memory = Memory(
+            None if state is None else state.parent / FILE,
+            client_id=settings.client_id,
+            topic_prefix=settings.topic_prefix,
+        )
+        service = MqttService(prop.daemon, prop.commands, settings, memory=memory)
         service.start()
         return Running(service.stop, service)

@@ -29,6 +29,8 @@ from baccarat_core.errors import EdgeworkError
 from baccarat_core.numbers import show_value
 from firmware.plugin import Daemon, Diagnostics, GameMaster, Handler, Link, MqttConfig, failure_reason, speaks_tls
 
+from .memory import Memory
+
 __all__ = ["Handler", "Link", "MqttService", "failure_reason", "parse_edgework", "parse_solved", "speaks_tls"]
 
 log = logging.getLogger("baccarat.mqtt")
@@ -59,7 +61,7 @@ def topics(cfg: MqttConfig) -> dict[str, str]:
 class MqttService:
     """The prop's own topics: events, state, presence, commands and the bomb's edgework."""
 
-    def __init__(self, daemon: Daemon, commands: GameMaster, cfg: MqttConfig) -> None:
+    def __init__(self, daemon: Daemon, commands: GameMaster, cfg: MqttConfig, *, memory: Memory | None = None) -> None:
         self.daemon = daemon
         self.commands = commands
         self.cfg = cfg
@@ -69,7 +71,8 @@ class MqttService:
         for topic in (t["command"], t["edgework"], t["solved"]):
             self.link.on_topic(topic, self._on_message)
         self.link.connect_hooks.append(self._on_connect)
-        self._seq = 0
+        #: ``seq`` and the identity across restarts (:mod:`.memory`; none kept by default).
+        self.memory = memory or Memory(None, client_id=cfg.client_id, topic_prefix=cfg.topic_prefix)
         self._state_lock = threading.Lock()
         self._state_text: str | None = None
         self._state_document: dict[str, Any] | None = None  # the one _state_text was made from
@@ -84,6 +87,11 @@ class MqttService:
         #: The version, start time and last warning or error, retained on ``P/diagnostics``.
         self.diagnostics = Diagnostics(self._diagnostics_changed)
         self._diagnostics_queued = threading.Event()  # one request in the queue at most, whatever floods the log
+
+    @property
+    def identity(self) -> str:
+        """The client id the prop first ran with on these topics: Home Assistant's device (:mod:`.memory`)."""
+        return self.memory.identity
 
     def start(self) -> None:
         """Listen to the daemon now; connect in the background once it is ready (after its first frame)."""
@@ -150,8 +158,8 @@ class MqttService:
     def _publish(self, events: list[ev.Event], document: dict[str, Any] | None) -> None:
         """Every event, then the state if it changed (the out thread)."""
         for event in events:
-            self._seq += 1
-            self.link.publish(self.topics["events"], strict.dumps({"seq": self._seq, **event.to_dict()}), kind="event")
+            seq = self.memory.next_seq()
+            self.link.publish(self.topics["events"], strict.dumps({"seq": seq, **event.to_dict()}), kind="event")
         if document is None:
             return
         text = strict.dumps(document)
