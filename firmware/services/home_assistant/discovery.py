@@ -35,8 +35,9 @@ from typing import Any
 
 from baccarat_core import BaccaratError, strict
 from baccarat_core.deck import COLORS
-from baccarat_core.patterns import Pattern
 from baccarat_core.strict import MAX_SOLVED
+
+from .removal import stale_components
 
 log = logging.getLogger("baccarat.mqtt")
 
@@ -339,32 +340,6 @@ def discovery_payload(
     }
 
 
-_PLATFORM = Pattern(r"[a-z_]{1,40}")
-
-
-def stale_components(previous: bytes | str, current: dict[str, Any], prop_id: str) -> dict[str, dict[str, str]]:
-    """Home Assistant's removal form (``{"p": platform}``) for each component of a ``previous``
-    discovery document that ``current`` (the new one's ``cmps``) no longer has.
-
-    Only this prop's own components count (their IDs start with ``<prop_id>_``); components
-    already in the removal form give nothing. ``previous`` is read strictly (size, depth:
-    :func:`baccarat_core.strict.loads`): one that is not a discovery document raises
-    :class:`~baccarat_core.BaccaratError`.
-    """
-    data = strict.loads(previous, "discovery document")
-    components = data.get("cmps", data.get("components")) if isinstance(data, dict) else None
-    if not isinstance(components, dict):
-        raise strict.InputError("discovery document has no components (cmps)")
-    stale = {}
-    for key, config in components.items():
-        if key in current or not key.startswith(f"{prop_id}_") or not isinstance(config, dict):
-            continue
-        platform = config.get("p", config.get("platform"))
-        if isinstance(platform, str) and _PLATFORM.fullmatch(platform) and set(config) - {"p", "platform"}:
-            stale[key] = {"p": platform}
-    return stale
-
-
 class HomeAssistantService:
     """Publishes the discovery document over an :class:`~firmware.services.mqtt.room.MqttService`'s connection.
 
@@ -390,7 +365,9 @@ class HomeAssistantService:
         self.outputs = tuple(outputs)
         self.link = mqtt_service.link
         self.enabled = enabled
-        self.prop_id = prop_id or device_id(mqtt_service.cfg.client_id)
+        # the client id the prop first ran with on these topics, not today's: a renamed client id
+        # leaves the device where it was (firmware/services/mqtt/memory.py)
+        self.prop_id = prop_id or device_id(getattr(mqtt_service, "identity", mqtt_service.cfg.client_id))
         self.topic = discovery_topic(self.prop_id, prefix)
         self.birth_topic = f"{prefix}/status"
         self.name = name
