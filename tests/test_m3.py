@@ -35,7 +35,7 @@ def test_a_panel_solves_resets_enables_and_switches_outputs(m3_prop, watcher_fac
     w = watcher_factory(topics=(f"{N}/#", f"{P}/events"))
     rig = m3_prop()
     w.wait_for(f"{N}/solve", lambda p: p == "No")
-    assert w.wait_for(f"{N}/output0") == "No" and w.wait_for(f"{N}/output1") == "No"
+    assert w.wait_for(f"{N}/output0", bool) == "No" and w.wait_for(f"{N}/output1", bool) == "No"
 
     w.publish(f"{N}/set/solve", "1")
     w.wait_for(f"{N}/solve", lambda p: p == "Yes")
@@ -141,6 +141,35 @@ def test_the_heartbeat_comes_every_10_seconds_of_the_props_clock(m3_prop, watche
     now[0] += 0.1
     w.wait_after(f"{N}/heartbeat", before, lambda p: p == "")
     w.wait_after(f"{N}/get/heartbeat", before, lambda p: p == "")
+
+
+def test_each_connect_sends_the_frameworks_empty_announcements_first(m3_prop, watcher_factory, broker, caplog):
+    """As the Anidea framework's ``reconnect`` (network_mqtt_M3.cpp): each command topic and its
+    state topic published empty, not retained, in its order, before the retained states; they run
+    nothing on the prop (its own ``set/#`` hears them), and a reconnect sends them again."""
+    w = watcher_factory(topics=(f"{N}/#",))
+    with caplog.at_level("INFO"):
+        rig = m3_prop()
+        w.wait_for(f"{N}/output1", bool)
+        announced = [
+            f"{N}/set/enable", f"{N}/enable", f"{N}/set/solve", f"{N}/solve", f"{N}/set/reset", f"{N}/reset",
+            f"{N}/set/output0", f"{N}/output0", f"{N}/set/output1", f"{N}/output1",
+        ]  # fmt: skip
+        first = [(t, p, r) for t, p, r in w.messages if t != f"{N}/heartbeat" and t != f"{N}/get/heartbeat"]
+        assert first[: len(announced)] == [(topic, "", False) for topic in announced]
+        assert [t for t, p, _ in first[len(announced) :] if p == ""] == []  # then the states, Yes/No
+        settle(rig)
+        assert rig.kinds() == ["limits", "deck"] and lines(caplog) == []  # nothing ran, nothing refused
+
+        count = len(w.messages)
+        broker.stop()
+        broker.start()
+        until(lambda: w.on(f"{N}/output1").count("") == 2, 20, "the announcements again")
+    again = [(t, p) for t, p, _ in w.messages[count:] if t in announced and p == ""]  # not the retained states
+    assert again[: len(announced)] == [(topic, "") for topic in announced]
+    # A late panel sees only the retained states: the announcements were never retained.
+    late = watcher_factory(topics=(f"{N}/solve",))
+    assert late.wait_for(f"{N}/solve") == "No"
 
 
 BAD = [

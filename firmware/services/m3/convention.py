@@ -1,8 +1,10 @@
 """The M3 / BAC convention on the prop's MQTT link (the topics: :mod:`.topics`).
 
 - in: ``<name>/set/#`` (paho's thread), each message one request to the one command path;
-- out: ``<name>/solve``, ``<name>/enable`` and ``<name>/output<N>`` (``Yes``/``No``, retained) when
-  they change and again at each connect; the BAC events on ``<name>/get/<Event>`` as they happen;
+- out: at each connect, first the empty announcements the Anidea framework sends (M3's panels
+  learn the prop's topics from them), then ``<name>/solve``, ``<name>/enable`` and
+  ``<name>/output<N>`` (``Yes``/``No``, retained), and again when they change; the BAC events
+  on ``<name>/get/<Event>`` as they happen;
   ``<name>/heartbeat`` and ``<name>/get/heartbeat`` every 10 s while connected (the link's ticks,
   on :attr:`M3Convention.clock`).
 """
@@ -16,7 +18,15 @@ from typing import TYPE_CHECKING, Any
 from baccarat_core import events as ev
 from firmware.plugin import Convention
 
-from .topics import HEARTBEAT_SECONDS, MAX_PAYLOAD, bac_events, parse_set, state_in_topic, state_topics
+from .topics import (
+    HEARTBEAT_SECONDS,
+    MAX_PAYLOAD,
+    announcements,
+    bac_events,
+    parse_set,
+    state_in_topic,
+    state_topics,
+)
 
 if TYPE_CHECKING:
     from firmware.plugin import Link, Prop
@@ -106,7 +116,10 @@ class M3Convention(Convention):
             self.link.publish(self.get(event), "", kind="event")
 
     def connected(self) -> None:
-        """After each connect: every state topic (retained) and a heartbeat."""
+        """After each connect: the empty announcements (:func:`.topics.announcements`), then every
+        state topic (retained) and a heartbeat."""
+        for topic in announcements(self.name, self.outputs):
+            self.link.publish(topic, "", kind="presence")
         with self.lock:
             for topic, value in self._state.items():
                 self.link.publish_latest(topic, value, retain=True)

@@ -139,6 +139,24 @@ def state_topics(name: str, document: dict[str, Any], outputs: Sequence[str]) ->
     return topics
 
 
+#: What the Anidea framework announces at each connect, command and state topic alike, that this
+#: prop has (its ``learn`` and inputs it has not: they are refused).
+ANNOUNCED = ("enable", "solve", "reset")
+
+
+def announcements(name: str, outputs: Sequence[str]) -> list[str]:
+    """The topics the Anidea framework's ``reconnect`` publishes empty (not retained) after each
+    connect, in its order: each command topic, then its state topic; then each output's.
+
+    >>> announcements("b", ("lock",))
+    ['b/set/enable', 'b/enable', 'b/set/solve', 'b/solve', 'b/set/reset', 'b/reset', 'b/set/output0', 'b/output0']
+    """
+    topics: list[str] = []
+    for what in [*ANNOUNCED, *(f"output{index}" for index in range(len(outputs)))]:
+        topics += [f"{name}/set/{what}", f"{name}/{what}"]
+    return topics
+
+
 def bac_events(events: Iterable[ev.Event]) -> list[str]:
     """The BAC events the game's ``events`` make, in order (``Miss`` for a strike...).
 
