@@ -5,7 +5,8 @@ counts agree run to run within about 0.05%). Each figure is ``benchmarks/child.p
 run`` over the recorded bus, as the service runs it) under ``valgrind --tool=callgrind``::
 
     python benchmarks/instructions.py [--root CHECKOUT] [--presses 48] [--resets 8] [--deals 5]
-        [--rounds 300] [--only startup,long,unfinished,cut,press,reset,deal] [--no-mqtt] [--json]
+        [--rounds 300] [--only startup,answer,long,unfinished,cut,press,reset,deal] [--no-mqtt]
+        [--with web,clue_control,osc] [--json]
 
 - **start-up** (``startup``, ``long``, ``unfinished``, ``cut``): every instruction of the process,
   all threads, from its first to the moment the game thread logs "ready" (a log handler the
@@ -14,7 +15,8 @@ run`` over the recorded bus, as the service runs it) under ``valgrind --tool=cal
   ``long``: a restart after a long game that ended (``--rounds`` rounds, then solved: the end
   of a long history file); ``unfinished``: in a long game the prop was stopped in (SIGTERM: a
   ``stop`` line, the saved game goes on); ``cut``: in a long game after a power cut (no ``stop``
-  line: the game's lines are read).
+  line: the game's lines are read). ``answer`` (with ``--with web``): to the console's first
+  answer instead, a ``GET /`` sent once the console logs where it listens (:mod:`configs`).
 - **on the game thread** (``press``, ``reset``, ``deal``): the instructions the game thread runs
   for one chip press (a betting area's release: the bet, the frame, the hooks), one reset (the
   game master's, with a chip on the table), one deal on the original's timeline (from the deal's
@@ -43,9 +45,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from configs import EXTRAS, reference_config  # noqa: E402 - this folder's helper, found from any root
+
 # firmware.game.daemon.READY, written out: this harness also measures older checkouts, which lack the name
 READY = "ready: inputs armed, displays drawn"
-SCENARIOS = ("startup", "long", "unfinished", "cut", "press", "reset", "deal")
+SCENARIOS = ("startup", "answer", "long", "unfinished", "cut", "press", "reset", "deal")
 ON_GAME_THREAD = ("press", "reset", "deal")
 AREAS = ("player", "banker", "tie", "player_pair", "banker_pair")
 
@@ -59,6 +64,7 @@ def _child(argv: list[str]) -> int:
     import logging
     import random
 
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # this harness's configs.py
     sys.path.insert(0, os.path.join(root, "benchmarks"))
     import child  # the benchmark's child: it puts ROOT first on sys.path
 
@@ -74,6 +80,8 @@ def _child(argv: list[str]) -> int:
         def emit(self, record: logging.LogRecord) -> None:
             if record.msg != READY:
                 return
+            if scenario == "answer":
+                return  # ends at the console's first answer (_first_answer)
             if scenario not in ON_GAME_THREAD:
                 os._exit(0)  # start-up ends here: callgrind writes every thread's counts
             daemon = threading.current_thread()._target.__self__
@@ -82,6 +90,10 @@ def _child(argv: list[str]) -> int:
             driver.start()
 
     logging.getLogger("baccarat").addHandler(AtReady(logging.INFO))
+    if scenario == "answer":
+        from configs import FirstAnswer
+
+        logging.getLogger("baccarat").addHandler(FirstAnswer(logging.INFO))
     return int(child.main([config]))
 
 
@@ -209,82 +221,20 @@ def _drive(daemon: Any, scenario: str, count: int, out: str) -> None:
     os._exit(0)
 
 
-# -- making the saved game and the history a start finds (a plain process, no valgrind) ------------
-
-
-def _generate(argv: list[str]) -> int:
-    """``generate ROOT CONFIG ROUNDS END``: play ROUNDS rounds on the config's files, each lost,
-    then (END ``solved``) a won one, or (END ``stopped``) stop mid-game as SIGTERM does, or (END
-    ``cut``) end the process there as a power cut does; as ``baccarat run`` would."""
-    root, config_path, rounds_text, end = argv
-    sys.path.insert(0, root)
-    import random
-    import time
-
-    from tests import fakeos
-
-    kernel = fakeos.install_for_process()
-    from baccarat_core import TableLimits
-    from baccarat_core.inputs import Arrow, Deal, Press
-    from firmware.app import attach_services, build_daemon, close_daemon, mock_pin_factory
-    from firmware.config import load_config
-
-    try:
-        from baccarat_core.records import replace
-    except ImportError:  # older checkouts: dataclasses
-        from dataclasses import replace
-
-    config = load_config(Path(config_path))
-    quick = {"card_seconds": 0.0, "result_seconds": 0.0}
-    if hasattr(config.timing, "pacing"):
-        quick["pacing"] = "quick"
-    config = replace(config, timing=replace(config.timing, **quick))
-    for spec in config.displays:
-        if spec.interface == "i2c":
-            kernel.i2c_display(spec.port, spec.address)
-        else:
-            kernel.spi_device(spec.port, spec.device, dc=spec.dc)
-    factory = mock_pin_factory()
-    daemon = build_daemon(config, pin_factory=factory, rng=random.Random(2))
-    closers = attach_services(daemon, config)
-    daemon.start()
-    if not daemon.ready.wait(30):
-        raise RuntimeError("the daemon did not get ready")
-    daemon.apply(lambda m: m.reset(TableLimits(25, 1000))).result(30)
-    daemon.apply(lambda m: m.handle(Arrow("right")) + m.handle(Arrow("right"))).result(30)
-    rounds = int(rounds_text)
-    for number in range(rounds + (end == "solved")):
-        winner = daemon.call(lambda: daemon.module.next_round().winner).result(30)
-        if number < rounds:
-            area = "banker" if winner == "player" else "player"  # lost (a push on a tie)
-        else:
-            area = winner  # won: solved
-        daemon.apply(lambda m, area=area: m.handle(Press(area)) + m.handle(Deal())).result(30)
-        daemon.wait_idle(30)
-    if end == "solved" and not daemon.module.solved:
-        raise RuntimeError("the last round did not solve the module")
-    if end == "cut":  # a power cut: the files as they are, no stop line
-        daemon.wait_idle(30)
-        time.sleep(1.0)  # the state file's and the history's writers have written what they had
-        os._exit(0)
-    daemon.stop()
-    for close in closers:
-        close()
-    close_daemon(daemon)
-    factory.reset()
-    return 0
-
-
 # -- the parent ----------------------------------------------------------------------------------------
 
 
-def _config(directory: Path, root: Path, broker_port: int | None) -> Path:
-    """The reference config of ``root`` with this run's state file and control socket (and MQTT)."""
-    text = (root / "firmware" / "config" / "default-config.toml").read_text(encoding="utf-8")
+def _config(directory: Path, root: Path, broker_port: int | None, extras: tuple[str, ...] = ()) -> Path:
+    """The reference config of ``root`` with this run's state file and control socket (and MQTT, and
+    the sections of ``extras``: :data:`configs.EXTRAS`)."""
+    from configs import extra_sections, reference_config
+
+    text = reference_config(root).read_text(encoding="utf-8")
     text += f'\n[state]\nfile = "{(directory / "state.json").as_posix()}"\n'
     text += f'\n[control]\nsocket = "{(directory / "control.sock").as_posix()}"\n'
     if broker_port is not None:
         text += f'\n[mqtt]\nhost = "127.0.0.1"\nport = {broker_port}\n'
+    text += extra_sections(extras)
     path = directory / "config.toml"
     path.write_text(text, encoding="utf-8")
     return path
@@ -324,7 +274,9 @@ def notify_socket(path: Path) -> Any:
     return listener
 
 
-def measure(root: Path, scenario: str, count: int, rounds: int, broker_port: int | None) -> dict[str, object]:
+def measure(
+    root: Path, scenario: str, count: int, rounds: int, broker_port: int | None, extras: tuple[str, ...] = ()
+) -> dict[str, object]:
     """One scenario under callgrind: its instructions (per op for the game thread's)."""
     import json
     import re
@@ -335,13 +287,13 @@ def measure(root: Path, scenario: str, count: int, rounds: int, broker_port: int
     here = Path(__file__).resolve()
     with tempfile.TemporaryDirectory(prefix="bench-instr-") as tmp:
         directory = Path(tmp)
-        config = _config(directory, root, broker_port)
+        config = _config(directory, root, broker_port, extras)
         # The saved game and history a start finds: a short game (the prop started and stopped once)
         # for every scenario but the long ones.
         setup = {"long": (str(rounds), "solved"), "unfinished": (str(rounds), "stopped"), "cut": (str(rounds), "cut")}
         made_rounds, end = setup.get(scenario, ("0", "stopped"))
         subprocess.run(
-            [sys.executable, str(here), "generate", str(root), str(config), made_rounds, end],
+            [sys.executable, str(here.with_name("saved_games.py")), str(root), str(config), made_rounds, end],
             cwd=str(root),
             check=True,
             stdout=subprocess.DEVNULL,
@@ -407,8 +359,14 @@ def measure(root: Path, scenario: str, count: int, rounds: int, broker_port: int
         return result
 
 
+def wanted_of(only: str) -> list[str]:
+    """The scenarios of ``--only``."""
+    return [s.strip() for s in only.split(",") if s.strip()]
+
+
 LABELS = {
     "startup": 'start-up, a short saved game (to "ready", all threads)',
+    "answer": "start-up to the console's first answer (a short saved game, all threads)",
     "long": 'start-up after a long game that ended (to "ready", all threads)',
     "unfinished": 'start-up in a long game the prop was stopped in (to "ready")',
     "cut": 'start-up in a long game after a power cut (to "ready")',
@@ -459,11 +417,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resets", type=int, default=8, help="resets (default 8)")
     parser.add_argument("--deals", type=int, default=5, help="deals on the original's timeline (default 5)")
     parser.add_argument("--rounds", type=int, default=300, help="rounds of the long game (default 300)")
-    parser.add_argument("--only", default=",".join(SCENARIOS), help=f"some of {','.join(SCENARIOS)}")
+    parser.add_argument("--only", help=f"some of {','.join(SCENARIOS)} (default all; answer with --with web)")
     parser.add_argument("--no-mqtt", action="store_true", help="leave MQTT off even if mosquitto is installed")
+    parser.add_argument("--with", dest="extras", default="", help=f"services added to the config: {', '.join(EXTRAS)}")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args(argv)
-    wanted = [s.strip() for s in args.only.split(",") if s.strip()]
+    extras = tuple(e.strip() for e in args.extras.split(",") if e.strip())
+    if any(e not in EXTRAS for e in extras):
+        parser.error(f"--with {args.extras}: services known: {', '.join(EXTRAS)}")
+    default = [s for s in SCENARIOS if s != "answer" or "web" in extras]
+    wanted = wanted_of(args.only) if args.only else default
+    if "answer" in wanted and "web" not in extras:
+        parser.error("--only answer needs --with web")
     unknown = [s for s in wanted if s not in SCENARIOS]
     if unknown:
         parser.error(f"--only {','.join(unknown)}: not a scenario (scenarios: {', '.join(SCENARIOS)})")
@@ -474,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--presses {args.presses} is not a multiple of 8")
     roots = [Path(root).resolve() for root in args.root or [str(here)]]
     for root in roots:
-        if not (root / "firmware" / "config" / "default-config.toml").is_file():
+        if not reference_config(root).is_file():
             parser.error(f"--root {root}: not a checkout of the prop")
     if shutil.which("valgrind") is None:
         print("instructions.py: valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
@@ -497,13 +462,15 @@ def main(argv: list[str] | None = None) -> int:
             commit = subprocess.run(
                 ["git", "-C", str(root), "log", "-1", "--format=%h"], capture_output=True, text=True, check=False
             ).stdout.strip()
-            results = [measure(root, s, counts.get(s, 1), args.rounds, port) for s in wanted]
+            results = [measure(root, s, counts.get(s, 1), args.rounds, port, extras) for s in wanted]
             runs.append({"name": commit or root.name, "root": str(root), "results": results})
     if args.json:
-        print(json.dumps({"mqtt": port is not None, "runs": runs}, indent=1))
+        print(json.dumps({"mqtt": port is not None, "with": extras, "runs": runs}, indent=1))
         return 0
     print(
-        f"Instructions (callgrind), MQTT {'on' if port is not None else 'off'}; "
+        f"Instructions (callgrind), MQTT {'on' if port is not None else 'off'}"
+        + (f", with {', '.join(extras)}" if extras else "")
+        + "; "
         + ", ".join(f"{run['name']} = {run['root']}" for run in runs)
     )
     print()
@@ -514,6 +481,4 @@ def main(argv: list[str] | None = None) -> int:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["child"]:
         sys.exit(_child(sys.argv[2:]))
-    if sys.argv[1:2] == ["generate"]:
-        sys.exit(_generate(sys.argv[2:]))
     sys.exit(main())

@@ -17,6 +17,8 @@ from ..web.settings import WEB_KEYS, WebConfigError, WebSection, web_section
 if TYPE_CHECKING:
     from firmware.plugin import Config
 
+    from ..web.server import WebService
+
 log = logging.getLogger("baccarat")
 
 
@@ -49,23 +51,34 @@ class Web(Service):
         return [f"Web console: http://{web.bind}:{web.port}/ ({', '.join(extras)})"]
 
     def start(self, prop: Prop, settings: WebSection) -> Running | None:
-        """Serve the console before the game thread starts (its log then has the first events); a port
-        that cannot be opened is one log line and the prop runs on without it."""
+        """Make the console's backend now (its log then has the game's first events) and serve the
+        console once the game is ready, on a thread of its own (:class:`~firmware.web.attach.LateConsole`):
+        aiohttp is not loaded on the way to "ready". A port that cannot be opened is one log line and
+        the prop runs on without it."""
         web = settings.resolved(simulate=prop.simulate)
         if not web.enabled:
             return None
-        from firmware.plugin import reachable_urls
+        from ..web.attach import LateConsole
 
-        from ..web.attach import CONSOLE_LINE, announce, attach_web
+        simulate = prop.simulate
 
-        service = attach_web(
-            prop.daemon, prop.commands, web, pin_driver=prop.pin_driver, history=prop.service("history")
+        def listening(service: WebService) -> None:
+            from firmware.plugin import reachable_urls
+
+            from ..web.attach import CONSOLE_LINE, announce
+
+            urls = reachable_urls(web.bind, service.port)
+            where = urls[0] if len(urls) == 1 else f"{', '.join(urls[:-1])} (on this machine {urls[-1]})"
+            log.info("web console at %s", where, extra=CONSOLE_LINE)  # the simulator keeps it on screen
+            if simulate:
+                announce(urls[-1])  # this machine's browser
+
+        console = LateConsole(
+            prop.daemon,
+            prop.commands,
+            web,
+            pin_driver=prop.pin_driver,
+            history=prop.service("history"),
+            listening=listening,
         )
-        if service is None:
-            return None
-        urls = reachable_urls(web.bind, service.port)
-        where = urls[0] if len(urls) == 1 else f"{', '.join(urls[:-1])} (on this machine {urls[-1]})"
-        log.info("web console at %s", where, extra=CONSOLE_LINE)  # the simulator keeps it on screen
-        if prop.simulate:
-            announce(urls[-1])  # this machine's browser
-        return Running(service.stop, service)
+        return Running(console.stop, console)

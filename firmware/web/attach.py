@@ -3,8 +3,10 @@
 ``attach_web(daemon, settings, pin_driver=...)`` builds the backend and the
 service and starts it before the game thread does; a port that cannot be
 opened is one log line and the prop runs on without its console, as it does
-without its control socket. ``announce`` prints the address and, on a PC with a
-display server, opens it in the browser.
+without its control socket. :class:`LateConsole` (the ``web`` service's way) makes
+the backend at once and loads and starts the server once the game is ready, so
+that a start reaches "ready" without aiohttp (docs/performance/index.md). ``announce``
+prints the address and, on a PC with a display server, opens it in the browser.
 """
 
 from __future__ import annotations
@@ -13,15 +15,18 @@ import logging
 import os
 import threading
 import webbrowser
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..daemon import Daemon
+from firmware.game.daemon import Daemon
+
 from ..room.commands import GameMaster
 from .backend import PinDriver
 from .settings import WebSettings
 
 if TYPE_CHECKING:
     from ..history.keeper import HistoryKeeper
+    from .backend import DaemonBackend
     from .history import HistoryPages
     from .server import WebService
 
@@ -53,9 +58,20 @@ def attach_web(
         return None
     settings.check_listen()
     from .backend import DaemonBackend
-    from .server import WebError, WebService
 
     backend = DaemonBackend(daemon, commands, pin_driver if settings.front_panel else None, name=name)
+    return _serve(daemon, backend, settings, history)
+
+
+def _serve(
+    daemon: Daemon, backend: DaemonBackend, settings: WebSettings, history: HistoryKeeper | None
+) -> WebService | None:
+    """Make the server for ``backend`` and start it (:class:`~.server.WebService`); None if it cannot listen."""
+    from .client_tls import import_aiohttp
+
+    import_aiohttp("firmware.web.server")  # aiohttp's client contexts read the CA store when first used
+    from .server import WebError, WebService
+
     pages = None
     if history is not None:  # the History view: replays drawn at the prop's own displays' sizes
         from .history import HistoryPages
@@ -74,6 +90,79 @@ def attach_web(
         log.error("%s; the prop runs without its web console", error, extra=CONSOLE_LINE)
         return None
     return service
+
+
+class LateConsole:
+    """The console started once the game is ready, on a thread of its own (``Web.start``).
+
+    The backend is made at once (the page's log then has the game's first events) and a
+    configuration that may not listen is refused at once (:meth:`WebSettings.check_listen`); the
+    server, aiohttp and all, is loaded and started after the daemon's first ``on_settled`` call,
+    which follows its "ready" line: players can press before the console's modules are loaded.
+    ``listening(service)`` is called on that thread once the console answers; a port that cannot
+    be opened is one log line, as with :func:`attach_web`. ``service`` is the running
+    :class:`~.server.WebService`, None until then.
+    """
+
+    def __init__(
+        self,
+        daemon: Daemon,
+        commands: GameMaster,
+        settings: WebSettings,
+        *,
+        pin_driver: PinDriver | None = None,
+        history: HistoryKeeper | None = None,
+        listening: Callable[[WebService], None] | None = None,
+    ) -> None:
+        settings.check_listen()
+        from .backend import DaemonBackend
+
+        self.backend = DaemonBackend(daemon, commands, pin_driver if settings.front_panel else None)
+        self.service: WebService | None = None
+        self._daemon, self._settings, self._history, self._listening = daemon, settings, history, listening
+        self._lock = threading.Lock()
+        self._armed = True
+        self._stopped = False
+        self._thread: threading.Thread | None = None
+        daemon.on_settled.append(self._at_ready)
+
+    def _at_ready(self, events: object, module: object) -> None:
+        """The first ``on_settled`` call (game thread, right after "ready"): start the console's thread."""
+        if not self._armed:
+            return
+        with self._lock:
+            self._armed = False
+            if self._stopped:
+                return
+            self._thread = threading.Thread(target=self._start, name="baccarat-web-start", daemon=True)
+            self._thread.start()
+
+    def _start(self) -> None:
+        service = _serve(self._daemon, self.backend, self._settings, self._history)
+        with self._lock:
+            self.service = service
+            stopped = self._stopped
+        if service is not None and not stopped and self._listening is not None:
+            self._listening(service)  # a stop() that came meanwhile waits for this thread, then stops it
+
+    def wait(self, timeout: float | None = None) -> WebService | None:
+        """Wait for the start begun at "ready" to end: the running service, or None (tests, tools)."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+        return self.service
+
+    def stop(self) -> None:
+        """Stop the console (started or not); the prop's stop calls it once the game stopped."""
+        with self._lock:
+            self._stopped = True
+            self._armed = False
+            thread, service = self._thread, self.service
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(30)
+            service = self.service
+        if service is not None:
+            service.stop()
 
 
 def has_display() -> bool:
