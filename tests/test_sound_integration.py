@@ -12,7 +12,25 @@ from pathlib import Path
 from firmware.app import attach_services, build_daemon, close_daemon
 from firmware.devices.displays import open_dummy_device
 from firmware.simulator.pins import ManualClock
+from firmware.sound.listener import SoundListener
 from tests.conftest import ROOT, Rig, make_config
+
+
+def until(condition, timeout: float = 10.0) -> bool:
+    """True once ``condition()`` is, False after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def _listener(daemon) -> SoundListener:
+    """The sound service's listener (found by its hook on the daemon)."""
+    found = [hook.__self__ for hook in daemon.on_shown if isinstance(getattr(hook, "__self__", None), SoundListener)]
+    assert len(found) == 1, daemon.on_shown
+    return found[0]
 
 
 def _check(tmp_path: Path, sound: str) -> subprocess.CompletedProcess:
@@ -63,9 +81,8 @@ def test_cues_follow_the_cards_as_they_are_shown_and_a_buzzer_plays_them(mock_fa
         assert len(cards) >= 4
         gaps = [b - a for a, b in zip(cards, cards[1:], strict=False)]
         assert all(gap >= 0.08 for gap in gaps), f"cards were shown {gaps} s apart, not card_seconds"
-        time.sleep(0.3)
-        duties = [state.state for state in mock_factory.pin(18).states]
-        assert 0.5 in duties, "the piezo never sounded"
+        # The buzzer plays on its own thread: wait for its first tone (a square wave: duty 0.5).
+        assert until(lambda: 0.5 in [state.state for state in mock_factory.pin(18).states]), "the piezo never sounded"
     finally:
         daemon.stop()
         for close in closers:
@@ -90,7 +107,9 @@ def test_a_missing_sound_card_costs_one_line_and_the_game_goes_on(mock_factory, 
             rig.deal()
             rig.wait_for("round")
             rig.tap("tie")
-            time.sleep(0.3)
+            sound = _listener(daemon)
+            # Every cue of the round played (or dropped) on the sound threads before the log is read.
+            assert until(lambda: not sound.pending() and sound.player.idle()), sound.pending()
         assert daemon.module.stacks["tie"] == [25]
         warnings = [r for r in caplog.records if r.name.startswith("baccarat.sound")]
         assert len(warnings) == 1, [r.getMessage() for r in warnings]
