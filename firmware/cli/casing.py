@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from baccarat_core import BaccaratError
 from baccarat_core.bomb import RandomBombs
@@ -12,32 +13,48 @@ from baccarat_core.numbers import parse_count
 from . import Parser, arg_type
 from .deck_play import _given, add_edgework_arguments, config_edgework, edgework_from, game_number, seed_number
 
+if TYPE_CHECKING:
+    from ..config import Config
+
 
 def cmd_casing(args: argparse.Namespace) -> int:
     """Write the casing of the bomb the options (or the config) describe to ``--out``."""
     from ..casing import Casing
     from ..casing.drawing import FORMATS, write
     from ..casing.layout import draw_casing
+    from ..i18n import translations
     from .run import config_path
 
-    out = Path(args.out)
-    if out.suffix.lower() not in FORMATS:
-        raise BaccaratError(f"--out {args.out}: the file name must end in {', '.join(FORMATS)}")
+    config = None
     bombs = RandomBombs(args.seed) if args.seed is not None else None
-    if bombs is not None or _given(args):
-        edgework = edgework_from(args, bombs)
-    else:
+    if bombs is None and not _given(args):
         from ..config import load_config
 
-        edgework = config_edgework(args, load_config(config_path(args.config)), None)
+        config = load_config(config_path(args.config))
+    language = args.language or casing_language(config)
+    t = translations(language)
+    out = Path(args.out)
+    if out.suffix.lower() not in FORMATS:
+        said = t.gettext("--out {out}: the file name must end in {formats}")
+        raise BaccaratError(said.format(out=args.out, formats=", ".join(FORMATS)))
+    edgework = edgework_from(args, bombs) if config is None else config_edgework(args, config, None)
     timer = None if not args.minutes else args.minutes * 60.0  # the countdown's full time, as at a reset
-    drawing = draw_casing(Casing.from_edgework(edgework, timer=timer), language=args.language)
+    drawing = draw_casing(Casing.from_edgework(edgework, timer=timer), language=language)
     try:
         write(drawing, out, paper=args.paper, dpi=args.dpi)
     except OSError as error:
-        raise BaccaratError(f"--out {args.out}: cannot write ({error.strerror or error})") from None
-    print(f"wrote {out} (serial number {edgework.serial})")
+        said = t.gettext("--out {out}: cannot write ({error})")
+        raise BaccaratError(said.format(out=args.out, error=error.strerror or error)) from None
+    print(t.gettext("wrote {out} (serial number {serial})").format(out=out, serial=edgework.serial))
     return 0
+
+
+def casing_language(config: Config | None = None) -> str:
+    """The casing's language without ``--language``: the config's (``[web] language``, then
+    ``[display] language``), else the shell's (``LANG``)."""
+    from .party import party_language
+
+    return party_language(config)
 
 
 def _dpi(text: str) -> int:
@@ -75,9 +92,10 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     casing.add_argument(
         "--language",
         type=arg_type(_language),
-        default="en",
+        default=None,
         metavar="CODE",
-        help="the casing's words and its manual's link: en (default), fr, de, es, ... (docs/run/language.md)",
+        help="the casing's words and its manual's link: en, fr, de, es, ... (default: the config's [web] or "
+        "[display] language, else LANG's; docs/run/language.md)",
     )
     casing.add_argument("--paper", choices=("a4", "letter"), default="a4", help="the PDF's paper (default a4)")
     casing.add_argument(

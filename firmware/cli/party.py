@@ -12,12 +12,14 @@ import argparse
 import secrets
 import sys
 import tomllib
+from gettext import NullTranslations
 from typing import Any
 
 from baccarat_core.numbers import parse_count
 
 from ..config import Config, parse_config
 from ..errors import ConfigError
+from ..i18n import room_language, translations
 from . import Parser, arg_type
 from .run import VIEWS, config_path, run_config
 
@@ -51,13 +53,26 @@ def party_data(
     return data
 
 
-def party_config(args: argparse.Namespace, password: str) -> Config:
-    """The party's config, from ``--config`` (or the reference build's) and the options."""
+def party_language(config: Config | None = None) -> str:
+    """The language the party speaks: the config's (``[web] language``, then ``[display] language``),
+    else the shell's (``LANG``, :func:`~firmware.i18n.environment_language`)."""
+    if config is None:
+        return room_language()
+    web = config.settings.get("web")
+    pages = getattr(getattr(web, "settings", None), "language", "")
+    return room_language(pages, config.display_language)
+
+
+def party_config(args: argparse.Namespace, password: str, t: NullTranslations | None = None) -> Config:
+    """The party's config, from ``--config`` (or the reference build's) and the options; its errors
+    in ``t``'s language (the shell's)."""
+    t = t or translations(party_language())
     path = config_path(args.config)
     try:
         base = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise ConfigError(f"{path}: cannot be read as a config file ({error})") from None
+        said = t.gettext("{path}: cannot be read as a config file ({error})")
+        raise ConfigError(said.format(path=path, error=error)) from None
     data = party_data(
         base, minutes=args.minutes, strikes=args.strikes, seed=args.seed, port=args.port, password=password
     )
@@ -67,27 +82,43 @@ def party_config(args: argparse.Namespace, password: str) -> Config:
         raise ConfigError(f"{path}: {error}") from None
 
 
-def banner(config: Config, password: str, urls: list[str], *, qr: bool = True) -> str:
+def banner(
+    config: Config, password: str, urls: list[str], *, qr: bool = True, t: NullTranslations | None = None
+) -> str:
     """What the party host reads before the game starts: the tablet's address, its QR code, the
-    password, and the game master's console on this machine."""
+    password, and the game master's console on this machine; in the room's language
+    (:func:`party_language`) unless ``t`` says another."""
+    t = t or translations(party_language(config))
     bomb = config.bomb
-    clock = f"{bomb.timer_seconds / 60:g} minutes on the clock" if bomb.timer_seconds else "no countdown"
-    strikes = f"explodes at strike {bomb.strike_limit}" if bomb.strike_limit else "no strike limit"
+    minutes = bomb.timer_seconds / 60 if bomb.timer_seconds else 0
+    clock = (
+        t.ngettext("{minutes} minute on the clock", "{minutes} minutes on the clock", int(minutes)).format(
+            minutes=f"{minutes:g}"
+        )
+        if minutes
+        else t.gettext("no countdown")
+    )
+    limit = bomb.strike_limit
+    strikes = t.gettext("explodes at strike {n}").format(n=limit) if limit else t.gettext("no strike limit")
     lan = [url for url in urls if "//127.0.0.1:" not in url]
     local = next((url for url in urls if "//127.0.0.1:" in url), urls[-1])
-    lines = [f"The party: a new bomb drawn at random each game, {clock}, {strikes}.", ""]
+    said = t.gettext("The party: a new bomb drawn at random each game, {clock}, {strikes}.")
+    lines = [said.format(clock=clock, strikes=strikes), ""]
     if lan:
-        lines.append(f"The players' tablet (same Wi-Fi as this computer): {lan[0]}play")
-        lines += [f"  or {url}play" for url in lan[1:]]
+        said = t.gettext("The players' tablet (same Wi-Fi as this computer): {url}")
+        lines.append(said.format(url=f"{lan[0]}play"))
+        lines += [t.gettext("  or {url}").format(url=f"{url}play") for url in lan[1:]]
         if qr:
             lines.append(_qr(f"{lan[0]}play"))
     else:
-        lines.append("No network address found: connect this computer to the tablet's Wi-Fi, then start again.")
+        lines.append(
+            t.gettext("No network address found: connect this computer to the tablet's Wi-Fi, then start again.")
+        )
     lines += [
-        f"Password (the tablet asks once): {password}",
+        t.gettext("Password (the tablet asks once): {password}").format(password=password),
         "",
-        f"The game master's console, on this computer: {local}   (the same password)",
-        "The experts read the manual: the QR code on the casing (the console's Casing page prints it).",
+        t.gettext("The game master's console, on this computer: {url}   (the same password)").format(url=local),
+        t.gettext("The experts read the manual: the QR code on the casing (the console's Casing page prints it)."),
     ]
     return "\n".join(lines)
 
@@ -104,19 +135,20 @@ def _qr(url: str) -> str:
 
 def cmd_party(args: argparse.Namespace) -> int:
     """Start the party: print the tablet's address and its QR code, wait for Enter, play."""
-    from ..netaddr import reachable_urls
+    from firmware.system.netaddr import reachable_urls
 
     password = args.password or new_password()
     config = party_config(args, password)
+    t = translations(party_language(config))
     run_args = argparse.Namespace(
         simulate=True, view=args.view, scale=None, gm=False, port=None, card_seconds=None, sound=args.sound,
         log_level="INFO",
     )  # fmt: skip
 
     def before_start(running: Config) -> None:
-        print(banner(running, password, reachable_urls("0.0.0.0", args.port, "/")), flush=True)
+        print(banner(running, password, reachable_urls("0.0.0.0", args.port, "/"), t=t), flush=True)
         if args.wait and sys.stdin.isatty():
-            input("\nPress Enter to start the game (x in the simulator, or Ctrl+C, ends it). ")
+            input("\n" + t.gettext("Press Enter to start the game (x in the simulator, or Ctrl+C, ends it). "))
 
     return run_config(run_args, config, before_start=before_start)
 
@@ -141,7 +173,8 @@ def _password(text: str) -> str:
     from baccarat_core import BaccaratError
 
     if len(text) < 8 or text != text.strip() or not text.isprintable():
-        raise BaccaratError("the password must be 8 or more characters, without spaces at either end")
+        t = translations(party_language())
+        raise BaccaratError(t.gettext("the password must be 8 or more characters, without spaces at either end"))
     return text
 
 

@@ -23,7 +23,9 @@ What stays as the original has it: the module's own display text on the OLEDs (u
 from __future__ import annotations
 
 import logging
+import os
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -143,3 +145,40 @@ def language_name(code: str) -> str:
     except (ValueError, UnknownLocaleError):
         return code
     return name[:1].upper() + name[1:]
+
+
+#: The environment's language settings, in the order gettext reads them.
+LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def environment_language(environ: Mapping[str, str] | None = None) -> str:
+    """The language the shell asks for (``LANGUAGE=fr:en``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG=de_DE.UTF-8``),
+    as one of :func:`languages`; English for ``C``, ``POSIX``, nothing set or a language with no catalog.
+
+    >>> environment_language({"LANG": "de_AT.UTF-8"})
+    'de'
+    >>> environment_language({"LANGUAGE": "ja:fr", "LANG": "en_US.UTF-8"})
+    'fr'
+    >>> environment_language({"LC_ALL": "C", "LANG": "fr_FR.UTF-8"})
+    'en'
+    """
+    values = os.environ if environ is None else environ
+    for name in LOCALE_VARIABLES:
+        value = values.get(name, "")
+        if not value:
+            continue
+        tags = [item.split(".")[0].split("@")[0].replace("_", "-") for item in value.split(":") if item]
+        if not tags or tags[0] in ("C", "POSIX"):
+            return SOURCE
+        return negotiate(", ".join(tag for tag in tags if tag not in ("C", "POSIX")))
+    return SOURCE
+
+
+def room_language(*configured: str, environ: Mapping[str, str] | None = None) -> str:
+    """The language a command speaks to the room: the first language the config sets
+    (``[web] language``, then ``[display] language``), else the environment's
+    (:func:`environment_language`)."""
+    for language in configured:
+        if language and language in languages():
+            return language
+    return environment_language(environ)
