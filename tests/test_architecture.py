@@ -281,27 +281,11 @@ def test_no_import_circles() -> None:
     assert _circles(_import_graph()) == []
 
 
-#: The one circle left for the types (issue 40 item 6): firmware.plugin.base names the config's
-#: class (firmware.config imports the registry, which imports firmware.plugin). It goes when
-#: base.py names the config by a Protocol and registry.py imports firmware.plugin.base and
-#: firmware.config.sections instead of the API module; then this marker fails the test (strict).
-PLUGIN_CIRCLE = pytest.mark.xfail(strict=True, reason="firmware.plugin.base -> firmware.config -> registry")
-
-
-@PLUGIN_CIRCLE
 def test_no_import_circles_not_even_for_the_types() -> None:
     """A circle the type checker alone sees is still two modules that cannot be read apart: each is
-    cut with a Protocol (snapshot.Savable, command_table.Master, web/host.py) or a small types module."""
+    cut with a Protocol (snapshot.Savable, command_table.Master, web/host.py) or a small types module
+    (the config's records in firmware/config/model.py, which the plugin API names)."""
     assert _circles(_import_graph(types=True)) == []
-
-
-def test_the_circles_left_for_the_types_are_the_plugin_apis_alone() -> None:
-    """Until the marker above goes: no other circle comes back (the four of issue 40 are cut)."""
-    left = [set(circle) for circle in _circles(_import_graph(types=True))]
-    assert all("firmware.plugin.base" in circle and "firmware.services.registry" in circle for circle in left), left
-    assert not any(
-        circle & {"baccarat_core.module", "firmware.room.commands", "firmware.web.server"} for circle in left
-    )
 
 
 def test_the_circle_finder_finds_a_circle() -> None:

@@ -12,14 +12,11 @@ and bus validator: ``check-config``, ``run`` and ``hardware/generate.py`` all as
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from baccarat_core import Edgework, TableLimits, strict
-from baccarat_core.bomb import RandomBombs
-from baccarat_core.records import field, record, replace
-from baccarat_core.timer import BombRules
+from baccarat_core import strict
+from baccarat_core.records import replace
 from firmware.config.core import (
     CORE_KEYS,
     MAX_OUTPUT_SECONDS,
@@ -40,6 +37,7 @@ from firmware.config.core import (
     read_timing,
     timing_problem,
 )
+from firmware.config.model import Config, TimingConfig
 from firmware.config.report import SHUTDOWN_GPIO, describe_edgework, describe_wiring, pin_problems, pin_uses
 from firmware.config.sections import (
     MAX_STRING,
@@ -51,7 +49,7 @@ from firmware.config.sections import (
     repeated,
     show_setting,
 )
-from firmware.devices.wiring import DeckLightWiring, DisplaySpec, InputWiring, OutputWiring, StatusLightWiring
+from firmware.devices.wiring import DisplaySpec, OutputWiring
 from firmware.errors import ConfigError
 
 __all__ = [
@@ -88,59 +86,6 @@ MAX_CONFIG_BYTES = 256 * 1024
 #: The core's sections (each service's is its own: :attr:`firmware.plugin.Service.table`).
 CORE_SECTIONS: tuple[str, ...] = ("edgework", "limits", "deck", "inputs", "status_light", "deck_light", "timing")
 CORE_SECTIONS += ("displays", "state", "bomb", "outputs", "display")
-
-
-@record
-class TimingConfig:
-    """How long things take, in seconds, and how a deal is paced: ``original`` (the original
-    module's timeline, :mod:`firmware.game.pacing`) or ``quick`` (each card face up ``card_seconds``
-    apart, the clearing ``result_seconds`` after the result)."""
-
-    hold_seconds: float = 0.5
-    debounce_seconds: float = 0.02
-    strike_flash_seconds: float = 1.0
-    card_seconds: float = 0.6
-    result_seconds: float = 1.5
-    pacing: str = "original"
-
-
-@record
-class Config:
-    """A whole, validated config file.
-
-    ``edgework`` is the fixed edgework, or None with ``[edgework] mode = "random"``, where
-    ``bombs`` draws each game's bomb instead. ``settings`` holds each configured room service's
-    settings by the service's name (a service that is not configured is not there).
-    """
-
-    edgework: Edgework | None
-    limits: TableLimits | None
-    first_color: str | None
-    inputs: InputWiring
-    status_light: StatusLightWiring
-    deck_light: DeckLightWiring
-    timing: TimingConfig
-    displays: tuple[DisplaySpec, ...]
-    state_file: str | None = None
-    source: str = "<defaults>"
-    bombs: RandomBombs | None = None
-    #: ``[bomb]``: the countdown and the strike limit (none of either by default).
-    bomb: BombRules = BombRules()
-    #: The ``[[outputs]]``: relays and locks the game switches, in config order.
-    outputs: tuple[OutputWiring, ...] = ()
-    #: Each configured room service's settings, by the service's name.
-    settings: Mapping[str, Any] = field(default_factory=dict)
-    #: The tables of services that could not be loaded, as the file has them (unchecked; check-config
-    #: says so).
-    unchecked: Mapping[str, Any] = field(default_factory=dict)
-    #: The file holds a secret (a key a service declares ``secret``): it should not be world-readable.
-    has_secrets: bool = False
-    #: ``[display] language``: the displays' words in a catalog's language ("": the original's English).
-    display_language: str = ""
-
-    def with_settings(self, name: str, settings: Any) -> Config:
-        """This config with the service ``name``'s settings replaced (``run``'s command-line overrides)."""
-        return replace(self, settings={**self.settings, name: settings})
 
 
 # -- reading -------------------------------------------------------------------

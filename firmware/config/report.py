@@ -15,7 +15,7 @@ from firmware.devices.header import BCM_TO_PHYSICAL, I2C1_PINS, RESERVED_PINS, S
 from firmware.devices.wiring import OPTIONAL_ROLES, ROLES
 
 if TYPE_CHECKING:
-    from firmware.config import Config
+    from firmware.config.model import Config
 
 #: The optional shutdown button (the kernel's gpio-shutdown overlay, see hardware/README.md):
 #: no input, light or display may use it.

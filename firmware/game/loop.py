@@ -123,8 +123,7 @@ class GameLoop:
         self.ready = threading.Event()
         self._queue: queue.Queue[Input | _Call | _SolvedCount | _Stop] = queue.Queue()
         self._ended = False  # the game thread has stopped: calls fail at once (under _end_lock)
-        #: True once :meth:`stop` was called: a game thread that ends without it ended by accident.
-        self.stop_requested = False
+        self.stop_requested = False  #: :meth:`stop` was called (a thread that ends without it: a bug)
         self._end_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._beat: Callable[[], None] | None = None
@@ -173,15 +172,8 @@ class GameLoop:
 
     def start(self) -> None:
         """Run the game on a thread of its own (see :meth:`run`)."""
-        self._thread = threading.Thread(target=self._run_logged, name="baccarat-game", daemon=True)
+        self._thread = threading.Thread(target=_logged, args=(self.run,), name="baccarat-game", daemon=True)
         self._thread.start()
-
-    def _run_logged(self) -> None:
-        """:meth:`run`, with one line when it ends by anything but :meth:`stop`."""
-        try:
-            self.run()
-        except BaseException as error:
-            log.critical("the game thread ended: %s: %s", type(error).__name__, error, exc_info=error)
 
     def stop(self) -> None:
         """Stop the game thread: outputs and lights off, displays blank (SIGTERM)."""
@@ -424,6 +416,14 @@ class GameLoop:
 
     def _show_game(self) -> None:
         """A mode ended: show the game again, and hand the mode's last events over."""
+
+
+def _logged(run: Callable[[], None]) -> None:
+    """The game thread: ``run``, with one line when it ends by anything but a stop."""
+    try:
+        run()
+    except BaseException as error:  # noqa: BLE001 - said, then the thread ends (run_forever exits 1)
+        log.critical("the game thread ended: %s: %s", type(error).__name__, error, exc_info=error)
 
 
 def _fail_stopped(future: Future[Any]) -> None:

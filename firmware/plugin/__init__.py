@@ -96,8 +96,8 @@ if TYPE_CHECKING:
         room_settings,
         topic_level_problem,
     )
-    from firmware.config import Config
     from firmware.config.core import TRIGGER_EVENTS
+    from firmware.config.model import Config
     from firmware.devices.header import BCM_TO_PHYSICAL, I2S_PINS
     from firmware.devices.switching import OutputSwitched
     from firmware.game.daemon import Daemon
@@ -200,7 +200,7 @@ _LAZY = {
     "CommandSpec": "firmware.room.command_table",
     "Noise": "firmware.system.noise",
     "QUIET_SECONDS": "firmware.system.noise",
-    "Config": "firmware.config",
+    "Config": "firmware.config.model",
     "Daemon": "firmware.game.daemon",
     "GameMaster": "firmware.room.commands",
     "private_dir": "firmware.room.saved_state",

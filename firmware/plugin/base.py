@@ -13,7 +13,7 @@ from firmware.errors import ConfigError
 if TYPE_CHECKING:
     from gpiozero.pins import Factory
 
-    from firmware.config import Config
+    from firmware.config.model import Config
     from firmware.game.daemon import Daemon
     from firmware.plugin.hooks import HookRunner
     from firmware.room.command_table import CommandSpec

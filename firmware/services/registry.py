@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-from firmware.plugin import Service
+from firmware.plugin.base import Service
 from firmware.plugin.hooks import run_bounded
 
 from ..errors import ConfigError
@@ -224,6 +224,6 @@ def _load_third(name: str, value: str) -> Service | str:
 
 def unknown_section(name: str, known: list[str]) -> ConfigError:
     """``[mqt]: unknown section (did you mean mqtt?)``."""
-    from firmware.plugin import did_you_mean
+    from firmware.config.sections import did_you_mean
 
     return ConfigError(f"[{name}]: unknown section{did_you_mean(name, known)}")
