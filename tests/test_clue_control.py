@@ -12,6 +12,7 @@ import importlib
 import logging
 import subprocess
 import sys
+import threading
 
 import pytest
 from hypothesis import given
@@ -330,6 +331,26 @@ def test_the_link_runs_on_its_own_thread_and_says_why_it_cannot_listen() -> None
     finally:
         link.stop()
     assert got == [(Command("disable"),)]
+
+
+def test_a_start_that_fails_any_way_is_reported_as_what_happened(monkeypatch) -> None:
+    """Issue 41 item 2: ready says what happened. A failure to open that is no OSError (here
+    bind()'s OverflowError) was a traceback on the link's thread, and the link said it listened."""
+    crashes: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: crashes.append(args.exc_value))
+    link = ClueControl(lambda commands, sender: None, OUTPUTS, host="127.0.0.1", port=70000)
+    with pytest.raises(ClueControlError) as caught:
+        link.start()
+    link.stop()
+    assert str(caught.value) == "Clue Control: cannot listen on 127.0.0.1 port 70000: bind(): port must be 0-65535."
+    assert link.ready.is_set() and not link.listening and link.outcome == str(caught.value)
+    assert crashes == []
+    good = ClueControl(lambda commands, sender: None, OUTPUTS, host="127.0.0.1", port=0)
+    good.start()
+    try:
+        assert good.listening and good.outcome == f"listening on 127.0.0.1 port {good.port}"
+    finally:
+        good.stop()
 
 
 def test_a_privileged_port_without_the_capability_names_it() -> None:

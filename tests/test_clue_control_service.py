@@ -116,7 +116,7 @@ def test_the_section_reads_the_issue_s_keys_and_the_outputs_in_config_order() ->
     config = make_config(clue_control={"port": 502, "controller": "192.168.1.10", "coil_base": 7})
     settings = config.settings["clue_control"]
     assert settings == ClueControlSettings(
-        port=502, controller=("192.168.1.10", 502), coil_base=7, allow=(), outputs=("lock",)
+        port=502, controller=("192.168.1.10", 502), coil_base=7, allow=(), outputs=("lock",), bind="0.0.0.0"
     )
     default = make_config(clue_control={"controller": "cc.local:1502"}).settings["clue_control"]
     assert (default.port, default.controller, default.coil_base) == (502, ("cc.local", 1502), None)
@@ -139,6 +139,15 @@ def test_the_section_reads_the_issue_s_keys_and_the_outputs_in_config_order() ->
         ({"controller": "10.0.0.1", "allow": ["cc.local"]}, "'cc.local' is not an IP address"),
         ({"controller": "10.0.0.1", "allow": "10.0.0.2"}, '[clue_control] allow = "10.0.0.2": must be a list'),
         ({"controller": "10.0.0.1", "prot": 502}, "[clue_control] prot: unknown key (did you mean port?)"),
+        ({"controller": "10.0.0.1", "bind": "eth0"}, '[clue_control] bind = "eth0": must be an IP address'),
+        (
+            {"controller": "10.0.0.1", "bind": "127.0.0.1"},
+            '[clue_control] bind = "127.0.0.1": 10.0.0.1 cannot reach a switch on loopback',
+        ),
+        (
+            {"controller": "127.0.0.1", "allow": ["192.168.1.11"], "bind": "127.0.0.1"},
+            '[clue_control] bind = "127.0.0.1": 192.168.1.11 cannot reach a switch on loopback',
+        ),
     ],
 )
 def test_a_bad_value_is_one_line_naming_it(section: dict, message: str) -> None:
@@ -153,7 +162,7 @@ def test_check_config_says_what_to_enter_in_clue_control() -> None:
     settings = make_config(clue_control={"port": 502, "controller": "192.168.1.10"}).settings["clue_control"]
     switch, trigger = service.describe(settings)
     assert switch.startswith(
-        "Clue Control switch: port 502 (the unit gets CAP_NET_BIND_SERVICE), commands from 192.168.1.10"
+        "Clue Control switch: port 502 on 0.0.0.0 (the unit gets CAP_NET_BIND_SERVICE), commands from 192.168.1.10"
     )
     assert "1 solve, 2 reset, 3 enable, 4 disable, 5 reset+enable, 6 reset+disable, 100/101 lock off/on" in switch
     assert trigger.startswith("Clue Control trigger: coils on 192.168.1.10:502: 10N solved, 10N+1 enabled")
@@ -161,6 +170,24 @@ def test_check_config_says_what_to_enter_in_clue_control() -> None:
     switch, trigger = service.describe(based)
     assert "CAP_NET_BIND_SERVICE" not in switch
     assert trigger == "Clue Control trigger: coils on 10.0.0.1:502: 70 solved, 71 enabled, 710 lock"
+
+
+@pytest.mark.parametrize(
+    ("section", "bind"),
+    [
+        ({"controller": "127.0.0.1"}, "127.0.0.1"),  # Clue Control on this machine: loopback only
+        ({"controller": "localhost:1502", "allow": ["127.0.0.2"]}, "127.0.0.1"),
+        ({"controller": "127.0.0.1", "allow": ["192.168.1.11"]}, "0.0.0.0"),  # one away: every address
+        ({"controller": "192.168.1.10"}, "0.0.0.0"),
+        ({"controller": "cluecontrol.local"}, "0.0.0.0"),  # a name may be anywhere
+        ({"controller": "127.0.0.1", "allow": ["::1"]}, "0.0.0.0"),
+        ({"controller": "192.168.1.10", "bind": "192.168.1.123"}, "192.168.1.123"),  # as given
+        ({"controller": "127.0.0.1", "bind": "0.0.0.0"}, "0.0.0.0"),
+    ],
+)
+def test_the_switch_binds_where_the_controllers_are(section: dict, bind: str) -> None:
+    """Issue 41 item 3: no port open to the room when only this machine may command the prop."""
+    assert make_config(clue_control=section).settings["clue_control"].bind == bind
 
 
 # -- the unit -------------------------------------------------------------------------------
@@ -272,6 +299,26 @@ def test_clue_control_drives_the_prop_through_the_one_command_path(mock_factory,
     assert [(e.input, e.reason) for e in ignored] == [("force solve", "solved")]
 
 
+def test_a_switch_for_a_controller_on_loopback_listens_on_loopback_alone(mock_factory, clue) -> None:
+    with prop_with_clue_control(mock_factory, clue.port) as (daemon, link, port):
+        assert link.switch.addresses == [("127.0.0.1", port)]
+        assert link.outcome == f"listening on 127.0.0.1 port {port}"
+
+
+def test_a_clean_stop_tells_clue_control_the_prop_stopped(mock_factory, clue: ClueControlPC) -> None:
+    """Issue 41 item 4: after a clean stop Clue Control's coils say stopped (solved, enabled and
+    the lock off), as the retained MQTT state does; not the last game's solved."""
+    with prop_with_clue_control(mock_factory, clue.port) as (daemon, link, port):
+        assert clue.wait_writes(3) == [(10, False), (11, True), (110, False)]
+        client = ModbusTcpClient("127.0.0.1", port=port, timeout=PATIENCE, retries=0)
+        assert client.write_register(1, 1).registers == [1]  # force solve: solved, the lock open
+        client.close()
+        assert clue.wait_writes(5)[3:] == [(10, True), (110, True)]
+    writes = clue.wait_writes(8)
+    assert sorted(writes[5:]) == [(10, False), (11, False), (110, False)]
+    assert clue.clue.latest() == {10: False, 11: False, 110: False}
+
+
 def test_only_the_controller_may_command(mock_factory, clue: ClueControlPC) -> None:
     with prop_with_clue_control(mock_factory, clue.port) as (daemon, link, port):
         stranger = socket.socket()
@@ -303,10 +350,11 @@ def test_a_controller_that_is_down_gets_the_changes_when_it_returns(mock_factory
         try:
             # The link retried while Clue Control was away, each wait twice the last (0.5 s first):
             # on a busy machine the next try may be as far off as the longest wait.
-            writes = pc.wait_writes(3, patience=LONGEST_RETRY + PATIENCE)
+            writes = pc.wait_writes(6, patience=LONGEST_RETRY + PATIENCE)
         finally:
             pc.stop()
-    assert sorted(writes) == [(10, True), (11, False), (110, True)]
+    assert writes[:3] == [(10, False), (11, True), (110, False)]  # the state at the start, then each change
+    assert sorted(writes[3:]) == [(10, True), (11, False), (110, True)]
 
 
 def test_a_port_that_cannot_be_opened_is_one_line_and_the_prop_plays_on(mock_factory, clue, caplog) -> None:
@@ -319,6 +367,6 @@ def test_a_port_that_cannot_be_opened_is_one_line_and_the_prop_plays_on(mock_fac
             assert link.switch is None or link.switch.port == port
     lines = [r.getMessage() for r in caplog.records if "cannot listen" in r.getMessage()]
     assert lines == [
-        f"Clue Control: cannot listen on 0.0.0.0 port {port}: the port is taken (another program, or another "
+        f"Clue Control: cannot listen on 127.0.0.1 port {port}: the port is taken (another program, or another "
         "prop on this machine); the prop runs without Clue Control"
     ]

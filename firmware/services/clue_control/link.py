@@ -31,6 +31,8 @@ log = logging.getLogger("baccarat.clue_control")
 
 #: How long :meth:`ClueControl.start` waits for the switch to listen.
 START_SECONDS = 15.0
+#: How long a clean stop waits for Clue Control to acknowledge the stopped prop's coils.
+FAREWELL_SECONDS = 3.0
 
 
 class ClueControlError(PropError):
@@ -80,9 +82,13 @@ class ClueControl:
         self.trigger: Trigger | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        #: Set once the link's thread has opened what it could (the switch listens, or failed to).
+        #: Set once the link's thread has opened what it could, after :attr:`outcome` says what happened.
         self.ready = threading.Event()
+        #: What the start came to, once :attr:`ready`: "listening on 0.0.0.0 port 502", or the one
+        #: line saying why the switch cannot listen ("": not yet).
+        self.outcome = ""
         self._error: BaseException | None = None
+        self._say_failure = False  # started after the daemon: a failure is a log line, not an exception
         self._lock = threading.Lock()  # guards _state and _loop between update() and the thread
         self._state: dict[Key, bool] = {}  # the prop's state as update() said it last
         self._stopped = threading.Event()
@@ -106,10 +112,12 @@ class ClueControl:
         after.wait()
         if self._stopped.is_set():
             return
+        self._say_failure = True  # the link's thread logs it, before ready
         try:
             self._start_now()
         except ClueControlError as error:
-            log.error("%s; the prop runs without Clue Control", error)
+            if self._error is None:  # the thread did not start in time: nobody said so
+                log.error("%s; the prop runs without Clue Control", error)
 
     def _start_now(self) -> None:
         with self._lock:
@@ -120,16 +128,23 @@ class ClueControl:
         if not self.ready.wait(START_SECONDS):
             raise ClueControlError(f"Clue Control: the link did not start within {START_SECONDS:g} s")
         if self._error is not None:
-            raise ClueControlError(_listen_problem(self.host, self.port, self._error))
+            raise ClueControlError(self.outcome)
 
     @property
     def listening(self) -> bool:
         """Whether the link started and its switch (if it has one) listens: False until
-        :attr:`ready`, and after a port it could not take (the log says why)."""
+        :attr:`ready`, and after a port it could not take (:attr:`outcome` says why)."""
         return self.ready.is_set() and self._error is None
 
-    def stop(self) -> None:
-        """Close the switch and the trigger, end the thread (at once, or as soon as it has started)."""
+    def stop(self, *, farewell: bool = True) -> None:
+        """Close the switch and the trigger, end the thread (at once, or as soon as it has started).
+
+        With ``farewell`` (a clean stop), Clue Control is told first that the prop stopped: its
+        solved, enabled and output coils off; the stop waits for its answer at most
+        :data:`FAREWELL_SECONDS`, and not at all while it is known to be down.
+        """
+        if farewell:
+            self.update(solved=False, enabled=False, outputs=dict.fromkeys(self.outputs, False))
         with self._lock:
             self._stopped.set()
             loop, thread, stopping = self._loop, self._thread, self._stopping
@@ -174,13 +189,17 @@ class ClueControl:
         try:
             try:
                 await self._open(loop)
-            except (OSError, ValueError) as error:
+            except Exception as error:  # noqa: BLE001 - whatever it is, the outcome: one line, no traceback
                 self._error = error
-                return
-            finally:
+                self.outcome = _listen_problem(self.host, self.port, error)
+                if self._say_failure:
+                    log.error("%s; the prop runs without Clue Control", self.outcome)
                 self.ready.set()
+                return
+            self.ready.set()
             assert self._stopping is not None  # made by _open
             await self._stopping.wait()
+            await self._farewell()
         finally:
             with self._lock:  # update() and stop() no longer reach this loop
                 self._loop = None
@@ -209,7 +228,24 @@ class ClueControl:
             )
             await self.switch.start()
             self.port = self.switch.port
-            log.info("Clue Control switch listening on %s port %d", self.host, self.port)
+            self.outcome = f"listening on {self.host} port {self.port}"
+            log.info("Clue Control switch %s", self.outcome)
+        else:
+            self.outcome = "writing to Clue Control only (no switch)"
+
+    async def _farewell(self) -> None:
+        """Wait for Clue Control to acknowledge what stop() wrote, unless it is known to be down."""
+        if self.trigger is None or self.trigger.up is False:
+            return
+        try:
+            await asyncio.wait_for(self.trigger.settled(), FAREWELL_SECONDS)
+        except TimeoutError:
+            log.warning(
+                "Clue Control at %s:%d did not acknowledge the stopped prop's coils within %g s",
+                self.trigger.host,
+                self.trigger.port,
+                FAREWELL_SECONDS,
+            )
 
     async def _close(self) -> None:
         if self.switch is not None:
@@ -230,5 +266,7 @@ def _listen_problem(host: str, port: int | None, error: BaseException) -> str:
         )
     if number == errno.EADDRINUSE:
         return f"{where}: the port is taken (another program, or another prop on this machine)"
-    reason = getattr(error, "strerror", None) or str(error)
+    reason = getattr(error, "strerror", None) or str(error).strip().partition("\n")[0] or type(error).__name__
+    if not isinstance(error, OSError | ValueError | OverflowError):  # not the address's fault: say what it was
+        reason = f"{type(error).__name__}: {reason}"
     return f"{where}: {reason}"

@@ -7,12 +7,15 @@ The config section::
     controller = "192.168.1.10"     # Clue Control's computer, "host" or "host:port" (502 by default)
     # coil_base = 7                 # instead of the prop's last IPv4 octet
     # allow = ["192.168.1.11"]      # more computers that may command the prop
+    # bind = "0.0.0.0"              # where the switch listens (default: where the controllers are)
 
 Commands from Clue Control run through the prop's one command path (``prop.commands``), as
 every other surface's do, refused there alike (during the self-test, after an explosion). The
 prop's state as the players see it (solved, enabled, each output) is handed to the link from
 the daemon's ``on_settled`` hook, which writes only what changed. Only the controller (and
-``allow``) may command the prop: Modbus has no password, so an address list is its lock.
+``allow``) may command the prop: Modbus has no password, so an address list is its lock, and the
+switch listens only where they are: on loopback when every one of them is on this machine
+(:func:`derived_bind`), as the console does, unless ``bind`` says otherwise.
 A port below 1024 asks the service unit for ``CAP_NET_BIND_SERVICE`` (:meth:`ClueControlService.unit`).
 Docs: ``docs/integrate/clue-control.md``.
 """
@@ -83,6 +86,42 @@ def addresses_problem(value: list[Any]) -> str | None:
     return None
 
 
+#: Where the switch listens when every controller is on this machine, and when one is not.
+LOOPBACK_BIND, ANY_BIND = "127.0.0.1", "0.0.0.0"
+
+
+def bind_problem(value: str) -> str | None:
+    """an IP address such as 0.0.0.0 or 192.168.1.123 ("": where the controllers are)"""
+    if value == "":
+        return None
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        return 'must be an IP address such as 0.0.0.0, 127.0.0.1 or this prop\'s own ("": where the controllers are)'
+    return None
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name: it may be anywhere
+
+
+def derived_bind(senders: tuple[str, ...]) -> str:
+    """Where the switch listens for ``senders`` (the controller and allow): loopback when every one
+    is on this machine (IPv4 loopback or ``localhost``), else every address.
+
+    >>> derived_bind(("127.0.0.1", "127.0.0.2")), derived_bind(("127.0.0.1", "192.168.1.11"))
+    ('127.0.0.1', '0.0.0.0')
+    """
+    if all(_is_loopback(host) and ":" not in host for host in senders):
+        return LOOPBACK_BIND
+    return ANY_BIND
+
+
 @record
 class ClueControlSettings:
     """``[clue_control]`` as the service runs it."""
@@ -93,6 +132,8 @@ class ClueControlSettings:
     allow: tuple[str, ...]
     #: The prop's outputs in config order: output ``i`` is ``outputs[i]``.
     outputs: tuple[str, ...]
+    #: Where the switch listens (``bind``, or :func:`derived_bind`).
+    bind: str = ANY_BIND
 
     @property
     def where(self) -> str:
@@ -131,6 +172,14 @@ class ClueControlService(Service):
             "of the last octet of its IPv4 address",
         ),
         Key("allow", list, [], check=addresses_problem, help="more addresses that may command the prop"),
+        Key(
+            "bind",
+            str,
+            "",
+            check=bind_problem,
+            help="the address the switch listens on (default: 127.0.0.1 when controller and allow are all "
+            "on this machine, else 0.0.0.0)",
+        ),
     )
     order = 60
     docs = "integrate/clue-control.md"
@@ -140,12 +189,24 @@ class ClueControlService(Service):
         """The settings, with the prop's outputs in config order."""
         from .protocol import split_host_port
 
+        controller = split_host_port(values["controller"])
+        allow = tuple(values["allow"])
+        senders = (controller[0], *allow)
+        bind = values["bind"] or derived_bind(senders)
+        if _is_loopback(bind):
+            away = [host for host in senders if not _is_loopback(host)]
+            if away:
+                raise section.fail(
+                    "bind",
+                    f"{away[0]} cannot reach a switch on loopback (bind to 0.0.0.0 or this prop's address there)",
+                )
         return ClueControlSettings(
             port=values["port"],
-            controller=split_host_port(values["controller"]),
+            controller=controller,
             coil_base=values["coil_base"],
-            allow=tuple(values["allow"]),
+            allow=allow,
             outputs=tuple(output.name for output in config.outputs),
+            bind=bind,
         )
 
     def describe(self, settings: ClueControlSettings) -> list[str]:
@@ -167,8 +228,8 @@ class ClueControlService(Service):
                 f", {c.output(i)} {n}" for i, n in enumerate(s.outputs)
             )
         return [
-            f"Clue Control switch: port {s.port}{capability}, commands from {senders} in holding register 1: "
-            f"{values}{outputs}",
+            f"Clue Control switch: port {s.port} on {s.bind}{capability}, commands from {senders} "
+            f"in holding register 1: {values}{outputs}",
             f"Clue Control trigger: coils on {s.where}: {coils}",
         ]
 
@@ -255,6 +316,7 @@ class ClueControlService(Service):
             run,
             s.outputs,
             port=s.port,
+            host=s.bind,
             allow=(s.controller[0], *s.allow),
             controller=s.controller,
             coil_base=s.coil_base,

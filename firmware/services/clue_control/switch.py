@@ -118,6 +118,13 @@ class Switch:
         self._server = await loop.create_server(lambda: _Session(self), self.host, self.port, reuse_address=True)
         self.port = self._server.sockets[0].getsockname()[1]
 
+    @property
+    def addresses(self) -> list[tuple[str, int]]:
+        """Where it listens: (address, port) of each listening socket ([] before :meth:`start`)."""
+        if self._server is None:
+            return []
+        return [tuple(sock.getsockname()[:2]) for sock in self._server.sockets]
+
     async def close(self) -> None:
         """Stop listening and close every connection."""
         if self._server is not None:
