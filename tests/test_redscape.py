@@ -86,6 +86,30 @@ def test_node_redscapes_commands_drive_the_prop_and_one_report_answers_each(reds
     assert json.loads(late.wait_for(FROM)) == reports(w)[-1] and late.messages[0][2] is True
 
 
+def test_the_report_comes_again_after_10_seconds_of_the_props_clock_without_one(redscape_prop, watcher_factory):
+    """For a Node-RED flow that started later and stored its own "UNSOLVED" over the retained
+    report (node-redscape's flows do at start): the report again after ``refresh_seconds``."""
+    w = watcher_factory(topics=(FROM,))
+    rig = redscape_prop()
+    device = convention_of(rig, RedscapeDevice)
+    w.wait_for(FROM)
+    now = [1000.0]
+    device.clock = lambda: now[0]
+    device._sent = now[0]  # as if one had just gone out
+    time.sleep(1.5)  # the link ticks at least once a second: nothing is due
+    before = len(w.on(FROM))
+    now[0] += 9.9
+    time.sleep(1.5)
+    assert len(w.on(FROM)) == before
+    now[0] += 0.1
+    assert json.loads(w.wait_after(FROM, before, lambda p: True))["state"] == "UNSOLVED"
+    command(w, {"command": "SOLVE"})  # a report resets the wait
+    count = len(w.on(FROM))
+    now[0] += 9.9
+    time.sleep(1.5)
+    assert len(w.on(FROM)) == count
+
+
 def test_the_short_state_words(redscape_prop, watcher_factory):
     w = watcher_factory(topics=(FROM,))
     redscape_prop({"id": "baccarat", "states": ["S", "U"]})

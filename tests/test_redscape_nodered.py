@@ -167,3 +167,75 @@ def test_the_shipped_flow_drives_the_prop_in_a_real_node_red(convention_prop, br
     assert rig.daemon.module.enabled
     node_red.press(buttons["Lock off"])
     until(lambda: not output_on(rig, "lock"), 10, "the lock off from the flow")
+
+
+#: What node-redscape's prop flows do with each message about a prop (their "Store" and "Parse JSON
+#: and update stored state" functions, written again here): merge it into the global named by the
+#: prop's id. ``history`` keeps each state stored, for the failure message.
+STORE = """var propid = flow.get("payload.id") || msg.payload.id;
+var prop = global.get(propid) || {};
+for (var key in msg.payload) { prop[key] = msg.payload[key]; }
+global.set(propid, prop);
+global.set("history", (global.get("history") || []).concat([prop.state]));
+msg.payload = prop;
+return msg;"""
+
+
+def redscape_style_flow(broker: Broker, *, ask_status: bool) -> list[dict]:
+    """A flow shaped as node-redscape's Button prop flow: its MQTT in node subscribes to
+    FromDevice/baccarat when Node-RED connects, and at start ("On Initialisation", 2 s after the
+    deploy here) "Configuration" stores the flow's own description of the prop, ``"state":
+    "UNSOLVED"``, over whatever report came before. With ``ask_status`` it then asks the prop for
+    its report, as the docs tell a room to add."""
+    description = {"id": "baccarat", "name": "Baccarat", "description": "win a round", "state": "UNSOLVED"}
+    tab, server = "c0ffee0000000001", "c0ffee0000000002"
+    node = {"z": tab, "x": 100, "y": 100}
+    flow = [
+        {"id": tab, "type": "tab", "label": "node-redscape prop"},
+        {"id": server, "type": "mqtt-broker", "name": "MQTT Server", "broker": broker.host,
+         "port": str(broker.port), "clientid": "", "autoConnect": True, "usetls": False,
+         "protocolVersion": "4", "keepalive": "60", "cleansession": True},
+        {"id": "c0ffee0000000003", "type": "inject", "name": "On Initialisation", "props": [{"p": "payload"}],
+         "repeat": "", "crontab": "", "once": True, "onceDelay": 2, "topic": "", "payload": "",
+         "payloadType": "date", "wires": [["c0ffee0000000004"]], **node},
+        {"id": "c0ffee0000000004", "type": "change", "name": "Configuration", "rules": [
+            {"t": "set", "p": "payload", "pt": "flow", "to": json.dumps(description), "tot": "json"},
+            {"t": "set", "p": "payload", "pt": "msg", "to": "payload", "tot": "flow"}],
+         "wires": [["c0ffee0000000005"]], **node},
+        {"id": "c0ffee0000000005", "type": "function", "name": "Store", "func": STORE, "outputs": 1,
+         "wires": [["c0ffee0000000008"] if ask_status else []], **node},
+        {"id": "c0ffee0000000006", "type": "mqtt in", "name": "MQTT FromDevice", "topic": "FromDevice/baccarat",
+         "qos": "2", "datatype": "json", "broker": server, "nl": False, "rap": False, "inputs": 0,
+         "wires": [["c0ffee0000000007"]], **node},
+        {"id": "c0ffee0000000007", "type": "function", "name": "Parse and store", "func": STORE, "outputs": 1,
+         "wires": [[]], **node},
+        {"id": "c0ffee0000000008", "type": "change", "name": "Ask for the report", "rules": [
+            {"t": "set", "p": "payload", "pt": "msg", "to": '{"command": "STATUS"}', "tot": "json"}],
+         "wires": [["c0ffee0000000009"]], **node},
+        {"id": "c0ffee0000000009", "type": "mqtt out", "name": "MQTT ToDevice", "topic": "ToDevice/baccarat",
+         "qos": "1", "retain": "false", "broker": server, "wires": [], **node},
+    ]  # fmt: skip
+    return flow
+
+
+def started_after_the_prop(rig, node_red, broker: Broker, *, ask_status: bool) -> None:
+    """The prop solved before Node-RED's flow starts; the flow's stored copy ends up SOLVED."""
+    rig.master.handle({"command": "force_solve"}).result(5)
+    node_red.deploy(redscape_style_flow(broker, ask_status=ask_status))
+
+    def solved_after_the_flows_own_start() -> bool:
+        kept = node_red.kept("baccarat") or {}
+        return kept.get("name") == "Baccarat" and kept.get("state") == "SOLVED"
+
+    until(solved_after_the_flows_own_start, 30, "SOLVED in the flow after it stored its own UNSOLVED")
+
+
+def test_a_node_redscape_flow_started_later_is_put_right_by_the_refresh(convention_prop, broker, node_red):
+    """Issue 41 item 5: the flow's own "UNSOLVED" at start overwrote the retained report for good."""
+    rig = convention_prop(redscape={"id": "baccarat", "refresh_seconds": 1.0})
+    started_after_the_prop(rig, node_red, broker, ask_status=False)
+
+
+def test_a_node_redscape_flow_that_asks_at_start_has_the_report_at_once(convention_prop, broker, node_red):
+    rig = convention_prop(redscape={"id": "baccarat", "refresh_seconds": 0.0})  # no refresh: the answer does it
+    started_after_the_prop(rig, node_red, broker, ask_status=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from baccarat_core.records import record
-from firmware.plugin import OK, WARN, Finding, Key, Prop, Running, Section, Service, topic_level_problem
+from firmware.plugin import OK, WARN, Finding, Key, Prop, Running, Section, Service, topic_level_problem, within
 
 if TYPE_CHECKING:
     from firmware.plugin import Config
@@ -24,6 +24,8 @@ STATES = ("SOLVED", "UNSOLVED")
 
 #: Longest word for a state in a report.
 MAX_STATE_WORD = 32
+#: The report is published again after this many seconds without one (``[redscape] refresh_seconds``).
+REFRESH_SECONDS = 10.0
 
 
 def device_id_problem(value: str) -> str | None:
@@ -44,12 +46,14 @@ def states_problem(value: list[Any]) -> str | None:
 
 @record
 class RedscapeSettings:
-    """The device's id, the words of its report's ``state`` (solved, unsolved), and the outputs'
-    names in config order (an ``OUTPUT`` command's number counts them from 0)."""
+    """The device's id, the words of its report's ``state`` (solved, unsolved), the outputs'
+    names in config order (an ``OUTPUT`` command's number counts them from 0), and the seconds
+    without a report after which it is published again (0: never)."""
 
     id: str
     states: tuple[str, str] = STATES
     outputs: tuple[str, ...] = ()
+    refresh: float = REFRESH_SECONDS
 
 
 class Redscape(Service):
@@ -66,6 +70,13 @@ class Redscape(Service):
             check=states_problem,
             help='the report\'s "state" when solved and unsolved (["S", "U"]: the short words)',
         ),
+        Key(
+            "refresh_seconds",
+            float,
+            REFRESH_SECONDS,
+            check=within(0, 3600),
+            help="the report again after this many seconds without one, for a flow that started later (0: never)",
+        ),
     )
     after = ("mqtt",)
     needs = ("mqtt",)
@@ -75,7 +86,8 @@ class Redscape(Service):
     def configure(self, values: dict[str, Any], section: Section, config: Config) -> RedscapeSettings:
         """The id, the state words and the outputs an ``OUTPUT`` command counts."""
         solved, unsolved = values["states"]
-        return RedscapeSettings(values["id"], (solved, unsolved), tuple(output.name for output in config.outputs))
+        outputs = tuple(output.name for output in config.outputs)
+        return RedscapeSettings(values["id"], (solved, unsolved), outputs, values["refresh_seconds"])
 
     def describe(self, settings: RedscapeSettings) -> list[str]:
         """``node-redscape: ToDevice/baccarat and ToDevice/All in, FromDevice/baccarat out``."""

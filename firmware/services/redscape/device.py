@@ -2,13 +2,23 @@
 
 - in: ``ToDevice/<id>`` and ``ToDevice/All`` (paho's thread), each command one request to the one
   command path;
-- out: the report on ``FromDevice/<id>`` (retained, so that a Node-RED started later has it at
-  once) whenever it changes, again once each command ran (as node-redscape's props answer
-  every message), and at each connect.
+- out: the report on ``FromDevice/<id>`` (retained) whenever it changes, again once each command
+  ran (as node-redscape's props answer every message), at each connect, and after
+  ``refresh_seconds`` (10) without one.
+
+**A Node-RED that starts later.** node-redscape's prop flows publish nothing at start: each
+stores its own description of the prop (``"state": "UNSOLVED"``) in its global context, and
+subscribes to ``FromDevice/<id>``. Where that subscription is made when Node-RED connects (the
+Button flow's), the retained report arrives first and is overwritten by the flow's own
+``UNSOLVED``; the refresh puts it right within ``refresh_seconds``, and a flow that asks with
+``{"command": "STATUS"}`` once it has stored its description gets the report at once (a
+``STATUS`` is answered like any command).
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from baccarat_core import events as ev
@@ -56,9 +66,15 @@ class RedscapeDevice(Convention):
 
     what = "redscape"
 
-    def __init__(self, prop: Prop, link: Link, settings: RedscapeSettings) -> None:
+    def __init__(
+        self, prop: Prop, link: Link, settings: RedscapeSettings, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         super().__init__(prop, link)
         self.id = settings.id
+        self.refresh = settings.refresh
+        #: What the refresh is timed on (a test's own clock).
+        self.clock = clock
+        self._sent = float("-inf")  # clock() of the last report handed to the link
         self.states = settings.states
         self.outputs = settings.outputs
         self.topic = f"FromDevice/{self.id}"
@@ -95,6 +111,11 @@ class RedscapeDevice(Convention):
         """After each connect: the newest report."""
         self._send()
 
+    def tick(self) -> None:
+        """The report again once ``refresh`` seconds passed without one (paho's thread)."""
+        if self.refresh and self.clock() - self._sent >= self.refresh:
+            self._send()
+
     def _publish(self, document: dict[str, Any], *, force: bool) -> None:
         text = strict.dumps(report(self.id, document, self.states))
         with self.lock:
@@ -110,4 +131,5 @@ class RedscapeDevice(Convention):
             if self._report is None or not self.link.listening.is_set():
                 return
             self._reports += 1
+            self._sent = self.clock()
             self.link.publish_latest(self.topic, self._report, retain=True)
