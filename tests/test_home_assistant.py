@@ -20,6 +20,7 @@ from baccarat_core.deck import COLORS
 from firmware.room import commands as gm_commands
 from firmware.services.home_assistant.discovery import device_id, discovery_payload, discovery_topic
 from tests import test_mqtt
+from tests.conftest import ROOT
 
 broker = test_mqtt.broker  # the fixtures
 watcher_factory = test_mqtt.watcher_factory
@@ -375,3 +376,41 @@ def test_qos_1_is_on_each_component_where_home_assistant_reads_it():
     payload = discovery_payload("baccarat", TOPICS, outputs=[("lock", "hold"), ("horn", "pulse")])
     assert "qos" not in payload
     assert {key: component["qos"] for key, component in payload["cmps"].items()} == dict.fromkeys(payload["cmps"], 1)
+
+
+PAGE = ROOT / "docs" / "integrate" / "home-assistant.md"
+
+
+def yaml_blocks(text: str) -> list:
+    import yaml  # Home Assistant's own format; PyYAML reads it as Home Assistant's loader does here
+
+    return [yaml.safe_load(block) for block in re.findall(r"```yaml\n(.*?)```", text, re.S)]
+
+
+def test_the_automation_is_given_in_the_form_each_file_needs():
+    """Issue 41 item 9: ``automations.yaml`` holds a list; ``configuration.yaml`` a key of its own
+    beside the default ``automation: !include automations.yaml`` (a second ``automation:`` is a
+    duplicate key)."""
+    blocks = yaml_blocks(PAGE.read_text())
+    lists = [b for b in blocks if isinstance(b, list)]
+    keyed = [b for b in blocks if isinstance(b, dict) and any(k.startswith("automation") for k in b)]
+    assert lists and keyed, "the page gives both forms"
+    (automations,) = lists
+    (configuration,) = keyed
+    (key,) = configuration
+    assert re.fullmatch(r"automation \w+", key), f"{key!r} would clash with automation: !include automations.yaml"
+    assert configuration[key] == automations
+    for automation in automations:
+        assert {"alias", "triggers", "actions"} <= set(automation)
+        (trigger,) = automation["triggers"]
+        assert trigger["trigger"] == "state" and trigger["entity_id"] == "event.baccarat_strike"
+
+
+def test_the_page_says_strikes_of_a_broker_outage_miss_the_event_entities_and_how_to_get_them():
+    """Issue 41 item 11: said on the page, with the retained state and the history as the way."""
+    text = PAGE.read_text()
+    section = text[text.index("### Strikes during a broker outage") :]
+    section = " ".join(section[: section.index("\n## ")].split())
+    assert "never reaches the event entities" in section
+    for way in ("**Strikes** shows the count", "`baccarat history`", "**History** view"):
+        assert way in section, way
