@@ -1,9 +1,9 @@
 """What a start reads of the history: the last line when the last game ended, however long the file.
 
-A start only needs to know whether the file's last game goes on (then every line of it: see
-tests/test_history.py); after a game that ended it reads and checks the file's last line alone, so
-a start after a long game costs what a start after a short one does (``benchmarks/instructions.py``:
-``long`` against ``startup``).
+A start only needs to know whether the file's last game goes on (then its lines from the last
+that carries its totals: tests/test_history_cut.py); after a game that ended it reads and checks
+the file's last line alone, so a start after a long game costs what a start after a short one does
+(``benchmarks/instructions.py``: ``long`` against ``startup``).
 """
 
 from __future__ import annotations
@@ -56,12 +56,13 @@ def test_a_start_after_a_long_game_that_ended_reads_its_last_line_alone(tmp_path
     assert checked == [lines[-1]]
 
 
-def test_a_start_in_a_long_game_still_reads_all_of_it(tmp_path, checked):
+def test_a_start_in_a_long_game_after_a_power_cut_reads_back_to_its_last_totals(tmp_path, checked):
     path = tmp_path / "history.jsonl"
-    long_history(path, games=2, rounds=20, end=False)
+    long_history(path, games=2, rounds=22, end=False)  # no stop line: a power cut
     game = FileStore(path).last_game()
-    assert game[0]["t"] == "start" and [line["t"] for line in game].count("round") == 20
-    assert game[-1]["t"] != "end"
+    assert game[0]["t"] == "round" and game[0]["totals"]["gestures"] == 20  # the last write's last round
+    assert [line["t"] for line in game] == ["round", "round", "round"] and game[-1]["n"] == 22
+    assert len(checked) <= 4  # the last line (not a summing-up one), then the game's back to its totals
 
 
 def test_a_line_cut_short_after_the_end_line_is_passed_over_with_one_log_line(tmp_path, checked, caplog):

@@ -19,7 +19,8 @@ daemon's other services are. A clean stop (SIGTERM) writes what waits, with a ``
 **A restart mid-game** goes on with the same record: the saved game (the state file) is the one
 the file's last game left unfinished (same game number), so a ``resume`` line follows and the
 rounds count on. After a clean stop the ``stop`` line has the game's totals, and a start reads
-that line alone (:meth:`.store.FileStore.last_game`); after a power cut, the game's lines. A
+that line alone (:meth:`.store.FileStore.last_game`); after a power cut, the game's lines from
+the last that carries its totals (every few rounds: :mod:`.totals`). A
 start that finds no saved game closes an unfinished record as ``interrupted``; a saved game the
 file has no record of starts a record marked ``resumed``.
 
@@ -43,9 +44,11 @@ from baccarat_core import events as ev
 
 from .lines import MAX_ENTRIES, Problem, iso_time
 from .recorder import Recorder, _Game
+from .totals import carried, game_number, sum_up
 
 if TYPE_CHECKING:
-    from ..daemon import Daemon
+    from firmware.game.daemon import Daemon
+
     from ..room.command_table import Command
     from ..room.commands import GameMaster
     from .games import Game
@@ -84,7 +87,7 @@ class HistoryKeeper(Recorder):
             return
         self._begin_at_first_batch = False
         over = module.solved or bool(getattr(module, "exploded", False))
-        if unfinished and unfinished[0]["game"] == module.game:
+        if unfinished and game_number(unfinished) == module.game:
             game = self._continue(unfinished, module, now)
             self._emit([self._mark(game, self._line(game.id, "resume", now))], write=over)
             log.info("history: game %s goes on after the restart", game.id)
@@ -105,9 +108,9 @@ class HistoryKeeper(Recorder):
         return self._line(lines[0]["id"], "end", now, outcome="interrupted", strikes=_strikes(lines))
 
     def _continue(self, lines: list[dict[str, Any]], module: BaccaratModule, now: float) -> _Game:
-        if lines[0]["t"] == "stop":  # a clean stop: its line has the totals
-            return self._go_on(lines[0], module)
-        from .games import Game  # only when a game goes on after a restart that was no clean stop
+        if carried(lines[0]) is not None:  # a clean stop's line, or a round's, has the totals so far
+            return self._go_on(lines[0]["id"], sum_up(lines), module)
+        from .games import Game  # only for a game of fewer rounds than a write holds, or an older file
 
         start = lines[0]
         game = self._fresh_game(start["id"], float(start["at"]), module)
@@ -124,14 +127,14 @@ class HistoryKeeper(Recorder):
         self._game = game
         return game
 
-    def _go_on(self, stop: dict[str, Any], module: BaccaratModule) -> _Game:
-        """The game as the ``stop`` line of a clean stop left it (its totals)."""
-        game = self._fresh_game(stop["id"], float(stop["started"]), module)
-        game.gestures, game.dealt = stop["gestures"], stop["rounds"]
-        game.hints, game.commands = stop["hints"], stop["commands"]
-        game.first_move = stop.get("first_move")
+    def _go_on(self, game_id: str, totals: dict[str, Any], module: BaccaratModule) -> _Game:
+        """The game as its totals so far left it (:func:`.totals.sum_up`)."""
+        game = self._fresh_game(game_id, float(totals["started"]), module)
+        game.gestures, game.dealt = totals["gestures"], totals["rounds"]
+        game.hints, game.commands = totals["hints"], totals["commands"]
+        game.first_move = totals.get("first_move")
         game.first_move_written = game.first_move is not None
-        game.progress = stop.get("progress")
+        game.progress = totals.get("progress")
         self._game = game
         return game
 
@@ -233,9 +236,9 @@ class HistoryKeeper(Recorder):
 
 
 def _strikes(lines: list[dict[str, Any]]) -> int:
-    """The highest strike count an unfinished game's lines saw (a clean stop's line says it)."""
-    if lines[0]["t"] == "stop":
-        return int(lines[0]["strikes"])
+    """The highest strike count an unfinished game's lines saw (the totals they carry say it)."""
+    if carried(lines[0]) is not None:
+        return int(sum_up(lines)["strikes"])
     from .games import Game
 
     game = Game(lines[0])

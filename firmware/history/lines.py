@@ -15,7 +15,9 @@ Each game is a run of JSON lines sharing an ``id`` (``t`` says what a line is):
                the deal), its ``strikes`` with their reasons, stacks the dealer ``reordered``,
                ``remote`` (true) for a ``bet`` command, the countdown's ``timer`` seconds shown
                at the gesture, and ``exploded`` (its cause) when the round set the bomb off; a
-               round is the players' progress at its ``at``
+               round is the players' progress at its ``at``. The round whose line ends a write
+               carries the game's ``totals`` so far (as a ``stop`` line has them): a start after a
+               power cut goes on from the last such line, not from the game's first
 ``strike``     a strike outside a deal (a timer's)
 ``hint``       the game master asked which bet wins (the ``hint`` command) and was told ``winner``
 ``command``    the game master changed the game: ``set_limits``, ``set_edgework``, ``set_solved``,
@@ -50,8 +52,7 @@ from baccarat_core.numbers import show_value
 from baccarat_core.records import record
 from baccarat_core.rounds import AREAS
 from baccarat_core.timer import CAUSES, MAX_TIMER_SECONDS
-
-from ..pacing import PACINGS
+from firmware.game.pacing import PACINGS
 
 #: The file format's version, on every ``start`` line.
 VERSION = 1
@@ -264,6 +265,25 @@ def _strike(value: object, what: str) -> dict[str, Any]:
 
 _COMMON: dict[str, Check] = {"t": _text(10), "id": _id, "at": _time}
 _MARKS: dict[str, Check] = {"first_move": _time, "progress": _time}
+#: A game's totals so far (a clean stop's line, and a round's ``totals``): what a start goes on from.
+_TOTALS: dict[str, Check] = {
+    "game": _count(strict.MAX_GAMES),
+    "started": _time,
+    "gestures": _count(10**7),
+    "rounds": _count(10**7),
+    "hints": _count(10**7),
+    "commands": _count(10**7),
+    "strikes": _count(strict.MAX_STRIKES),
+}
+
+
+def _round_totals(value: object, what: str) -> dict[str, Any]:
+    data = strict.check_keys(value, what, required=frozenset(_TOTALS), optional=frozenset({"first_move"}))
+    for key, check in (*_TOTALS.items(), ("first_move", _time)):
+        if key in data:
+            check(data[key], f"{what} {key}")
+    return data
+
 
 #: Each line type: its required keys, then its optional ones, each with its check.
 SCHEMAS: dict[str, tuple[dict[str, Check], dict[str, Check]]] = {
@@ -296,25 +316,14 @@ SCHEMAS: dict[str, tuple[dict[str, Check], dict[str, Check]]] = {
             "remote": _bool,
             "timer": _count(int(MAX_TIMER_SECONDS)),
             "exploded": _one_of(*CAUSES),
+            "totals": _round_totals,
             **_MARKS,
         },
     ),
     "strike": ({"reason": _text(40), "detail": _text(240), "strikes": _count(strict.MAX_STRIKES)}, dict(_MARKS)),
     "hint": ({"winner": _one_of("player", "banker", "tie")}, dict(_MARKS)),
     "command": ({"command": _text(20), "detail": _text(240)}, dict(_MARKS)),
-    "stop": (
-        {},
-        {
-            "game": _count(strict.MAX_GAMES),
-            "started": _time,
-            "gestures": _count(10**7),
-            "rounds": _count(10**7),
-            "hints": _count(10**7),
-            "commands": _count(10**7),
-            "strikes": _count(strict.MAX_STRIKES),
-            **_MARKS,
-        },
-    ),
+    "stop": ({}, {**_TOTALS, **_MARKS}),
     "resume": ({}, dict(_MARKS)),
     "end": (
         {"outcome": _one_of(*OUTCOMES), "strikes": _count(strict.MAX_STRIKES)},

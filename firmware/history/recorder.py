@@ -242,6 +242,8 @@ class Recorder:
             game.dealt += 1
         if game.gestures <= MAX_ENTRIES["round"]:
             game.waiting += 1
+            if game.waiting >= self.rounds_per_write:  # this line ends a write: a start may go on from it
+                line["totals"] = game.totals()
             self._emit([self._mark(game, line)], write=False)
 
     def _finish(self, module: BaccaratModule, now: float) -> None:

@@ -31,6 +31,7 @@ from baccarat_core.numbers import show_value
 
 from ..room.state_file import read_state
 from .lines import MAX_LINE_BYTES, Problem, parse_line
+from .totals import carried
 
 log = logging.getLogger("baccarat.history")
 
@@ -283,8 +284,9 @@ class FileStore:
         """The last game's lines as a start needs them, oldest first: the end line alone of a game
         that ended, or the stop line alone (with the game's totals) of one the prop stopped in
         cleanly (the file's last line, read and checked alone: a start costs the same however long
-        the game or the file); else, after a power cut, every line of the unfinished game, to go
-        on with it (only the end of the file is read). Empty when there is none to read."""
+        the game or the file); else, after a power cut, the unfinished game's lines from the last
+        that carries its totals (a round's every few rounds: :mod:`.totals`), or from its start,
+        to go on with it (only the end of the file is read). Empty when there is none to read."""
         with self._file_lock:
             damaged: list[str] = []
             try:
@@ -352,9 +354,10 @@ def _ended(data: bytes, whole: bool, damaged: list[str]) -> list[dict[str, Any]]
 
 
 def _last_game(data: bytes, whole: bool, damaged: list[str]) -> list[dict[str, Any]] | None:
-    """The last game's lines in ``data`` (the end of a file), or None when its start line lies
-    before ``data`` (read more), or [] when there is none; ``damaged`` gets the reason of each
-    line passed over that cannot be read."""
+    """The last game's lines in ``data`` (the end of a file) from its last line that carries its
+    totals (:mod:`.totals`), else from its start line; None when that line lies before ``data``
+    (read more), or [] when there is none; ``damaged`` gets the reason of each line passed over
+    that cannot be read."""
     game: list[dict[str, Any]] = []
     wanted: str | None = None
     for entry in _entries_from_the_end(data, whole, damaged):
@@ -363,7 +366,7 @@ def _last_game(data: bytes, whole: bool, damaged: list[str]) -> list[dict[str, A
         if entry["id"] != wanted:
             continue
         game.append(entry)
-        if entry["t"] == "start":
+        if entry["t"] == "start" or carried(entry) is not None:  # the game's start, or its totals so far
             return game[::-1]
     return [] if whole else None
 
