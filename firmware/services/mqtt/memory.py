@@ -24,6 +24,7 @@ prop goes on as without one.
 >>> again = Memory(path, client_id="casino-7", topic_prefix="bomb/baccarat")
 >>> again.next_seq(), again.identity
 (1001, 'baccarat')
+>>> import shutil; shutil.rmtree(path.parent)
 """
 
 from __future__ import annotations
