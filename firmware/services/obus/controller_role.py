@@ -30,7 +30,19 @@ from typing import Any
 from baccarat_core.timer import BombRules, Countdown, rate_after
 
 from . import protocol as p
-from .roles import INFO_SECONDS, MAX_MODULES, OWN_SERIAL_AT, STATE_SECONDS, Game, PropEvent, Send, Tally, log
+from .roles import (
+    INFO_SECONDS,
+    MAX_MODULES,
+    OWN_SERIAL_AT,
+    STATE_SECONDS,
+    Game,
+    Note,
+    PropEvent,
+    Send,
+    Tally,
+    log,
+    log_note,
+)
 from .serial import to_obus
 
 #: The controller's phases.
@@ -51,11 +63,13 @@ class ControllerRole:
         serial: Any,
         count: str = "left",
         rng: random.Random | None = None,
+        note: Note = log_note,
     ) -> None:
         if rules.timer_seconds is None:
             raise ValueError("an OBUS controller needs [bomb] timer_seconds")
         self.send = send
         self.game = game
+        self.note = note
         self.rules = rules
         self.serial = serial
         self.count = count
@@ -98,10 +112,10 @@ class ControllerRole:
         own = str(self.serial())
         seven = to_obus(own)
         if seven is None:
-            log.warning(
-                "obus: the prop's serial %s has no seven-character form that the manual reads alike (three "
+            self.note(
+                "serial",
+                f"obus: the prop's serial {own} has no seven-character form that the manual reads alike (three "
                 "letters and three digits rarely have one): no serial number goes on the bus",
-                own,
             )
             return
         self.send(p.info_message(p.SERIAL_INFO, seven.encode("ascii")))
@@ -116,16 +130,16 @@ class ControllerRole:
                 self.serial_heard = True
             return
         if sender.is_controller:
-            log.warning(
-                "obus: another controller is on the bus (%s): two controllers cannot share a bomb", message.name()
-            )
+            self.note("controller", f"obus: another controller is on the bus ({message.name()}): a bomb has one")
             return
         if message.kind == p.REGISTER:
             self._register(sender)
             return
         tally = self.modules.get(sender)
         if tally is None:
-            log.warning("obus: %s from %s, which never registered: ignored", message.name(), sender)
+            self.note(
+                f"unregistered {sender}", f"obus: {message.name()} from {sender}, which never registered: ignored"
+            )
             return
         if self.phase != PLAYING:
             return
@@ -141,16 +155,17 @@ class ControllerRole:
 
     def _register(self, node: p.Node) -> None:
         if self.phase == PLAYING:
-            log.warning("obus: %s registered after the game started: it is not in this game", node)
+            self.note(f"late {node}", f"obus: {node} registered after the game started: it is not in this game")
             return
         if node in self.modules:
-            log.warning(
-                "obus: %s registered twice (a second module with the same id, or one that missed its ACK)", node
+            self.note(
+                f"twice {node}",
+                f"obus: {node} registered twice (a second module with the same id, or one that missed its ACK)",
             )
             self.send(p.ack(node))
             return
         if len(self.modules) >= MAX_MODULES:
-            log.warning("obus: %s not registered: %d modules at most", node, MAX_MODULES)
+            self.note("full", f"obus: {node} not registered: {MAX_MODULES} modules at most")
             return
         self.modules[node] = Tally(node)
         self.send(p.ack(node))
@@ -237,7 +252,9 @@ class ControllerRole:
 
     def _start(self, now: float) -> None:
         if self.phase == INFO:
-            log.warning("obus: the bomb started during the info round: the modules that did not register yet are out")
+            self.note(
+                "early", "obus: the bomb started during the info round: the modules that did not register are out"
+            )
         self.phase = PLAYING
         self.clock.advance(now)
         self.clock.start()

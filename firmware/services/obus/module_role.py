@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import protocol as p
-from .roles import SILENT_SECONDS, Game, PropEvent, Send, log
+from .roles import SILENT_SECONDS, Game, Note, PropEvent, Send, log, log_note
 from .serial import from_obus
 
 #: The module's phases.
@@ -35,8 +35,9 @@ _ENDS = {p.SOLVED: "solved", p.TIMEOUT: "timer", p.STRIKEOUT: "strikes"}
 class ModuleRole:
     """The module's state machine: see the module's text. ``count`` is ``left`` or ``solved``."""
 
-    def __init__(self, node: p.Node, send: Send, game: Game, *, count: str = "left") -> None:
+    def __init__(self, node: p.Node, send: Send, game: Game, *, count: str = "left", note: Note = log_note) -> None:
         self.node = node
+        self.note = note
         self.send = send
         self.game = game
         self.count = count
@@ -69,10 +70,10 @@ class ModuleRole:
             serial = p.read_serial(message.info)
             six = from_obus(serial)
             if six is None:
-                log.warning(
-                    "obus: the bomb's serial number %s has no six-character form the prop reads alike; "
+                self.note(
+                    "serial",
+                    f"obus: the bomb's serial number {serial} has no six-character form the prop reads alike; "
                     "the prop keeps its own serial (its casing and console show it)",
-                    serial,
                 )
             else:
                 self.edgework["serial"] = six
@@ -123,9 +124,11 @@ class ModuleRole:
         assert status is not None
         if self.phase != REGISTERED:
             if self.phase == WAITING:
-                log.warning("obus: the game started without an ACK for %s: the prop stays out of it", self.node)
+                self.note("no ack", f"obus: the game started without an ACK for {self.node}: the prop stays out of it")
             elif self.phase in (IDLE, OVER):
-                log.warning("obus: a game started that the prop did not register for (it waits for the next HELLO)")
+                self.note(
+                    "unregistered", "obus: a game started that the prop did not register for (it waits for HELLO)"
+                )
             return
         self.phase = PLAYING
         self.total = status.count if self.count == "left" else None

@@ -81,6 +81,13 @@ class Tally:
 
 
 Send = Callable[[Message], None]
+#: ``note(kind, text)``: a warning that the bus can repeat at will (one line, then a count by kind).
+Note = Callable[[str, str], None]
+
+
+def log_note(kind: str, text: str) -> None:
+    """A :data:`Note` that logs every line (the service gives its quiet log's instead)."""
+    log.warning("%s", text)
 
 
 def own_frame(message: Message, node: Node) -> bool:

@@ -76,10 +76,15 @@ class ObusService:
         self.lock = threading.Lock()
         self.role: ModuleRole | ControllerRole
         if settings.role == "module":
-            self.role = ModuleRole(node, self.link.send, self.game, count=settings.count)
+            self.role = ModuleRole(node, self.link.send, self.game, count=settings.count, note=self.noise.note)
         else:
             self.role = ControllerRole(
-                self.link.send, self.game, settings.rules, serial=lambda: self.serial, count=settings.count
+                self.link.send,
+                self.game,
+                settings.rules,
+                serial=lambda: self.serial,
+                count=settings.count,
+                note=self.noise.note,
             )
         self.link.lock = self.lock
 
