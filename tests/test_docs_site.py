@@ -268,9 +268,10 @@ def test_a_console_example_prints_what_the_page_shows(page, command, shown):
 
 
 #: Tables of TOML blocks that are no config of the prop: pyproject's, the example plugin's section
-#: (a plugin the suite's venv does not have; tests/test_service_plugins.py installs and checks it),
+#: and the tutorial's (plugins the suite's venv does not have; tests/test_service_plugins.py and
+#: tests/test_examples_relay.py install and check them),
 #: and scripts/mutants.toml's entries (tests/test_mutants.py checks those).
-NOT_CONFIG = {"project", "tool", "build-system", "event_log", "mutant"}
+NOT_CONFIG = {"project", "tool", "build-system", "event_log", "relay", "mutant"}
 
 
 def _merge(config: dict, block: dict) -> dict:
