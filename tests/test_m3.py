@@ -147,7 +147,8 @@ def test_each_connect_sends_the_frameworks_empty_announcements_first(m3_prop, wa
     """As the Anidea framework's ``reconnect`` (network_mqtt_M3.cpp): each command topic and its
     state topic published empty, not retained, in its order, before the retained states; they run
     nothing on the prop (its own ``set/#`` hears them), and a reconnect sends them again."""
-    w = watcher_factory(topics=(f"{N}/#",))
+    # a session the broker keeps across its restart: what the prop sends before the panel is back waits for it
+    w = watcher_factory(topics=(f"{N}/#",), client_id="panel", persistent=True)
     with caplog.at_level("INFO"):
         rig = m3_prop()
         w.wait_for(f"{N}/output1", bool)
