@@ -6,7 +6,8 @@ called as each module begins and ends loading (around ``importlib._bootstrap._lo
 around the start's main steps (:data:`STEPS`): callgrind writes the counts since the last marker at
 each, so every stretch of the start is counted to the module or step it belongs to::
 
-    python benchmarks/start_profile.py [--root CHECKOUT] [--top 40] [--no-mqtt]
+    python benchmarks/start_profile.py [--root CHECKOUT] [--top 40] [--no-mqtt] [--with web,...]
+        [--until startup|answer]
 
 Prints the steps (all they ran, and what of it was their own work rather than loading modules) and
 the modules by their own cost (their body, less the modules they load). The markers cost a few
@@ -85,15 +86,18 @@ def _totals(path: Path) -> int:
     raise RuntimeError(f"{path} holds no counts")
 
 
-def profile(root: Path, directory: Path, broker_port: int | None) -> tuple[list[tuple[str, str]], list[int], int]:
-    """Run the child once under callgrind; the markers' events, the counts between them, and the rest."""
+def profile(
+    root: Path, directory: Path, broker_port: int | None, extras: tuple[str, ...] = (), until: str = "startup"
+) -> tuple[list[tuple[str, str]], list[int], int]:
+    """Run the child once under callgrind (to "ready", or with ``until`` ``answer`` to the console's
+    first answer); the markers' events, the counts between them, and the rest."""
     sys.path.insert(0, str(HERE))
     import instructions
 
-    config = instructions._config(directory, root, broker_port)
+    config = instructions._config(directory, root, broker_port, extras)
     here = HERE / "instructions.py"
     subprocess.run(
-        [sys.executable, str(here), "generate", str(root), str(config), "0", "stopped"],
+        [sys.executable, str(HERE / "saved_games.py"), str(root), str(config), "0", "stopped"],
         cwd=str(root),
         check=True,
         stdout=subprocess.DEVNULL,
@@ -113,7 +117,7 @@ def profile(root: Path, directory: Path, broker_port: int | None) -> tuple[list[
         MARKERS.replace("{STEPS!r}", repr(STEPS)),
         str(here),
         "child",
-        "startup",
+        until,
         str(root),
         str(config),
         "0",
@@ -170,7 +174,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=HERE.parent, help="the checkout to measure (default: this one)")
     parser.add_argument("--top", type=int, default=40, help="modules listed (default 40)")
     parser.add_argument("--no-mqtt", action="store_true", help="leave MQTT off even if mosquitto is installed")
+    parser.add_argument("--with", dest="extras", default="", help="services added to the config (as instructions.py)")
+    parser.add_argument(
+        "--until", choices=("startup", "answer"), default="startup", help="to ready, or to the console's first answer"
+    )
     args = parser.parse_args(argv)
+    extras = tuple(e.strip() for e in args.extras.split(",") if e.strip())
+    if args.until == "answer" and "web" not in extras:
+        parser.error("--until answer needs --with web")
     if shutil.which("valgrind") is None:
         print("start_profile.py: valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
         return 2
@@ -182,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
 
             port = stack.enter_context(broker(Path(stack.enter_context(tempfile.TemporaryDirectory())), True))
         directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="start-profile-")))
-        events, counts, rest = profile(args.root.resolve(), directory, port)
+        events, counts, rest = profile(args.root.resolve(), directory, port, extras, args.until)
     print(report(events, counts, rest, args.top))
     return 0
 

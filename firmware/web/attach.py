@@ -67,9 +67,9 @@ def _serve(
     daemon: Daemon, backend: DaemonBackend, settings: WebSettings, history: HistoryKeeper | None
 ) -> WebService | None:
     """Make the server for ``backend`` and start it (:class:`~.server.WebService`); None if it cannot listen."""
-    from .client_tls import import_aiohttp
+    from .client_tls import import_server_side
 
-    import_aiohttp("firmware.web.server")  # aiohttp's client contexts read the CA store when first used
+    import_server_side("firmware.web.server")  # aiohttp's client (its TLS contexts) loads when a webhook first sends
     from .server import WebError, WebService
 
     pages = None

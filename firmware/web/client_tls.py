@@ -1,70 +1,94 @@
-"""Loading aiohttp without reading the system's CA bundle, and reading it when a client first needs it.
+"""aiohttp's server side without its client: the console's start does not load the client, nor read
+the system's CA store, until a webhook first sends.
 
-``import aiohttp`` builds the two TLS contexts its client uses by default (verified and not), and
-each reads the system's CA bundle (``/etc/ssl/certs/ca-certificates.crt``: about 240 million
-instructions each under callgrind, 0.4 s on a Pi Zero 2 W), although the console is a server and
-makes no TLS connection until a webhook to an ``https://`` address first sends. :func:`import_aiohttp`
-imports it with that reading put off: on the importing thread alone,
-``SSLContext.set_default_verify_paths`` (which ``ssl.create_default_context`` calls through
-``load_default_certs``) notes the context instead of reading; every other thread's call is untouched.
-:func:`ready_for_clients` does the reading it put off, once, before the first client request
-(:class:`~firmware.web.webhooks.WebhookSender` calls it before its first delivery).
+``import aiohttp`` runs the package's ``__init__``, which imports its client: the connector builds
+the client's two default TLS contexts at import, each reading the system's CA bundle (about 240
+million instructions each under callgrind), then the tracing's and the cookie jar's classes, though
+the console is a server and makes no client request until a webhook to an ``https://`` (or
+``http://``) address first sends. :func:`import_server_side` imports the console's server with
+aiohttp's package made bare: the package's module exists (its ``__path__``, its ``__version__``)
+and its submodules load as the server imports them (``aiohttp.web`` and what it uses), but its
+``__init__`` has not run. :func:`ready_for_clients` runs it, once, in that same module: the client
+loads, its contexts read the CA store, and ``aiohttp.ClientSession`` and the rest are there, as
+after a plain ``import aiohttp``. Any other name asked of the bare package (``aiohttp.X``, ``from
+aiohttp import X``) runs it first, so no caller can tell the difference but by the time it took.
 
-A context whose reading is put off verifies nothing yet: a client that used it would fail every
-certificate (closed, not open). The put-off contexts are aiohttp's own two: nothing else in the
-prop uses aiohttp's client.
+Where the package is not laid out as expected (no ``__version__ = "..."`` line in its
+``__init__``), or aiohttp is loaded already, the import is a plain one.
 """
 
 from __future__ import annotations
 
 import importlib
-import ssl
+import importlib.util
+import re
 import sys
 import threading
+from pathlib import Path
 from types import ModuleType
 
 _lock = threading.RLock()
-#: Contexts made while importing, whose CA reading is put off (:func:`ready_for_clients` reads it).
-_pending: list[ssl.SSLContext] = []
+#: Set on the bare package's module while its ``__init__`` has not run.
+_BARE = "_baccarat_bare"
 
 
-def import_aiohttp(name: str = "aiohttp") -> ModuleType:
-    """``importlib.import_module(name)``, with the CA reading of the contexts it makes put off.
-
-    ``name`` is aiohttp or a module that imports it (the console's server). Once aiohttp is
-    loaded this is a plain import: its contexts were made already.
-    """
+def import_server_side(name: str) -> ModuleType:
+    """``importlib.import_module(name)`` (a module that imports aiohttp's server side: the
+    console's server), with aiohttp's package bare when aiohttp is not loaded yet."""
     with _lock:
-        if "aiohttp.connector" in sys.modules:
-            return importlib.import_module(name)
-        importer = threading.get_ident()
-        own = ssl.SSLContext.__dict__.get("set_default_verify_paths")
-        base = ssl.SSLContext.set_default_verify_paths
+        if "aiohttp" not in sys.modules:
+            _install_bare()
+        return importlib.import_module(name)
 
-        def put_off(context: ssl.SSLContext) -> None:
-            if threading.get_ident() == importer:
-                _pending.append(context)
-            else:
-                base(context)
 
-        ssl.SSLContext.set_default_verify_paths = put_off  # type: ignore[method-assign,assignment]
-        try:
-            return importlib.import_module(name)
-        finally:
-            if own is None:
-                del ssl.SSLContext.set_default_verify_paths
-            else:
-                ssl.SSLContext.set_default_verify_paths = own  # type: ignore[method-assign]
+def _install_bare() -> None:
+    spec = importlib.util.find_spec("aiohttp")
+    if spec is None or spec.origin is None or spec.loader is None:
+        return
+    try:
+        source = Path(spec.origin).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return
+    version = re.search(r'^__version__\s*=\s*"([^"]+)"', source, re.MULTILINE)
+    if version is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    namespace = module.__dict__
+    namespace["__version__"] = version.group(1)  # aiohttp.http's Server header reads it
+    namespace[_BARE] = True
+    namespace["__getattr__"] = _whole_then
+    sys.modules["aiohttp"] = module
+
+
+def _whole_then(name: str) -> object:
+    """The bare package's ``__getattr__``: any name it lacks but a submodule's makes it whole, then
+    is looked up."""
+    if not name.startswith("__") and importlib.util.find_spec(f"aiohttp.{name}") is not None:
+        raise AttributeError(name)  # a submodule (``from aiohttp import web``): the import system loads it
+    ready_for_clients()
+    module = sys.modules["aiohttp"]
+    if name in module.__dict__:
+        return module.__dict__[name]
+    return getattr(module, name)  # the package's own __getattr__ (its lazy gunicorn workers), or AttributeError
 
 
 def ready_for_clients() -> None:
-    """Read the system's CA store into the contexts :func:`import_aiohttp` made (once; blocking:
-    call it from a thread, or accept one pause of a fraction of a second on the loop)."""
+    """Run aiohttp's ``__init__`` in the bare package, once: the client loads and its TLS contexts
+    read the CA store (blocking, a fraction of a second on a Pi: call it from a thread, as
+    :class:`~firmware.web.webhooks.WebhookSender` does before its first delivery). Nothing to do
+    once aiohttp is whole."""
     with _lock:
-        while _pending:
-            _pending.pop().set_default_verify_paths()
+        module = sys.modules.get("aiohttp")
+        if module is None or not module.__dict__.get(_BARE):
+            return
+        del module.__dict__[_BARE]
+        del module.__dict__["__getattr__"]
+        spec = module.__spec__
+        assert spec is not None and spec.loader is not None
+        spec.loader.exec_module(module)
 
 
-def pending() -> int:
-    """How many contexts still wait for their CA reading (0 once a client may connect)."""
-    return len(_pending)
+def bare() -> bool:
+    """True while aiohttp's package is bare (its client not loaded, the CA store not read)."""
+    module = sys.modules.get("aiohttp")
+    return module is not None and bool(module.__dict__.get(_BARE))

@@ -72,9 +72,9 @@ class WebhookSender:
     async def deliver(self, hook: Webhook, event: dict[str, Any]) -> bool:
         """Send one event to one hook, retrying; True once delivered."""
         if self._session is None:
-            from .client_tls import pending, ready_for_clients
+            from .client_tls import bare, ready_for_clients
 
-            if pending():  # the CA store, put off at the console's start: read once, off the loop
+            if bare():  # aiohttp's client (its TLS contexts, the CA store), put off at the start: off the loop
                 await asyncio.to_thread(ready_for_clients)
             # No keep-alive: webhooks are rare, and an idle pooled connection would mean a timer.
             self._session = aiohttp.ClientSession(
