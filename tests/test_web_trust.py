@@ -69,9 +69,11 @@ class Squatters:
     """Every connection four addresses may hold: on each, a public casing stream or a login whose
     body never comes; a connection the console closes (a ``503``, a ``408``) is opened again."""
 
-    def __init__(self, port: int, sources: list[str]) -> None:
+    def __init__(
+        self, port: int, sources: list[str], *, streams_only: bool = False, each: int = MAX_PER_ADDRESS
+    ) -> None:
         self.port = port
-        self.slots = [(source, n % 2 == 0) for source in sources for n in range(MAX_PER_ADDRESS)]
+        self.slots = [(source, streams_only or n % 2 == 0) for source in sources for n in range(each)]
         self.selector = selectors.DefaultSelector()
         self.stopping = threading.Event()
         self.reopened = 0

@@ -12,7 +12,10 @@
   token): the others (public pages, logins, wrong tokens) may have at most the rest
   in progress at once, beyond which each is answered 503, so that strangers holding
   streams and slow bodies never starve the game master or the controller's polls;
-  an idle connection that carried a trusted request is the last to make room.
+  an idle connection that carried a trusted request is the last to make room. When those
+  untrusted requests are all in progress, one from an address (an IPv6 /64) holding fewer of them
+  than another is let in by closing that other address's oldest one, so that a game master who is not logged in yet can
+  log in while a few addresses (or a crowd of them) hold public streams and unfinished bodies.
 - wrong passwords and tokens are counted by :mod:`.throttle`, which also says what
   one address is (:func:`~.throttle.address_key`: an IPv6 host by its /64 prefix).
 - a repeated warning (wrong tokens, malformed requests) is one log line, then one line saying
@@ -161,6 +164,7 @@ class ConnectionGuard:
         # handler -> [transport, address key, requests in progress, timer, its last request trusted]
         self._open: OrderedDict[Any, list[Any]] = OrderedDict()
         self._untrusted = 0  # requests in progress that are not trusted
+        self._untrusted_per_key: dict[str, int] = {}  # the same, by address
         # handler -> [transport, timer]: over a cap, answered 503 at their head
         self._refused: dict[Any, list[Any]] = {}
         self._per_key: dict[str, int] = {}
@@ -248,6 +252,7 @@ class ConnectionGuard:
             entry[3].cancel()
         if not entry[4]:
             self._untrusted -= entry[2]  # a request in progress on a connection that went
+            self._count_untrusted(entry[1], -entry[2])
         count = self._per_key.get(entry[1], 1) - 1
         if count:
             self._per_key[entry[1]] = count
@@ -286,8 +291,8 @@ class ConnectionGuard:
     def begin(self, handler: Any, *, trusted: bool = False) -> bool:
         """A whole request head arrived on ``handler``'s connection: no timer while it is served.
 
-        False when the connection came over a cap, or when the request is not ``trusted`` and
-        :attr:`untrusted_limit` such requests are in progress: answer 503 and close it.
+        False when the connection came over a cap, or when the request is not ``trusted`` and no
+        room is left for it (:meth:`_untrusted_problem`): answer 503 and close it.
         """
         if handler in self._refused:
             return False
@@ -295,19 +300,47 @@ class ConnectionGuard:
         if entry is None:
             return True
         if not trusted:
-            if self._untrusted >= self.untrusted_limit:
+            problem = self._untrusted_problem(entry[1])
+            if problem:
                 self.refused += 1
-                self.episodes.note(
-                    "busy", f"web: refused a request from {entry[1]}: {self.untrusted_limit} untrusted ones are busy"
-                )
+                self.episodes.note("busy", f"web: refused a request from {entry[1]}: {problem}")
                 return False
             self._untrusted += 1
+            self._count_untrusted(entry[1], 1)
         entry[2] += 1
         entry[4] = trusted
         if entry[3] is not None:
             entry[3].cancel()
             entry[3] = None
         return True
+
+    def _untrusted_problem(self, key: str) -> str:
+        """Why one more untrusted request from ``key`` has no room, or ``""``; at the cap, room is
+        made by closing the oldest untrusted request of an address holding more than ``key``."""
+        if self._untrusted >= self.untrusted_limit and not self._evict(self._untrusted_per_key.get(key, 0)):
+            return f"{self.untrusted_limit} untrusted ones are busy"
+        return ""
+
+    def _evict(self, mine: int) -> bool:
+        """Close the oldest untrusted request in progress of the address holding the most of them,
+        if it holds more than ``mine``: True when room was made."""
+        most = max(self._untrusted_per_key, key=lambda k: self._untrusted_per_key[k], default=None)
+        if most is None or self._untrusted_per_key[most] <= mine:
+            return False
+        for handler, entry in self._open.items():  # the oldest first
+            if entry[1] == most and entry[2] and not entry[4]:
+                self.episodes.note("evicted", f"web: closed a request of {most} to make room for another address")
+                self._drop(handler)
+                entry[0].close()  # aiohttp cancels its handler (handler_cancellation)
+                return True
+        return False
+
+    def _count_untrusted(self, key: str, change: int) -> None:
+        count = self._untrusted_per_key.get(key, 0) + change
+        if count > 0:
+            self._untrusted_per_key[key] = count
+        else:
+            self._untrusted_per_key.pop(key, None)
 
     def end(self, handler: Any) -> None:
         """The request was answered: the next head must come within the idle time."""
@@ -317,6 +350,7 @@ class ConnectionGuard:
         entry[2] -= 1
         if not entry[4]:
             self._untrusted -= 1
+            self._count_untrusted(entry[1], -1)
         if entry[2] == 0:
             self._arm(handler, self.idle_seconds)
 
