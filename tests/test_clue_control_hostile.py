@@ -249,3 +249,19 @@ def test_random_bytes_never_break_the_switch(prop: Prop, caplog) -> None:
     assert len(records) <= 2, [r.getMessage() for r in records]  # the first, and at most one count so far
     assert not any(r.exc_info or "Traceback" in r.getMessage() for r in caplog.records)
     assert not [r for r in caplog.records if r.name in ("asyncio", "pymodbus") and r.levelno >= logging.WARNING]
+
+
+def test_a_client_that_resets_mid_burst_costs_no_line_per_frame(prop: Prop, caplog) -> None:
+    """Issue 41 item 19: bursts of frames, each connection reset (RST) right after; nothing is
+    written into a closing transport (asyncio logged one warning per frame for it)."""
+    burst = b"".join(write(1000, transaction=i % 65536) for i in range(20000))  # 240 KB of refused values
+    with caplog.at_level(logging.DEBUG):
+        for _ in range(3):
+            sock = prop.connect()
+            sock.sendall(burst)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.close()  # a reset, with the answers unread
+        still_serves(prop)
+    loud = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert not [r for r in loud if r.name == "asyncio"], [r.getMessage() for r in loud][:5]
+    assert len(loud) <= 2, [r.getMessage() for r in loud]  # "refused value 1000", at most one count so far

@@ -45,6 +45,8 @@ from firmware.plugin import (
 from . import MAX_COIL_BASE
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from baccarat_core import BaccaratModule
     from baccarat_core import events as ev
     from firmware.plugin import Config
@@ -308,9 +310,9 @@ class ClueControlService(Service):
         s = settings
         commands = prop.commands
 
-        def run(given: tuple[Command, ...], sender: str) -> None:
-            for command in given:  # in order: reset, then enable; refused there as anywhere
-                commands.handle(command.payload())
+        def run(given: tuple[Command, ...], sender: str) -> list[Future[Any]]:
+            # in order: reset, then enable; refused there as anywhere; the switch waits for the replies
+            return [commands.handle(command.payload()) for command in given]
 
         link = ClueControl(
             run,

@@ -19,6 +19,8 @@ must cost little and say little:
 - a frame must be whole within ``frame_seconds`` of its first byte, else the connection
   is closed; frames sent back to back are each answered, in order;
 - at most ``max_connections`` at once: a new one closes the one idle the longest;
+- at most ``max_pending`` commands wait for the game; a connection with another stops being
+  read until one is done (and one whose answers go unread stops being read): :mod:`.session`;
 - with ``allow``, a connection from any other address is closed unanswered;
 - each of these is a :class:`~firmware.system.noise.Noise` note: one log line, then one count per spell,
   never a traceback, and the server serves on.
@@ -27,26 +29,24 @@ must cost little and say little:
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import socket
-import time
-from collections.abc import Callable, Collection, Sequence
+import threading
+from collections import deque
+from collections.abc import Callable, Collection, Iterable, Sequence
+from concurrent.futures import Future
+from typing import Any
 
 from pymodbus.constants import ExcCodes
-from pymodbus.framer import FramerSocket
 from pymodbus.pdu import DecodePDU, ExceptionResponse, ModbusPDU
 
 from firmware.plugin import Noise
 
 from .protocol import COMMAND_REGISTER, MODBUS_PORT, Command, commands_for
+from .session import Busy, Session, _address
 
 log = logging.getLogger("baccarat.clue_control")
 
-#: The MBAP header: transaction id, protocol id, length (two bytes each), unit id.
-MBAP_BYTES = 7
-#: The MBAP length field counts the unit id and the PDU (at most 253 bytes).
-MIN_LENGTH, MAX_LENGTH = 2, 254
 #: Function code 6, write single register: Clue Control's only request.
 WRITE_REGISTER = 6
 #: A write-single-register PDU: the function code, the address and the value (two bytes each).
@@ -55,9 +55,34 @@ WRITE_REGISTER_BYTES = 5
 MAX_CONNECTIONS = 8
 #: A frame must be whole this many seconds after its first byte.
 FRAME_SECONDS = 5.0
+#: Writes whose commands wait for the game at most (as OSC's); a further one waits unread.
+MAX_PENDING = 32
 
-#: ``on_commands(commands, sender)``: the commands of one write, in order, and the sender's address.
-CommandSink = Callable[[tuple[Command, ...], str], None]
+#: ``on_commands(commands, sender)``: the commands of one write, in order, and the sender's address;
+#: it returns the replies to come (the command path's futures), or None when nothing is left to wait for.
+CommandSink = Callable[[tuple[Command, ...], str], Iterable["Future[Any]"] | None]
+
+
+class Stats:
+    """Counts of what the connections cost at most, since the start (the tests' bounds)."""
+
+    def __init__(self) -> None:
+        #: The most bytes read and not yet parsed on a connection, after a read.
+        self.most_buffered = 0
+        #: The most bytes of answers waiting in a transport, after a write.
+        self.most_unsent = 0
+        #: The most writes whose commands waited for the game at once.
+        self.most_pending = 0
+        #: Times a connection waited for a command to be done before it was read further.
+        self.busy = 0
+
+    def note_buffer(self, size: int) -> None:
+        """A connection's unparsed bytes."""
+        self.most_buffered = max(self.most_buffered, size)
+
+    def note_unsent(self, size: int) -> None:
+        """A connection's unsent answers."""
+        self.most_unsent = max(self.most_unsent, size)
 
 
 class Switch:
@@ -91,6 +116,7 @@ class Switch:
         tally: Noise | None = None,
         max_connections: int = MAX_CONNECTIONS,
         frame_seconds: float = FRAME_SECONDS,
+        max_pending: int = MAX_PENDING,
     ) -> None:
         self.on_commands = on_commands
         self.outputs = tuple(outputs)
@@ -103,19 +129,26 @@ class Switch:
         self.tally = tally or Noise(log)
         self.max_connections = max_connections
         self.frame_seconds = frame_seconds
+        self.max_pending = max_pending
         self._decoder = DecodePDU(True)
         self._server: asyncio.Server | None = None
-        self._sessions: set[_Session] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._sessions: set[Session] = set()
+        self._waiting: deque[Session] = deque()  # connections with a command that waits for room, in order
         #: Commands handed on, since the start.
         self.commands = 0
+        #: Writes whose commands wait for the game now.
+        self.pending = 0
+        self.stats = Stats()
 
     async def start(self) -> None:
         """Listen; an OSError (the port taken, a port below 1024 without the capability) goes to the caller."""
         loop = asyncio.get_running_loop()
+        self._loop = loop
         self.tally.bind(loop)
         if self.allow is not None:
             self.allow = await _addresses(loop, self._allow_given)
-        self._server = await loop.create_server(lambda: _Session(self), self.host, self.port, reuse_address=True)
+        self._server = await loop.create_server(lambda: Session(self), self.host, self.port, reuse_address=True)
         self.port = self._server.sockets[0].getsockname()[1]
 
     @property
@@ -129,13 +162,14 @@ class Switch:
         """Stop listening and close every connection."""
         if self._server is not None:
             self._server.close()
+            self._waiting.clear()
             for session in list(self._sessions):
                 session.drop()
             await self._server.wait_closed()
             self._server = None
         self.tally.close_all()
 
-    def admit(self, session: _Session) -> bool:
+    def admit(self, session: Session) -> bool:
         """Take a new connection (closing the one idle the longest at the cap); False for a stranger."""
         if self.allow is not None and session.peer not in self.allow:
             self.tally.note("stranger", f"Clue Control switch: closed a connection from {session.peer} (not allowed)")
@@ -147,9 +181,47 @@ class Switch:
         self._sessions.add(session)
         return True
 
-    def forget(self, session: _Session) -> None:
+    def forget(self, session: Session) -> None:
         """A connection closed."""
         self._sessions.discard(session)
+        if session in self._waiting:
+            self._waiting.remove(session)
+
+    def wait_for_room(self, session: Session) -> None:
+        """``session`` has a command and the game has :attr:`max_pending`: it is served again, in
+        turn, when one is done."""
+        self.stats.busy += 1
+        if session not in self._waiting:
+            self._waiting.append(session)
+
+    def _track(self, replies: Iterable[Future[Any]]) -> None:
+        """Count a write as pending until each of its commands' replies is done (on any thread)."""
+        left = [reply for reply in replies if not reply.done()]
+        if not left:
+            return
+        self.pending += 1
+        self.stats.most_pending = max(self.stats.most_pending, self.pending)
+        count, lock, loop = [len(left)], threading.Lock(), self._loop
+
+        def one_done(_: Future[Any]) -> None:
+            with lock:
+                count[0] -= 1
+                last = count[0] == 0
+            if last and loop is not None and not loop.is_closed():
+                try:
+                    loop.call_soon_threadsafe(self._done)
+                except RuntimeError:  # the loop closed meanwhile: the switch is gone
+                    pass
+
+        for reply in left:
+            reply.add_done_callback(one_done)
+
+    def _done(self) -> None:
+        """A write's commands are done: the connections that wait are served, in turn."""
+        self.pending -= 1
+        waiting, self._waiting = self._waiting, deque()
+        for session in waiting:
+            session.resume()
 
     def answer(self, pdu: bytes, unit: int, transaction: int, sender: str) -> ModbusPDU:
         """The answer to one request's PDU; a command in it goes to ``on_commands`` first."""
@@ -180,8 +252,10 @@ class Switch:
         commands = commands_for(value, self.outputs)
         if commands is None:
             raise _Refused(ExcCodes.ILLEGAL_VALUE, f"value {value}")
+        if self.pending >= self.max_pending:
+            raise Busy
         try:
-            self.on_commands(commands, sender)
+            self._track(self.on_commands(commands, sender) or ())
         except Exception as error:  # noqa: BLE001 - the caller's fault: answered, and logged in one line
             raise _Refused(ExcCodes.DEVICE_FAILURE, f"value {value}: {type(error).__name__}: {error}") from None
         self.commands += 1
@@ -222,98 +296,3 @@ async def _addresses(loop: asyncio.AbstractEventLoop, given: Sequence[str]) -> s
             continue
         found.update(_address(str(info[4][0])) for info in infos)
     return found
-
-
-def _address(text: str) -> str:
-    """An address as a peer's is compared: IPv4-mapped IPv6 as plain IPv4."""
-    address = ipaddress.ip_address(text.split("%")[0])
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return str(address)
-
-
-class _Session(asyncio.Protocol):
-    """One connection: MBAP frames in, answers out."""
-
-    def __init__(self, switch: Switch) -> None:
-        self.switch = switch
-        self.framer = FramerSocket(switch._decoder)
-        self.transport: asyncio.Transport | None = None
-        self.peer = "?"
-        self.buffer = b""
-        self.last_seen = time.monotonic()
-        self._frame_timer: asyncio.TimerHandle | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)  # a TCP server's
-        self.transport = transport
-        peer = transport.get_extra_info("peername")
-        self.peer = _address(peer[0]) if peer else "?"
-        if not self.switch.admit(self):
-            transport.abort()
-            self.transport = None
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._stop_timer()
-        self.transport = None
-        self.switch.forget(self)
-
-    def drop(self) -> None:
-        """Close at once (over the cap, stopping, a broken stream)."""
-        self._stop_timer()
-        if self.transport is not None:
-            self.transport.abort()
-            self.transport = None
-        self.switch.forget(self)
-
-    def pause_writing(self) -> None:
-        if self.transport is not None:  # a peer that sends and does not read: read no more from it
-            self.transport.pause_reading()
-
-    def resume_writing(self) -> None:
-        if self.transport is not None:
-            self.transport.resume_reading()
-
-    def data_received(self, data: bytes) -> None:
-        self.last_seen = time.monotonic()
-        self.buffer += data
-        answered = False
-        while self.transport is not None and len(self.buffer) >= MBAP_BYTES:
-            protocol = int.from_bytes(self.buffer[2:4], "big")
-            length = int.from_bytes(self.buffer[4:6], "big")
-            if protocol != 0 or not MIN_LENGTH <= length <= MAX_LENGTH:
-                self.switch.tally.note(
-                    "garbage",
-                    f"Clue Control switch: closed a connection from {self.peer}: not Modbus TCP "
-                    f"(protocol id {protocol}, length {length})",
-                )
-                self.drop()
-                return
-            size = 6 + length
-            if len(self.buffer) < size:
-                break
-            frame, self.buffer = self.buffer[:size], self.buffer[size:]
-            _, unit, transaction, pdu = self.framer.decode(frame)
-            answer = self.switch.answer(pdu, unit, transaction, self.peer)
-            answered = True
-            if self.transport is not None:  # on_commands may have stopped the server
-                self.transport.write(self.framer.buildFrame(answer))
-        if answered or not self.buffer:
-            self._stop_timer()  # the frame that was waiting is whole
-        if self.buffer and self.transport is not None and self._frame_timer is None:
-            loop = asyncio.get_running_loop()  # a new frame begins: it has frame_seconds from now
-            self._frame_timer = loop.call_later(self.switch.frame_seconds, self._stalled)
-
-    def _stalled(self) -> None:
-        self._frame_timer = None
-        self.switch.tally.note(
-            "stalled",
-            f"Clue Control switch: closed a connection from {self.peer}: a frame not whole "
-            f"within {self.switch.frame_seconds:g} s",
-        )
-        self.drop()
-
-    def _stop_timer(self) -> None:
-        if self._frame_timer is not None:
-            self._frame_timer.cancel()
-            self._frame_timer = None
