@@ -24,6 +24,7 @@ from firmware.plugin import (
     ConfigError,
     Finding,
     Key,
+    PinUse,
     Prop,
     Running,
     Section,
@@ -73,6 +74,7 @@ class ObusSettings:
     port: int | None
     bitrate: int
     rules: BombRules
+    interrupt: int | None = None
 
     @property
     def options(self) -> dict[str, Any]:
@@ -140,6 +142,14 @@ class Obus(Service):
         ),  # fmt: skip
         Key("port", int, None, check=port_problem, help="udp_multicast's UDP port (python-can's 43113 by default)"),
         Key(
+            "interrupt",
+            int,
+            None,
+            check=within(2, 27),
+            help="an MCP2515 board on the GPIO header: its INT pin, as its dtoverlay line says (the prop checks "
+            "it and SPI0's pins against its own); unset for a USB CAN adapter",
+        ),
+        Key(
             "bitrate",
             int,
             50_000,
@@ -171,7 +181,7 @@ class Obus(Service):
             raise section.fail("channel", 'udp_multicast needs a multicast group, such as "239.74.163.2"')
         return ObusSettings(
             values["role"], values["interface"], values["channel"], values["id"], values["count"],
-            values["port"], values["bitrate"], rules,
+            values["port"], values["bitrate"], rules, values["interrupt"],
         )  # fmt: skip
 
     def describe(self, settings: ObusSettings) -> list[str]:
@@ -209,6 +219,16 @@ class Obus(Service):
         from .checks import bus_findings
 
         return bus_findings(settings, host)
+
+    def gpios(self, settings: ObusSettings) -> list[PinUse]:
+        """An MCP2515 board's (``interrupt`` set): SPI0's lines and its interrupt pin."""
+        if settings.interface != "socketcan" or settings.interrupt is None:
+            return []
+        spi = {"MOSI": 10, "MISO": 9, "SCLK": 11, "CE0": 8, "CE1": 7}
+        return [
+            *(PinUse(gpio, f"SPI0 {name}", "bus") for name, gpio in spi.items()),
+            PinUse(settings.interrupt, "[obus] interrupt (the MCP2515's INT)", "input"),
+        ]
 
     def commands(self) -> Sequence[CommandSpec]:
         """``obus_sync``: the bomb's state on the prop (:mod:`.game`)."""
