@@ -20,6 +20,7 @@ class Receiver:
 
     def __init__(self) -> None:
         self.requests: list[tuple[str, str, dict | None]] = []
+        self.ids: list[str | None] = []  # each request's Idempotency-Key
         self.statuses: list[int] = []
         self.gate = threading.Event()
         self.gate.set()
@@ -34,6 +35,7 @@ class Receiver:
                 status = receiver.statuses.pop(0) if receiver.statuses else 200
                 with receiver.seen:
                     receiver.requests.append((self.command, self.path, body))
+                    receiver.ids.append(self.headers.get("Idempotency-Key"))
                     receiver.seen.notify_all()
                 self.send_response(status)
                 self.send_header("Content-Length", "0")
@@ -110,7 +112,9 @@ def test_delivered_on_solve_strike_and_reset(web_factory, receiver):
         "reason": "exclusive",
         "detail": "no bet on Player or Banker",
         "strikes": 1,
+        "id": receiver.ids[0],  # the delivery's id, in the body and the Idempotency-Key header
     }
+    assert len(receiver.ids[0]) == 32
     web.login()
     assert web.command({"command": "force_solve"})[1]["ok"]
     requests = receiver.wait_for(2)

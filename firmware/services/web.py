@@ -58,6 +58,9 @@ class Web(Service):
         web = settings.resolved(simulate=prop.simulate)
         if not web.enabled:
             return None
+        from firmware.plugin import state_path
+
+        web = web.with_outbox(state_path(prop.config))  # the webhooks that must arrive wait beside the state
         from ..web.attach import LateConsole
 
         simulate = prop.simulate

@@ -51,6 +51,7 @@ from .controllers import ControllerEndpoints, cors_middleware, is_controller_pat
 from .guard import ACCEPT_BACKLOG, BODY_SECONDS, IDLE_SECONDS, ConnectionGuard, http_logger, scrub_urls
 from .language import PageTexts
 from .live import LiveHub, View, event_stream
+from .outbox import Outbox
 from .players import PlayerPages
 from .replies import MAX_BODY, SECURITY_HEADERS, json_body
 from .replies import json_reply as _json
@@ -126,6 +127,7 @@ class WebService:
             retries=settings.webhook_retries,
             backoff=webhook_backoff,
             prop=backend.name,
+            outbox=Outbox(settings.webhook_outbox),
         )
         if settings.webhooks:
             backend.subscribe_events(self.webhooks.on_events)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -25,6 +26,9 @@ from ..i18n import language_problem
 #: Events a webhook can be sent on, as named in the config and in the event's JSON (``"event"``).
 WEBHOOK_EVENTS: tuple[str, ...] = ("solved", "strike", "reset", "exploded")
 WEBHOOK_METHODS: tuple[str, ...] = ("GET", "POST")
+
+#: The webhooks' outbox (:mod:`.outbox`), beside the state file.
+OUTBOX_NAME = "webhooks-outbox.json"
 
 DEFAULT_PORT = 8080
 LOOPBACK_BIND = "127.0.0.1"
@@ -70,6 +74,13 @@ class WebSettings:
     webhooks: tuple[Webhook, ...] = ()
     webhook_timeout_seconds: float = 3.0
     webhook_retries: int = 3
+    #: Where the solve, strike and explosion webhooks wait until answered (:mod:`.outbox`; beside the
+    #: state file, set at start), or None: in memory.
+    webhook_outbox: Path | None = None
+
+    def with_outbox(self, state_file: Path | None) -> WebSettings:
+        """These settings with the webhooks' outbox beside ``state_file`` (in memory when None)."""
+        return replace(self, webhook_outbox=None if state_file is None else state_file.with_name(OUTBOX_NAME))
 
     @property
     def loopback_only(self) -> bool:

@@ -5,7 +5,11 @@ For Houdini MC and anything else that takes an HTTP trigger
 event over to the web thread's event loop; the request, its timeout and the
 retries (with a growing pause) run there, so a slow or dead receiver never
 holds up the game. Each failed attempt is one log line, with every URL in it
-(the hook's, a redirect's) stripped of credentials and query.
+(the hook's, a redirect's) stripped of credentials and query and its path's secrets hidden.
+
+Each delivery has an id (the ``Idempotency-Key`` header; ``"id"`` in a POST's body); the
+``solved``, ``strike`` and ``exploded`` ones wait in an outbox on disk until answered, and are
+sent again after a restart (:mod:`.outbox`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 import aiohttp
 
 from .guard import scrub_urls
+from .outbox import DURABLE, HEADER, Outbox, new_id
 from .settings import Webhook
 
 log = logging.getLogger("baccarat.web")
@@ -33,8 +38,11 @@ class WebhookSender:
         retries: int = 3,
         backoff: float = 0.5,
         prop: str = "baccarat",
+        outbox: Outbox | None = None,
     ) -> None:
         self.hooks = hooks
+        #: The durable deliveries not yet answered (in memory when None is given).
+        self.outbox = outbox if outbox is not None else Outbox(None)
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
@@ -46,8 +54,12 @@ class WebhookSender:
         self._tasks: set[asyncio.Task[bool]] = set()
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
-        """The loop the requests run on (the web service's)."""
+        """The loop the requests run on (the web service's); on it, the deliveries a previous run
+        left in the outbox are sent again (call from the loop)."""
         self._loop = loop
+        for hook, body, delivery in self.outbox.load(self.hooks):
+            log.info("webhook %s: sending again after a restart (id %s)", body.get("event"), delivery)
+            self._start(hook, body, delivery)
 
     def on_events(self, events: list[dict[str, Any]]) -> None:
         """Backend event sink (game thread): queue a delivery per matching hook, never wait."""
@@ -65,12 +77,25 @@ class WebhookSender:
                         )
 
     def _spawn(self, hook: Webhook, event: dict[str, Any]) -> None:
-        task = asyncio.get_running_loop().create_task(self.deliver(hook, event))
+        delivery = new_id()
+        body = {"prop": self.prop, **event, "id": delivery}
+        if event.get("event") in DURABLE:
+            self.outbox.add(hook, body, delivery)
+        self._start(hook, body, delivery)
+
+    def _start(self, hook: Webhook, body: dict[str, Any], delivery: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._deliver_once(hook, body, delivery))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def deliver(self, hook: Webhook, event: dict[str, Any]) -> bool:
-        """Send one event to one hook, retrying; True once delivered."""
+    async def _deliver_once(self, hook: Webhook, body: dict[str, Any], delivery: str) -> bool:
+        """:meth:`deliver`, then out of the outbox (answered or given up; not when cancelled: stopping)."""
+        done = await self.deliver(hook, body, delivery)
+        self.outbox.done(delivery)
+        return done
+
+    async def deliver(self, hook: Webhook, body: dict[str, Any], delivery: str) -> bool:
+        """Send ``body`` (the event, the prop's name and the id) to one hook, retrying; True once delivered."""
         if self._session is None:
             from .client_tls import bare, ready_for_clients
 
@@ -81,10 +106,10 @@ class WebhookSender:
                 connector=aiohttp.TCPConnector(force_close=True), timeout=aiohttp.ClientTimeout(total=self.timeout)
             )
         attempts = self.retries + 1
-        body = {"prop": self.prop, **event}
         for attempt in range(1, attempts + 1):
             try:
                 kwargs: dict[str, Any] = {"json": body} if hook.method == "POST" else {}
+                kwargs["headers"] = {HEADER: delivery}
                 async with self._session.request(hook.method, hook.url, **kwargs) as response:
                     await response.read()
                     if response.status < 400:
@@ -120,13 +145,19 @@ class WebhookSender:
         return False
 
     async def close(self) -> None:
-        """Stop: pending deliveries are dropped (each says so), the client session closes."""
+        """Stop: pending deliveries are cancelled (the durable ones stay in the outbox, for the next
+        start; the others are dropped: one line says how many of each), the client session closes."""
         pending = list(self._tasks)
         for task in pending:
             task.cancel()
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
-            log.warning("web service stopping: %d webhook deliveries dropped", len(pending))
+            kept = len(self.outbox) if self.outbox.path is not None else 0
+            log.warning(
+                "web service stopping: %d webhook deliveries dropped, %d kept to send at the next start",
+                len(pending) - min(kept, len(pending)),
+                kept,
+            )
         if self._session is not None:
             await self._session.close()
             self._session = None
