@@ -93,18 +93,11 @@ class DeckAppeared(Event):
             return t.gettext("{deck}: unshuffled (lit BOB and 8 or 9 ports), top card {top}").format(
                 deck=head, top=self.top
             )
+        steps = {"letter": self.letter, "digit": self.digit, "index": self.first_index, "top": self.top}
         return t.gettext(
             "{deck}: letter {letter}, digit {digit}, first index {index} ({top}), port column {port}, "
             "multiplier {times}"
-        ).format(
-            deck=head,
-            letter=self.letter,
-            digit=self.digit,
-            index=self.first_index,
-            top=self.top,
-            port=self.port,
-            times=self.multiplier,
-        )
+        ).format(deck=head, port=self.port, times=self.multiplier, **steps)
 
 
 @record
@@ -318,10 +311,19 @@ class RoundPlayed(Event):
 
 @record
 class Solved(Event):
-    """The module is solved (by a winning round, or forced by the game master)."""
+    """The module is solved (by a winning round, or forced by the game master). For the hooks, the
+    prop adds the ``strikes``, the ``hints`` given and the ``elapsed`` seconds since the game began
+    (since the prop's start, for a game resumed after a restart; None: not measured)."""
 
     kind: ClassVar[str] = "solved"
     forced: bool = False
+    strikes: int = field(default=0, compare=False)
+    hints: int = field(default=0, compare=False)
+    elapsed: float | None = field(default=None, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"event": "solved", "forced": false}``: the form every surface publishes, as before."""
+        return {"event": self.kind, "forced": self.forced}
 
     def describe(self, t: NullTranslations = ENGLISH) -> str:
         """Who solved it."""

@@ -101,6 +101,7 @@ from firmware.game.pacing import PACINGS
 from firmware.game.presentation import Presentation
 from firmware.game.scene import Scene, Shown
 from firmware.game.stage import BatchHook, FrameHook, ShownHook, Stage
+from firmware.game.tally import Tally
 
 __all__ = ["BatchHook", "Clock", "Daemon", "FrameHook", "Mode", "ShownHook", "notify"]
 
@@ -193,6 +194,7 @@ class Daemon(GameLoop):
         self._show = Presentation(self, self._stage)  # the round on the table, the bets shown, the deal's steps
         # Outputs held on before a restart (see Outputs.restore): switched on again first thing.
         self._restore_outputs = dict(held_outputs or {})
+        self.tally = Tally()  #: the hints and the game's start, for the solved event (game thread)
 
     # -- feeding the daemon (any thread) ---------------------------------------------
     def apply(self, produce: Callable[[BaccaratModule], list[ev.Event]]) -> Future[list[ev.Event]]:
@@ -320,6 +322,7 @@ class Daemon(GameLoop):
         """Outputs held before a restart on again, the module started (or resumed), everything
         drawn, the inputs armed."""
         self._show.resume()
+        self.tally.begin(self.clock())
         if self._restore_outputs:  # a lock that was open stays open: before anything else
             restored: list[ev.Event] = [*self.board.outputs.restore(self._restore_outputs)]
             self._restore_outputs = {}
@@ -360,6 +363,7 @@ class Daemon(GameLoop):
         self._stage.changed()  # a batch, even an empty one
         if self._stage.names_outputs(events):
             self.board.outputs.plan([event.kind for event in events])  # held_outputs() as the hooks save it
+        self.tally.stamp(events, strikes=self.module.strikes, now=self.clock())
         notify(self.on_handled, events, self.module)
         self._show.handle(events)
 

@@ -85,7 +85,12 @@ def _set_solved(master: Master, command: Command) -> Future[Any]:
 
 def _hint(master: Master, command: Command) -> Future[Any]:
     daemon = master.daemon
-    return daemon.call(lambda: master.noted(command, lambda: hint(daemon.module)), during_round=True)
+
+    def give() -> Any:
+        daemon.tally.hint()  # the solved event says how many
+        return hint(daemon.module)
+
+    return daemon.call(lambda: master.noted(command, give), during_round=True)
 
 
 def _status(master: Master, command: Command) -> Future[Any]:
