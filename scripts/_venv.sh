@@ -19,6 +19,10 @@
 # says what to do.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# The interpreter and the venv's folder: python3 and .venv, unless BACCARAT_PYTHON and BACCARAT_VENV
+# name others (test.sh runs the fast tier on each Python it finds, each in a venv of its own).
+py=${BACCARAT_PYTHON:-python3}
+venv=${BACCARAT_VENV:-.venv}
 
 pi_model() { tr -d '\0' 2>/dev/null <"${BACCARAT_MODEL_FILE:-/proc/device-tree/model}" || true; }
 on_pi() { pi_model | grep -q "Raspberry Pi"; }
@@ -60,8 +64,8 @@ rpi_gpio_package() {
   echo python3-rpi-lgpio
 }
 
-if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
-  echo "error: python3 is $(python3 -V 2>&1); the prop needs Python 3.11 or newer" >&2
+if ! "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  echo "error: $py is $("$py" -V 2>&1); the prop needs Python 3.11 or newer" >&2
   exit 1
 fi
 
@@ -74,10 +78,10 @@ pygame_build=(build-essential python3-dev pkg-config libsdl2-dev libsdl2-image-d
   libsdl2-ttf-dev libfreetype-dev libportmidi-dev libjpeg-dev)
 
 venv_ok() {
-  [ -x .venv/bin/python ] && .venv/bin/python -m pip --version >/dev/null 2>&1 || return 1
-  local want; want=$(python3 -c 'import sys; print(sys.version_info[:2])')
-  [ "$(.venv/bin/python -c 'import sys; print(sys.version_info[:2])')" = "$want" ] || return 1
-  [ "$pi" = 0 ] || grep -qsE '^include-system-site-packages *= *true' .venv/pyvenv.cfg
+  [ -x "$venv"/bin/python ] && "$venv"/bin/python -m pip --version >/dev/null 2>&1 || return 1
+  local want; want=$("$py" -c 'import sys; print(sys.version_info[:2])')
+  [ "$("$venv"/bin/python -c 'import sys; print(sys.version_info[:2])')" = "$want" ] || return 1
+  [ "$pi" = 0 ] || grep -qsE '^include-system-site-packages *= *true' "$venv"/pyvenv.cfg
 }
 # Every Debian package needed, looked up first and installed (or named) all at once.
 wanted=()
@@ -89,16 +93,19 @@ if [ "$pi" = 1 ]; then
 fi
 # Debian keeps ensurepip, which venv needs to put pip in, in python3-venv: without it venv prints
 # a page of advice and leaves a .venv without pip. Look first, and keep venv's own output quiet.
-venv_ok || python3 -c 'import ensurepip' >/dev/null 2>&1 || wanted+=(python3-venv)
+# (For another Python than python3, Debian's package is that version's: python3.13-venv.)
+venv_package=python3-venv
+[ "$py" = python3 ] || venv_package=python$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')-venv
+venv_ok || "$py" -c 'import ensurepip' >/dev/null 2>&1 || wanted+=("$venv_package")
 wanted+=(${apt_packages[@]+"${apt_packages[@]}"})
 [ ${#wanted[@]} -eq 0 ] || apt_install "${wanted[@]}"
 
 if ! venv_ok; then
-  rm -rf .venv
+  rm -rf "$venv"
   venv_args=()
   [ "$pi" = 1 ] && venv_args+=(--system-site-packages)
-  if ! out=$(python3 -m venv "${venv_args[@]}" .venv 2>&1); then
-    echo "error: python3 -m venv failed: $(printf '%s\n' "$out" | grep -v '^\s*$' | tail -n 1)" >&2
+  if ! out=$("$py" -m venv "${venv_args[@]}" "$venv" 2>&1); then
+    echo "error: $py -m venv failed: $(printf '%s\n' "$out" | grep -v '^\s*$' | tail -n 1)" >&2
     exit 1
   fi
 fi
@@ -109,7 +116,7 @@ fi
 # The stamp lists every extra installed so far; a reinstall installs them all again with the new one.
 extras_present() {
   # extras_present EXTRA... : true when every package these extras of the project need is installed.
-  .venv/bin/python - "$@" <<'PY'
+  "$venv"/bin/python - "$@" <<'PY'
 import re
 import sys
 from importlib import metadata
@@ -130,7 +137,7 @@ PY
 }
 hash=$(sha256sum pyproject.toml | cut -d' ' -f1)
 old_hash="" old_pi="" old_extras=""
-[ -f .venv/.baccarat-installed ] && read -r old_hash old_pi old_extras <.venv/.baccarat-installed
+[ -f "$venv"/.baccarat-installed ] && read -r old_hash old_pi old_extras <"$venv"/.baccarat-installed
 declare -A have=()
 if [ "$old_pi" = "pi=$pi" ]; then
   for extra in ${old_extras#extras=}; do have[$extra]=1; done
@@ -143,26 +150,26 @@ if [ "$old_hash" != "$hash" ] || [ "$old_pi" != "pi=$pi" ] || { [ "$new_extra" =
   pip_args=(-q --disable-pip-version-check --prefer-binary)
   [ "$pi" = 1 ] && pip_args+=(--only-binary=:all:)  # wheels only: nothing to compile on a Pi
   if [ "$pi" = 0 ] && [[ "$machine" == armv[67]l ]] && [[ ",$extras," =~ ,(sim|test), ]] &&
-    ! .venv/bin/python -c 'import pygame' >/dev/null 2>&1; then
-    echo "error: the simulator needs pygame, and the package index has no pygame wheel for $machine: run the simulator on a 64-bit OS or a PC (on a Raspberry Pi, start.sh runs the prop itself, which needs no pygame), or build it here, as root: apt-get install -y ${pygame_build[*]} && .venv/bin/python -m pip install pygame" >&2
+    ! "$venv"/bin/python -c 'import pygame' >/dev/null 2>&1; then
+    echo "error: the simulator needs pygame, and the package index has no pygame wheel for $machine: run the simulator on a 64-bit OS or a PC (on a Raspberry Pi, start.sh runs the prop itself, which needs no pygame), or build it here, as root: apt-get install -y ${pygame_build[*]} && $venv/bin/python -m pip install pygame" >&2
     exit 1
   fi
-  if ! out=$(.venv/bin/python -m pip install "${pip_args[@]}" -e ".${extras:+[$extras]}" 2>&1); then
-    printf '%s\n' "$out" >.venv/pip-install.log
+  if ! out=$("$venv"/bin/python -m pip install "${pip_args[@]}" -e ".${extras:+[$extras]}" 2>&1); then
+    printf '%s\n' "$out" >"$venv"/pip-install.log
     # pip's last ERROR line (a build step's are indented), else its last line saying error
     reason=$(printf '%s\n' "$out" | grep -E '^\s*ERROR:' | tail -n 1 || true)
     [ -n "$reason" ] || reason=$(printf '%s\n' "$out" | grep -iE '^\s*error' | tail -n 1 || true)
     reason=${reason#"${reason%%[![:space:]]*}"}
     reason=${reason#ERROR: }
-    echo "error: pip could not install the prop's packages: ${reason:-see the log} (pip's whole output: .venv/pip-install.log)" >&2
+    echo "error: pip could not install the prop's packages: ${reason:-see the log} (pip's whole output: $venv/pip-install.log)" >&2
     exit 1
   fi
-  echo "$hash pi=$pi extras=${!have[*]}" >.venv/.baccarat-installed
+  echo "$hash pi=$pi extras=${!have[*]}" >"$venv"/.baccarat-installed
 fi
 # The language catalogs: each firmware/locale/*/LC_MESSAGES/baccarat.po compiled by Babel in pure
 # Python (docs/run/language.md); build output, never committed. Quiet; one line if one cannot be read.
-.venv/bin/python -m firmware.i18n
-if [ "$pi" = 1 ] && ! err=$(.venv/bin/python -c 'import lgpio, spidev, PIL, RPi.GPIO' 2>&1); then
+"$venv"/bin/python -m firmware.i18n
+if [ "$pi" = 1 ] && ! err=$("$venv"/bin/python -c 'import lgpio, spidev, PIL, RPi.GPIO' 2>&1); then
   echo "error: the venv cannot use Raspberry Pi OS's packages ($(printf '%s\n' "$err" | tail -n 1))" >&2
   exit 1
 fi

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the tests need (a venv, Mosquitto, tmux, Chromium, systemd-analyze, shellcheck, ...) and runs
 # ruff, mypy, the Raspberry Pi wheel check (needs the package index) and the whole suite, on every core
-# (pytest-xdist; a test file stays on one worker). docs/develop/tests.md describes the tiers.
+# (pytest-xdist; a test file stays on one worker); then the fast tier on each other Python the prop
+# supports that the machine has. docs/develop/tests.md describes the tiers.
 #   bash scripts/test.sh           everything, as CI runs it (.ci/run)
 #   bash scripts/test.sh --fast    the fast tier only: no install or browser tests, fewer hypothesis examples,
-#                                  no ruff, mypy or wheel check
+#                                  no ruff, mypy or wheel check, no other Python
 # Other arguments go to pytest (after --fast): a file, -k EXPR, -n 0 for one process, ...
+# BACCARAT_PYTHON=python3.13 BACCARAT_VENV=.venv313 bash scripts/test.sh --fast: the fast tier on
+# that Python, in a venv of its own (scripts/_venv.sh).
 set -euo pipefail
 fast=0
 if [ "${1:-}" = --fast ]; then
@@ -37,4 +40,34 @@ else
   .venv/bin/mypy  # strict, on baccarat_core and firmware: pyproject's [tool.mypy]
   .venv/bin/python scripts/check_pi_wheels.py
 fi
-.venv/bin/python -m pytest "${pytest_args[@]}" "$@"
+status=0
+"$venv"/bin/python -m pytest "${pytest_args[@]}" "$@" || status=$?
+
+find_python() {
+  # find_python 3.X : the system's python3.X, else the newest of pyenv's 3.X versions; nothing if none.
+  local candidate
+  for candidate in /usr/bin/python"$1" /usr/local/bin/python"$1"; do
+    if [ -x "$candidate" ]; then echo "$candidate"; return; fi
+  done
+  for candidate in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$1".*/bin/python"$1"; do
+    [ -x "$candidate" ] && echo "$candidate"
+  done | sort -V | tail -n 1 | grep .
+}
+# Everything (no --fast, no arguments): then the fast tier on each other Python the prop supports
+# that this machine has (Debian 12 ships 3.11; Debian 13 and Raspberry Pi OS Trixie 3.13), each in a
+# venv of its own made as .venv is (.venv312, .venv313, ...). About two minutes each on two cores.
+if [ "$fast" = 0 ] && [ $# -eq 0 ] && [ -z "${BACCARAT_PYTHON:-}" ]; then
+  default=$(.venv/bin/python -c 'import sys; print("%d%d" % sys.version_info[:2])')
+  failed=()
+  for minor in 11 12 13; do
+    [ "3$minor" = "$default" ] && continue
+    other=$(find_python "3.$minor") || continue
+    echo "the fast tier on Python 3.$minor ($other), in .venv3$minor" >&2
+    BACCARAT_PYTHON=$other BACCARAT_VENV=.venv3$minor bash scripts/test.sh --fast || failed+=("3.$minor")
+  done
+  if [ ${#failed[@]} -gt 0 ]; then
+    echo "error: the fast tier failed on Python ${failed[*]}" >&2
+    status=1
+  fi
+fi
+exit "$status"
