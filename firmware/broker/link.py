@@ -140,6 +140,25 @@ class Link(Queues, Trouble):
                 )
                 log.debug("%s: the handler's traceback", self.name, exc_info=True)
 
+    def stale_command(self, topic: str, payload: bytes, retained: bool, logger: logging.Logger, who: str = "") -> bool:
+        """True, with one line, for a message on a command topic that must not run: a retained one
+        (a command runs once, never again at each start or reconnect) or an empty one (a retained
+        command being cleared). ``who`` starts the line (``"room: "``)."""
+        if retained:
+            logger.warning(
+                "%signored a retained message on %s: a command runs once, never again at each start or "
+                "reconnect (clear it with: mosquitto_pub -r -n -t '%s')",
+                who,
+                topic,
+                topic,
+            )
+            return True
+        if not payload:
+            text = f"{who}ignored an empty message on {topic} (a retained command being cleared)"
+            self.noise.note("empty", text, logging.INFO)
+            return True
+        return False
+
     def start(self, after: threading.Event | None = None) -> None:
         """Connect in the background; a missing broker does not delay start-up.
 

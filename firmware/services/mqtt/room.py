@@ -205,18 +205,7 @@ class MqttService:
     # -- in (paho's thread: nothing here may wait for the game) -----------------------
     def _on_message(self, topic: str, payload: bytes, retained: bool = False) -> None:
         if topic == self.topics["command"]:
-            if retained:
-                log.warning(
-                    "ignored a retained message on %s: a command runs once, never again at each start or "
-                    "reconnect (clear it with: mosquitto_pub -r -n -t '%s')",
-                    topic,
-                    topic,
-                )
-                return
-            if not payload:
-                self.link.noise.note(
-                    "empty", f"ignored an empty message on {topic} (a retained command being cleared)", logging.INFO
-                )
+            if self.link.stale_command(topic, payload, retained, log):
                 return
             self.commands.handle(payload).add_done_callback(lambda f: self.reply(f.result()))
         elif topic == self.topics["edgework"] or topic == self.topics["solved"]:

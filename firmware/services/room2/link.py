@@ -141,18 +141,7 @@ class RoomService:
 
     # -- in ---------------------------------------------------------------------------------
     def _on_message(self, topic: str, payload: bytes, retained: bool = False) -> None:
-        if retained:
-            log.warning(
-                "room: ignored a retained message on %s: a command runs once, never again at each start or "
-                "reconnect (clear it with: mosquitto_pub -r -n -t '%s')",
-                topic,
-                topic,
-            )
-            return
-        if not payload:
-            self.link.noise.note(
-                "empty", f"room: ignored an empty message on {topic} (a retained command being cleared)", logging.INFO
-            )
+        if self.link.stale_command(topic, payload, retained, log, "room: "):
             return
         text = payload.decode("utf-8", "replace").strip() if len(payload) <= strict.MAX_BYTES else ""
         if text == "@PING":
