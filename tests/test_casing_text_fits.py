@@ -6,9 +6,14 @@ rectangle under the text's middle, from its own group outwards: a widget, a band
 A translation is longer than the English (German's "DAS HANDBUCH (AUF ENGLISCH)" lost its ")" at
 the tall sheet's right edge): the layout sizes a label by the font's own advance widths
 (:func:`firmware.casing.widgets.text_width`), never by a guess per character.
+``BACCARAT_SCREENSHOT_DIR=docs/pictures`` saves the French and German casings (the wide sheet) as
+``casing-fr.png`` and ``casing-de.png`` (docs/run/language.md shows them).
 """
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 import pytest
 
@@ -66,3 +71,14 @@ def test_no_text_leaves_its_box_in_any_language_or_orientation(pages_web, chromi
         finally:
             context.close()
     assert not found, f"{language}:\n" + "\n".join(found)
+    shots = os.environ.get("BACCARAT_SCREENSHOT_DIR")
+    if shots and language in ("fr", "de"):  # the docs' pictures, the whole wide sheet at 12 px letters
+        context, page = new_page(chromium, width=1500, height=1100)
+        context.add_cookies([{"name": "baccarat_lang", "value": language, "url": web.url}])
+        try:
+            page.goto(web.url + "/casing")
+            page.wait_for_selector("#casing[data-shape=wide] svg text")
+            assert page.get_attribute("#casing", "class") == "casing", "the sheet is zoomed: a larger screen"
+            page.locator("#casing svg").screenshot(path=str(Path(shots) / f"casing-{language}.png"))
+        finally:
+            context.close()

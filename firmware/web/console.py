@@ -11,6 +11,7 @@ Routes (on :class:`~.server.WebService`'s app):
 ``POST /api/command``          a game-master command as JSON (CSRF header)
 ``POST /api/panel``            a front-panel press or release (simulator; CSRF header)
 ``GET /sound/<cue>.wav``       one of the prop's sound clips (the page plays them)
+``GET /favicon.ico``           the prop's icon (every browser asks for it; public)
 =============================  ==========================================================
 """
 
@@ -67,6 +68,14 @@ class ConsolePages:
         app.router.add_post("/api/command", self._command)
         app.router.add_post("/api/panel", self._panel)
         app.router.add_get("/sound/{cue}.wav", self._sound)
+        app.router.add_get("/favicon.ico", self._favicon)
+
+    async def _favicon(self, request: web.Request) -> web.StreamResponse:
+        """The prop's icon, for the browsers' tabs and bookmarks (``static/favicon.ico``)."""
+        return web.FileResponse(
+            self.texts.static_dir / "favicon.ico",
+            headers={"Cache-Control": "max-age=86400", "Content-Type": "image/vnd.microsoft.icon"},
+        )
 
     async def _sound(self, request: web.Request) -> web.StreamResponse:
         """One of the prop's own sound clips, by cue name (the page plays them)."""

@@ -54,6 +54,28 @@
     box.dataset.shape = tall ? "tall" : "wide";
     box.dataset.strikes = String(casing.doc.strikes);
     box.dataset.serial = casing.doc.serial;
+    legible();
+  }
+
+  // No word of the drawing under 12 CSS px (a phone shows the whole sheet with 5 px letters): where
+  // the box is too small for that, the drawing is drawn larger and the box scrolls (the keyboard
+  // reaches it: it is focusable). Printing keeps the sheet's own size (players.css).
+  const SMALLEST_PX = 12;
+  function legible() {
+    const box = $("#casing");
+    const svg = box.querySelector("svg");
+    if (!svg || !svg.viewBox.baseVal) return;
+    const { width, height } = svg.viewBox.baseVal;
+    const sizes = [...svg.querySelectorAll("text")].map((text) => parseFloat(text.getAttribute("font-size")));
+    const smallest = Math.min(...sizes.filter((size) => size > 0));
+    box.classList.remove("zoomed");
+    const shown = svg.getBoundingClientRect();
+    const scale = Math.min(shown.width / width, shown.height / height);
+    if (!Number.isFinite(smallest) || smallest * scale >= SMALLEST_PX) return;
+    const needed = SMALLEST_PX / smallest;
+    box.style.setProperty("--zoomed-width", `${Math.ceil(width * needed)}px`);
+    box.style.setProperty("--zoomed-height", `${Math.ceil(height * needed)}px`);
+    box.classList.add("zoomed");
   }
   function reshow() {
     if (lastCasing) showCasing(lastCasing);
@@ -119,6 +141,7 @@
     });
     keepAwake();
     portrait.addEventListener("change", reshow);
+    window.addEventListener("resize", legible);
     window.addEventListener("beforeprint", () => { printing = true; reshow(); });
     window.addEventListener("afterprint", () => { printing = false; reshow(); });
     listen(body.dataset.stream);
