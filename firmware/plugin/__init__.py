@@ -106,6 +106,7 @@ if TYPE_CHECKING:
     from firmware.room.commands import GameMaster
     from firmware.room.diagnostics import Diagnostics
     from firmware.room.saved_state import private_dir, state_path
+    from firmware.room.state_file import write_atomic
     from firmware.services.probe import tcp_reachable
     from firmware.system.netaddr import reachable_urls
     from firmware.system.noise import QUIET_SECONDS, Noise
@@ -190,6 +191,7 @@ __all__ = [
     "tcp_reachable",
     "topic_level_problem",
     "within",
+    "write_atomic",
 ]
 
 #: Names loaded when first asked for: the command table loads at the first command, not at a
@@ -205,6 +207,7 @@ _LAZY = {
     "GameMaster": "firmware.room.commands",
     "private_dir": "firmware.room.saved_state",
     "state_path": "firmware.room.saved_state",
+    "write_atomic": "firmware.room.state_file",
     "Diagnostics": "firmware.room.diagnostics",
     "set_edgework": "firmware.room.builtins",
     "tcp_reachable": "firmware.services.probe",

@@ -33,13 +33,13 @@ import json
 import logging
 import os
 import stat
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
 from baccarat_core import BaccaratError, strict
 from baccarat_core.numbers import show_value
+from firmware.plugin import write_atomic
 
 log = logging.getLogger("baccarat.mqtt")
 
@@ -115,7 +115,7 @@ class Memory:
             return
         text = json.dumps({"seq": self._reserved, "identity": self.identity, "topic_prefix": self.topic_prefix})
         try:
-            _write_atomic(self.path, text)
+            write_atomic(self.path, text)
         except OSError as error:
             if not self._failed:  # once: the events go on being published
                 log.warning(
@@ -126,22 +126,3 @@ class Memory:
             self._failed = True
             return
         self._failed = False
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
