@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 SYSTEM_CONFIG = Path("/etc/baccarat/config.toml")
 
 #: The simulator's views (firmware.simulator.VIEWS; named here so that `baccarat --help` stays quick).
-VIEWS = ("auto", "window", "terminal", "text", "asciiblock")
+VIEWS = ("auto", "window", "terminal", "text", "asciiblock", "headless")
 
 
 def _run_epilog() -> str:
@@ -36,12 +36,16 @@ def _run_epilog() -> str:
     keys = "\n".join("  " + line for line in KEY_MAP_LINES)
     return f"""\
 the simulator (--simulate): the real daemon on gpiozero's mock pins, its displays on this PC
-  --view auto        a window if a display server is there, else the terminal (default)
+  --view auto        a window if a display server is there, else the terminal, else
+                     (no terminal on stdin either) headless (default)
   --view window      a pygame window, scaled to fit the screen with crisp pixels (--scale N)
   --view terminal    the displays in braille when the terminal is large enough (about
                      135x36 with the reference build) and UTF-8, else the text view
   --view text        the prop in words: fits 80x24, plain ASCII works
   --view asciiblock  luma.emulator's coloured blocks (a large terminal)
+  --view headless    no screen, no keyboard (a service manager, a container, a pipe): the log
+                     on stderr, the console and the players' pages to look and play;
+                     SIGTERM (every view) is a clean stop
   --gm               the game master's details on screen (the deck's derivation in the
                      log, the next round in the text view); players should not see them
   --port N           the web console's port (default 8080); the screen says where the
@@ -56,6 +60,7 @@ examples:
   baccarat run --simulate
   baccarat run --simulate --view text --config my-config.toml
   baccarat run --simulate --port 8081                   (a second simulator beside the first)
+  baccarat run --simulate --view headless </dev/null    (in a container; the console at :8080)
   baccarat run --config /etc/baccarat/config.toml      (on the Pi; the service does this)
 """
 
