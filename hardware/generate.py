@@ -6,7 +6,7 @@ Run from the repository root::
     python3 hardware/generate.py --check   # exit 1 if a checked-in file is stale
 
 Writes ``hardware/PINMAP.md``, ``hardware/wiring.svg``, ``hardware/front-panel.svg``
-and ``hardware/front-panel.scad`` from ``firmware/default-config.toml``. The pins
+and ``hardware/front-panel.scad`` from ``firmware/config/default-config.toml``. The pins
 are checked by the daemon's own validator (``firmware.config.pin_problems``), so a
 config that ``check-config`` refuses cannot be drawn either.
 """

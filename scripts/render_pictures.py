@@ -31,7 +31,7 @@ from firmware.app import build_daemon, mock_pin_factory  # noqa: E402
 from firmware.config import load_config  # noqa: E402
 from firmware.devices.displays import open_dummy_device  # noqa: E402
 from firmware.devices.wiring import COLOR_DRIVERS, ROLES  # noqa: E402
-from firmware.scene import render_view  # noqa: E402
+from firmware.game.scene import render_view  # noqa: E402
 from firmware.simulator.pins import ManualClock  # noqa: E402
 
 #: The clock's step while a deal is shown: every moment of the original's timeline is a multiple of it.

@@ -8,7 +8,8 @@ from typing import NotRequired, TypedDict
 
 from PIL import Image, ImageDraw
 
-from ..daemon import Daemon
+from firmware.game.daemon import Daemon
+
 from ..devices.wiring import ROLES
 from ..render.canvas import draw_text
 from .keys import KEY_MAP_LINES

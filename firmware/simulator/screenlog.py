@@ -17,8 +17,7 @@ from collections.abc import Callable
 
 from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
-
-from ..daemon import Daemon
+from firmware.game.daemon import Daemon
 
 
 def player_line(event: ev.Event) -> str | None:

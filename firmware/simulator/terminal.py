@@ -15,7 +15,8 @@ import tty
 from collections.abc import Sequence
 from typing import TextIO
 
-from ..daemon import Daemon
+from firmware.game.daemon import Daemon
+
 from ..devices.wiring import ROLES
 from .braille import braille_lines
 from .compose import LightStates, light_states

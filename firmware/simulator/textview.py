@@ -21,11 +21,11 @@ from baccarat_core.numbers import format_dollars
 from baccarat_core.records import record
 from baccarat_core.rounds import AREAS
 from baccarat_core.timer import clock_text
+from firmware.game.daemon import Daemon
+from firmware.game.scene import Scene
 
-from ..daemon import Daemon
 from ..render.bets import runs
 from ..render.exploded import cause_text
-from ..scene import Scene
 from .compose import LightStates, light_states
 from .keys import AREA_KEYS, HOLD_KEYS, KEY_MAP_LINES
 

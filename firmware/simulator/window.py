@@ -15,7 +15,8 @@ import threading
 import time
 from types import ModuleType
 
-from ..daemon import Daemon
+from firmware.game.daemon import Daemon
+
 from .compose import compose
 from .keys import AREA_KEYS, action_for, press_length
 from .pins import PinDriver

@@ -35,8 +35,8 @@ from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
 from baccarat_core.cheatsheet import cheat_sheet
 from baccarat_core.records import record
+from firmware.game.daemon import Daemon
 
-from ..daemon import Daemon
 from ..devices.wiring import ROLES
 from ..room.commands import GameMaster, hint
 from ..sound.cues import CuePlanner
