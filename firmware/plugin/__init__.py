@@ -107,6 +107,7 @@ if TYPE_CHECKING:
     from firmware.room.diagnostics import Diagnostics
     from firmware.room.saved_state import private_dir, state_path
     from firmware.room.state_file import write_atomic
+    from firmware.selftest.parts import SelfTestResult, SelfTestStep
     from firmware.services.probe import tcp_reachable
     from firmware.system.netaddr import reachable_urls
     from firmware.system.noise import QUIET_SECONDS, Noise
@@ -162,6 +163,8 @@ __all__ = [
     "RoundPlayed",
     "Running",
     "Section",
+    "SelfTestResult",
+    "SelfTestStep",
     "Service",
     "Solved",
     "SolvedCountChanged",
@@ -208,6 +211,9 @@ _LAZY = {
     "private_dir": "firmware.room.saved_state",
     "state_path": "firmware.room.saved_state",
     "write_atomic": "firmware.room.state_file",
+    # the self-test's events (the prop's own, beside the module's): loaded with the self-test
+    "SelfTestStep": "firmware.selftest.parts",
+    "SelfTestResult": "firmware.selftest.parts",
     "Diagnostics": "firmware.room.diagnostics",
     "set_edgework": "firmware.room.builtins",
     "tcp_reachable": "firmware.services.probe",
