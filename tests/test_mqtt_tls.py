@@ -38,9 +38,15 @@ def pki(tmp_path_factory) -> Path:
         subprocess.run(["openssl", *args], cwd=d, check=True, capture_output=True)
 
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    # The extensions Python 3.13's default contexts ask for (ssl.VERIFY_X509_STRICT): a CA's key usage,
+    # a certificate's authority key identifier. 3.11 and 3.12 accept them as well as their absence.
+    ca = ["-x509", "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-days", "9"]
     for name in ("ca", "other"):
-        run("req", "-x509", *ec, "-keyout", f"{name}.key", "-out", f"{name}.crt", "-days", "9", "-subj", f"/CN={name}")
-    (d / "san.cnf").write_text("subjectAltName=IP:127.0.0.1\n")
+        run("req", *ca, *ec, "-keyout", f"{name}.key", "-out", f"{name}.crt", "-subj", f"/CN={name}")
+    (d / "san.cnf").write_text(
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\n"
+        "extendedKeyUsage=serverAuth,clientAuth\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid,issuer\n"
+    )
     for name in ("server", "client"):
         run("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name}")
         run("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
