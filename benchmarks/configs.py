@@ -41,6 +41,7 @@ def extra_sections(extras: tuple[str, ...]) -> str:
     if "osc" in extras:
         text += (
             f'\n[osc]\ntargets = ["127.0.0.1:{free_port(socket.SOCK_DGRAM)}"]\n'
+            'solved = "/cue/1/start"\n'
             f'listen = "127.0.0.1:{free_port(socket.SOCK_DGRAM)}"\n'
         )
     return text

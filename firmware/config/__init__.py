@@ -130,6 +130,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_pins: 
     from firmware.services.registry import installed
 
     services = installed()
+    services.require(data)  # the services whose sections the file has: imported now, the others never
     tables = services.tables()
     for name in data:
         if name not in CORE_SECTIONS and name not in tables and name not in services.broken:

@@ -17,14 +17,16 @@ import logging
 import os
 import sys
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
+from typing import cast
 
 from firmware.plugin.base import Service
 from firmware.plugin.hooks import run_bounded
 
 from ..errors import ConfigError
+from .indexed import Indexed
 
 log = logging.getLogger("baccarat.services")
 
@@ -52,9 +54,27 @@ class Services:
     def __iter__(self) -> Iterator[Service]:
         return iter(self.by_name.values())
 
+    def require(self, tables: Iterable[str]) -> None:
+        """Import the services not imported yet (:class:`~.indexed.Indexed`) that read one of
+        ``tables`` (a config's sections); one that cannot be imported is logged and broken, as
+        :func:`installed` does with the rest."""
+        wanted = set(tables)
+        for name, service in list(self.by_name.items()):
+            if isinstance(service, Indexed) and service.table in wanted:
+                try:
+                    self.by_name[name] = service.loaded()
+                except Exception as error:  # noqa: BLE001 - a broken service costs itself, not the prop
+                    del self.by_name[name]
+                    self.broken[name] = f"{type(error).__name__}: {error}"
+                    log.error("service %s cannot be loaded (%s); the prop runs without it", name, self.broken[name])
+
     def get(self, name: str) -> Service | None:
-        """The service called ``name``, or None."""
-        return self.by_name.get(name)
+        """The service called ``name`` (imported now if it was not: :meth:`require`), or None."""
+        service = self.by_name.get(name)
+        if isinstance(service, Indexed) and service.table is not None:
+            self.require([service.table])
+            service = self.by_name.get(name)
+        return service
 
     def tables(self) -> dict[str, list[Service]]:
         """Config table -> the services that read it, the table's own service first."""
@@ -195,16 +215,22 @@ def installed() -> Services:
             continue
         claimed[name] = project
         loaded = _load_own(name, value) if value.startswith(OWN_PACKAGE) else _load_third(name, value)
-        if isinstance(loaded, Service):
-            services[name] = loaded
+        if isinstance(loaded, Service | Indexed):
+            services[name] = cast(Service, loaded)  # an Indexed stands in for its service until imported
         else:
             broken[name] = loaded
             log.error("service %s (%s) cannot be loaded (%s); the prop runs without it", name, value, loaded)
     return Services(services, broken, conflicts)
 
 
-def _load_own(name: str, value: str) -> Service | str:
-    """One of the prop's own services, or why it cannot be loaded."""
+def _load_own(name: str, value: str) -> Service | Indexed | str:
+    """One of the prop's own services, or why it cannot be loaded; one the index knows and that is
+    not ``always`` on is imported when first needed (:mod:`.indexed`)."""
+    from .index import INDEX
+
+    entry = INDEX.get(value)
+    if entry is not None and entry["name"] == name and not entry["always"]:
+        return Indexed(entry, lambda: load(name, value)())
     try:
         return load(name, value)()
     except Exception as error:  # noqa: BLE001 - a broken plugin costs itself, not the prop
