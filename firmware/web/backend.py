@@ -293,6 +293,10 @@ class DaemonBackend:
         """The frame of ``role`` the pages show (the display's last frame once the game settled)."""
         return self.page().frames.get(role)
 
+    def probe(self) -> Future[None]:
+        """A future the game thread completes when it next comes round (:mod:`.health`)."""
+        return self.daemon.call(lambda: None, during_round=True)
+
     def controller_state(self) -> dict[str, Any]:
         """See :meth:`ConsoleBackend.controller_state`."""
         with self._lock:

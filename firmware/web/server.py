@@ -49,6 +49,7 @@ from .backend import ConsoleBackend
 from .console import ConsolePages
 from .controllers import ControllerEndpoints, cors_middleware, is_controller_path
 from .guard import ACCEPT_BACKLOG, BODY_SECONDS, IDLE_SECONDS, ConnectionGuard, http_logger, scrub_urls
+from .health import HEALTH_PATHS, GameHealth
 from .language import PageTexts
 from .live import LiveHub, View, event_stream
 from .outbox import Outbox
@@ -121,6 +122,8 @@ class WebService:
         self.wrong_secret_pause = WRONG_SECRET_PAUSE
         self.body_seconds = BODY_SECONDS
         self.hub = LiveHub(backend)
+        #: Whether the game thread comes round, for the controllers' health answers (:mod:`.health`).
+        self.health = GameHealth(getattr(backend, "probe", None))
         self.webhooks = WebhookSender(
             settings.webhooks,
             timeout=settings.webhook_timeout_seconds,
@@ -254,10 +257,11 @@ class WebService:
     @web.middleware
     async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         connection = request.protocol
-        admitted = self.guard.begin(connection, trusted=self._trusted(request))  # no head timer while served
+        trusted = self._trusted(request)
+        admitted = self.guard.begin(connection, trusted=trusted)  # no head timer while served
         try:
             if admitted:
-                response = await handler(request)
+                response = await self._unhealthy(request, trusted) or await handler(request)
             else:
                 response = web.Response(status=503, text=BUSY, headers={"Retry-After": "5"})
                 response.force_close()
@@ -274,6 +278,17 @@ class WebService:
         if not response.prepared:
             response.headers.update(SECURITY_HEADERS)
         return response
+
+    async def _unhealthy(self, request: web.Request, trusted: bool) -> web.Response | None:
+        """A controller's health answer (:data:`~.health.HEALTH_PATHS`, with the right token) while the
+        game thread does not come round: ``503`` and why, never the state it froze in (:mod:`.health`)."""
+        if not trusted or request.path not in HEALTH_PATHS or request.method not in ("GET", "HEAD"):
+            return None
+        problem = await self.health.problem()
+        if problem is None:
+            return None
+        self.episodes.note("unhealthy", f"web: {request.path} answered 503: {problem}", logging.ERROR)
+        return web.Response(status=503, text=f"unhealthy: {problem}\n", headers={"Retry-After": "5"})
 
     def _trusted(self, request: web.Request) -> bool:
         """The request may use the connections kept for the game master and the controller: it has
