@@ -84,7 +84,7 @@ def _child(argv: list[str]) -> int:
                 return  # ends at the console's first answer (_first_answer)
             if scenario not in ON_GAME_THREAD:
                 os._exit(0)  # start-up ends here: callgrind writes every thread's counts
-            daemon = threading.current_thread()._target.__self__
+            daemon = game_daemon(threading.current_thread())
             driver = threading.Thread(target=_drive, args=(daemon, scenario, int(count), out), name="bench-driver")
             driver.daemon = True
             driver.start()
@@ -95,6 +95,12 @@ def _child(argv: list[str]) -> int:
 
         logging.getLogger("baccarat").addHandler(FirstAnswer(logging.INFO))
     return int(child.main([config]))
+
+
+def game_daemon(thread: Any) -> Any:
+    """The daemon whose game thread ``thread`` is (its target ``daemon.run``, or ``_logged(daemon.run)``)."""
+    target = thread._target
+    return target.__self__ if hasattr(target, "__self__") else thread._args[0].__self__
 
 
 def _drive(daemon: Any, scenario: str, count: int, out: str) -> None:
