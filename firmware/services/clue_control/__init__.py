@@ -2,6 +2,7 @@
 
 - :mod:`.protocol`: what the numbers mean (commands in holding register 1, coils back), no network;
 - :mod:`.switch`: the Modbus TCP server Clue Control writes its commands to;
+- :mod:`.session`: one connection to it, and what a connection may cost (read, parse, answer);
 - :mod:`.trigger`: the Modbus TCP client that writes the prop's state to Clue Control's coils;
 - :mod:`.link`: both on a thread of their own (:class:`.link.ClueControl`);
 - :mod:`.service`: the ``[clue_control]`` service (its keys, checks, unit needs and start).
