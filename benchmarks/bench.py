@@ -253,6 +253,16 @@ def wire_bytes(writes: list[Any], bus: str) -> int:
     return sum(len(w.payload) + (2 if bus == "i2c" else 0) for w in writes)
 
 
+def deal_started(daemon: Any, timeout: float = 30.0) -> None:
+    """Return once a deal gesture has reached the game thread (through gpiozero's thread and the
+    daemon's queue): on a loaded machine that takes longer than any settle time."""
+    began = time.monotonic()
+    while not daemon.dealing:
+        if time.monotonic() - began > timeout:
+            raise RuntimeError(f"the deal did not start within {timeout:g} s")
+        time.sleep(0.001)
+
+
 def measure_inputs(
     directory: Path, samples: int, deals: int, holds: int, broker_port: int | None, solves: int = 0
 ) -> dict[str, Any]:
@@ -383,7 +393,7 @@ def measure_inputs(
             pins.press("deal")
             time.sleep(settle)
             pins.release("deal")
-            time.sleep(settle)
+            deal_started(daemon)
             while daemon.dealing:  # the deal's schedule, on the clock this loop moves
                 schedule.advance(1 / 16)
                 daemon.catch_up()
@@ -440,8 +450,7 @@ def result_to_output(daemon: Any, factory: Any, config: Any, solves: int, step: 
         pins.press("deal")
         time.sleep(settle)
         pins.release("deal")
-        time.sleep(settle)
-        daemon.catch_up()
+        deal_started(daemon)
         due = daemon.call(lambda: daemon.result_due, during_round=True).result(5)
         if due is None:
             raise RuntimeError("the winning deal has no payout on its schedule")
