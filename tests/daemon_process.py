@@ -101,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.play:
             play(daemon)
         if args.hog is not None:
+            console = closers.prop.service("web")  # started once the game is ready: let it listen first
+            if console is not None:
+                console.wait(30)
             hog(daemon, args.hog)
 
     def summary() -> None:  # runs after the game thread stopped, before the pins are closed

@@ -26,8 +26,7 @@ def free_port() -> int:
 def test_the_console_address_is_on_screen_while_it_runs(simulator):
     port = free_port()
     session = simulator(80, 24, "--view text", f"--port {port}")
-    screen = terminal._wait_for(session, "web console at")  # the console starts once the game is ready
-    assert "ready: inputs armed" in screen
+    screen = terminal._wait_for(session, "ready: inputs armed")
     assert f"web console at http://127.0.0.1:{port}/" in screen
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as page:
         assert b"<title>Baccarat prop</title>" in page.read()
@@ -43,7 +42,7 @@ def test_a_taken_port_is_said_on_screen_at_start(simulator):
         taken.listen()
         port = taken.getsockname()[1]
         session = simulator(80, 24, "--view text", f"--port {port}")
-        screen = terminal._wait_for(session, "without its web")  # said once the game is ready
+        screen = terminal._wait_for(session, "ready: inputs armed")
         flat = re.sub(r"\s+", " ", screen.replace("\nLog:", " ").replace("\n     ", " "))
         assert f"web console: port {port} on 127.0.0.1 is taken" in flat, screen
         assert "--port" in flat and "without its web console" in flat

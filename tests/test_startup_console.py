@@ -122,7 +122,7 @@ before = bare()
 sender = WebhookSender((Webhook("solved", sys.argv[2], "POST"),), retries=0, timeout=30)
 async def send():
     try:
-        return await sender.deliver(sender.hooks[0], {"event": "solved"})
+        return await sender.deliver(sender.hooks[0], {"prop": "p", "event": "solved", "id": "d1"}, "d1")
     finally:
         await sender.close()
 print(json.dumps({"before": before, "delivered": asyncio.run(send()), "after": bare()}))

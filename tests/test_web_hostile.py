@@ -207,7 +207,7 @@ def test_held_connections_cost_the_game_nothing(prop):
     the control socket and the console answer, the log stays short."""
     nofile = unit_file_limit()
     daemon = prop(nofile=nofile)
-    daemon.wait_log("ready: inputs armed")
+    daemon.wait_log("web console on")  # once the game is ready
     limits = Path(f"/proc/{daemon.proc.pid}/limits").read_text()
     assert re.search(rf"Max open files\s+{nofile}\s+{nofile}", limits), limits
     before = daemon.descriptors()

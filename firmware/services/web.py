@@ -53,8 +53,8 @@ class Web(Service):
     def start(self, prop: Prop, settings: WebSection) -> Running | None:
         """Make the console's backend now (its log then has the game's first events) and serve the
         console once the game is ready, on a thread of its own (:class:`~firmware.web.attach.LateConsole`):
-        aiohttp is not loaded on the way to "ready". A port that cannot be opened is one log line and
-        the prop runs on without it."""
+        aiohttp is not loaded on the way to "ready" (in the simulator it is served at once, before the
+        game starts). A port that cannot be opened is one log line and the prop runs on without it."""
         web = settings.resolved(simulate=prop.simulate)
         if not web.enabled:
             return None
@@ -83,5 +83,6 @@ class Web(Service):
             pin_driver=prop.pin_driver,
             history=prop.service("history"),
             listening=listening,
+            at_once=simulate,  # on a PC start-up time does not matter, and the party's tablet needs it early
         )
         return Running(console.stop, console)

@@ -101,7 +101,8 @@ class LateConsole:
     which follows its "ready" line: players can press before the console's modules are loaded.
     ``listening(service)`` is called on that thread once the console answers; a port that cannot
     be opened is one log line, as with :func:`attach_web`. ``service`` is the running
-    :class:`~.server.WebService`, None until then.
+    :class:`~.server.WebService`, None until then. ``at_once`` (the simulator, and the party, whose
+    tablet logs in before the game starts) serves it before this returns, as :func:`attach_web` does.
     """
 
     def __init__(
@@ -113,6 +114,7 @@ class LateConsole:
         pin_driver: PinDriver | None = None,
         history: HistoryKeeper | None = None,
         listening: Callable[[WebService], None] | None = None,
+        at_once: bool = False,
     ) -> None:
         settings.check_listen()
         from .backend import DaemonBackend
@@ -124,7 +126,12 @@ class LateConsole:
         self._armed = True
         self._stopped = False
         self._thread: threading.Thread | None = None
-        daemon.on_settled.append(self._at_ready)
+        self._done = threading.Event()  # the start has ended (served, failed, or stopped before it began)
+        if at_once:  # the simulator: served before the game starts, as the party's tablet needs it
+            self._armed = False
+            self._start()
+        else:
+            daemon.on_settled.append(self._at_ready)
 
     def _at_ready(self, events: object, module: object) -> None:
         """The first ``on_settled`` call (game thread, right after "ready"): start the console's thread."""
@@ -138,18 +145,19 @@ class LateConsole:
             self._thread.start()
 
     def _start(self) -> None:
-        service = _serve(self._daemon, self.backend, self._settings, self._history)
-        with self._lock:
-            self.service = service
-            stopped = self._stopped
-        if service is not None and not stopped and self._listening is not None:
-            self._listening(service)  # a stop() that came meanwhile waits for this thread, then stops it
+        try:
+            service = _serve(self._daemon, self.backend, self._settings, self._history)
+            with self._lock:
+                self.service = service
+                stopped = self._stopped
+            if service is not None and not stopped and self._listening is not None:
+                self._listening(service)  # a stop() that came meanwhile waits for this thread, then stops it
+        finally:
+            self._done.set()
 
     def wait(self, timeout: float | None = None) -> WebService | None:
-        """Wait for the start begun at "ready" to end: the running service, or None (tests, tools)."""
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
+        """Wait for the console's start (at "ready") to end: the running service, or None (tests, tools)."""
+        self._done.wait(timeout)
         return self.service
 
     def stop(self) -> None:
@@ -158,6 +166,8 @@ class LateConsole:
             self._stopped = True
             self._armed = False
             thread, service = self._thread, self.service
+            if thread is None:
+                self._done.set()  # never started: nobody waits for it
         if thread is not None and thread is not threading.current_thread():
             thread.join(30)
             service = self.service
