@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import socket
+import threading
 import time
 
 import paho.mqtt.client as mqtt
@@ -90,13 +91,21 @@ def test_a_failing_handler_is_one_line_and_a_failed_network_thread_is_started_af
     rig = home_prop(prop_factory)
     link = service_of(rig).link
 
+    reached = threading.Event()
+
     def broken(topic: str, payload: bytes, retained: bool) -> None:
+        reached.set()
         raise RecursionError("maximum recursion depth exceeded")
 
     link.on_topic("test/broken", broken)
-    time.sleep(0.2)  # the SUBACK
     with caplog.at_level(logging.INFO, logger="baccarat"):
-        for _ in range(3):
+        # Sent again until one arrives: one sent before the SUBACK is lost (however long that takes).
+        deadline = time.monotonic() + 10
+        while not reached.is_set():
+            assert time.monotonic() < deadline, "the handler's subscription never took effect"
+            w.publish("test/broken", "x")
+            reached.wait(0.2)
+        for _ in range(2):
             w.publish("test/broken", "x")
         assert w.command({"command": "status"})["ok"]
         failed = [r.getMessage() for r in caplog.records if "could not be handled" in r.getMessage()]
@@ -111,11 +120,13 @@ def test_a_failing_handler_is_one_line_and_a_failed_network_thread_is_started_af
         old = link.client
         old.message_callback_add("test/unguarded", unguarded)
         old.subscribe("test/unguarded", qos=1)
-        time.sleep(0.2)
-        w.publish("test/unguarded", "x")
         deadline = time.monotonic() + 10
-        while link.client is old or not link.listening.is_set():
+        while link.client is old:  # sent again until one arrives after the SUBACK
             assert time.monotonic() < deadline, "the network thread was not started afresh"
+            w.publish("test/unguarded", "x")
+            time.sleep(0.2)
+        while not link.listening.is_set():
+            assert time.monotonic() < deadline, "the new network thread does not listen"
             time.sleep(0.02)
         assert w.command({"command": "set_solved", "solved": 5}, timeout=10)["ok"]
     crashed = [r.getMessage() for r in caplog.records if "network thread failed" in r.getMessage()]
@@ -227,17 +238,20 @@ def test_events_of_an_outage_reach_a_consumer_with_a_persistent_session_later(pr
     """The prop sends what it queued during an outage as soon as the broker is back; a consumer that
     is not there yet gets it from its persistent session (clean_session false, QoS 1), as its docs page says."""
 
+    subscribed = threading.Event()
+
     def consumer():
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="late-console", clean_session=False)
         got: list[dict] = []
         client.on_message = lambda c, u, m: got.append(json.loads(m.payload))
+        client.on_subscribe = lambda *_: subscribed.set()
         client.connect(broker.host, broker.port)
         client.subscribe(f"{P}/events", qos=1)
         client.loop_start()
         return client, got
 
     client, _ = consumer()
-    time.sleep(0.3)
+    assert subscribed.wait(10), "no SUBACK: the session has no subscription to keep"
     client.disconnect()
     client.loop_stop()
     rig = prop_factory()
@@ -256,7 +270,7 @@ def test_events_of_an_outage_reach_a_consumer_with_a_persistent_session_later(pr
         time.sleep(0.02)
     client, got = consumer()  # later than the prop
     try:
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 20
         while {e["seq"] for e in got} != set(range(1, sent + 1)):
             assert time.monotonic() < deadline, got
             time.sleep(0.05)
