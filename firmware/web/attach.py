@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import webbrowser
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -184,5 +183,7 @@ def announce(url: str, *, open_browser: bool | None = None, out: Any = None) -> 
     """Print the console's address; open it in a browser where a display server exists."""
     print(f"Console: {url}", file=out, flush=True)
     if open_browser if open_browser is not None else has_display():
+        import webbrowser  # only where a browser opens (2 M instructions of a start otherwise)
+
         # webbrowser may wait for the browser it starts: never on the caller's thread.
         threading.Thread(target=webbrowser.open, args=(url,), name="baccarat-browser", daemon=True).start()
