@@ -173,3 +173,15 @@ def test_modules_that_misbehave_are_a_log_line_each(
     # three frames: one line, and the count of the others when the quiet log closes
     assert len(never) == 2 and "puzzle module 9" in never[0] and never[1].startswith("2 more like it")
     assert not [r for r in caplog.records if r.exc_info]
+
+
+def test_the_bus_s_info_modules_are_the_prop_s_edgework_too(mock_factory: Any, modules: Any) -> None:
+    group, port, nodes = modules
+    nodes["serial"] = Proc("info", 1, group, port, data=b"KT4ZPX7".hex())
+    nodes["ports"] = Proc("info", 3, group, port, data=f"{0xFF & ~8:02x}")  # VGA only
+    with controller_prop(group, port, mock_factory) as prop:
+        registered(prop, {k: v for k, v in nodes.items() if k in ("m2", "m3", "needy")}, {})
+        status = prop.until(lambda s: s["edgework"]["serial"] == "KT4PX7")
+        assert status["edgework"]["ports"] == ["VGA"]
+        serials = [line for line in nodes["m2"].lines if line.get("info") == 1]
+        assert [line["text"] for line in serials] == ["KT4ZPX7"]  # the info module's, not the prop's own

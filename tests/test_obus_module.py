@@ -194,3 +194,25 @@ def test_a_prop_the_controller_does_not_ack_stays_out(mock_factory: Any) -> None
     finally:
         controller.stop()
         module.stop()
+
+
+def test_a_bomb_run_by_obus_s_arduino_controller_counts_solved_modules(mock_factory: Any) -> None:
+    group, port = new_group()
+    controller = Proc("controller", 0, group, port, info_seconds=0.5, count="solved")
+    modules = [Proc("puzzle", n, group, port) for n in (2, 3)]
+    try:
+        with prop_on(group, port, mock_factory, count="solved") as prop:
+            controller.tell(info=3)
+            for n in (1, 2, 3):
+                controller.wait(lambda line, n=n: line.get("registered") == [1, n])
+            controller.tell(start={"ms": 60_000, "max": 3})
+            prop.until(lambda s: s["obus"]["phase"] == "playing")
+            modules[0].tell(solve=1)
+            controller.wait(lambda line: line.get("tx", [0, ""])[1].startswith("03") and line["tx"][1].endswith("01"))
+            # byte 7 says 1 solved; read as modules left it would be 3 - 1 = 2 solved
+            status = prop.until(lambda s: s["obus"]["bomb"].get("solved") == 1)
+            assert status["edgework"]["solved"] == 1
+    finally:
+        controller.stop()
+        for module in modules:
+            module.stop()

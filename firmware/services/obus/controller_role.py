@@ -42,6 +42,7 @@ from .roles import (
     Tally,
     log,
     log_note,
+    read_info,
 )
 from .serial import to_obus
 
@@ -82,6 +83,8 @@ class ControllerRole:
         self.info_until = 0.0
         self.serial_at: float | None = None
         self.serial_heard = False
+        #: The edgework the info modules sent in this info round (``set_edgework``'s keys).
+        self.edgework: dict[str, Any] = {}
         self.next_state = 0.0
         self.ended: str | None = None
 
@@ -94,6 +97,7 @@ class ControllerRole:
         self.clock.advance(now)
         self.prop_strikes, self.prop_solved, self.ended = 0, False, None
         self.serial_heard = False
+        self.edgework = {}
         self.info_until = now + INFO_SECONDS
         self.serial_at = now + OWN_SERIAL_AT
         self.send(p.info_start(self.rng.getrandbits(32)))
@@ -101,6 +105,8 @@ class ControllerRole:
         self.game.changed()
 
     def _hello(self) -> None:
+        if self.edgework:
+            self.game.edgework(dict(self.edgework))
         self.phase = REGISTERING
         self.send(p.hello())
         log.info("obus: registration round: HELLO sent")
@@ -125,9 +131,9 @@ class ControllerRole:
         """One message from the bus (not the prop's own)."""
         sender = message.sender
         if sender.is_info:
-            if sender.id == p.SERIAL_INFO:
-                p.read_serial(message.info)  # a bad one is a bad frame (logged by kind)
-                self.serial_heard = True
+            if self.phase == INFO:  # the bomb's edgework: the prop's too, at the round's end
+                read_info(message, self.edgework, self.note)
+                self.serial_heard = self.serial_heard or sender.id == p.SERIAL_INFO
             return
         if sender.is_controller:
             self.note("controller", f"obus: another controller is on the bus ({message.name()}): a bomb has one")

@@ -6,6 +6,7 @@ game to the bomb's state on the game thread, in one step, as every command runs
 
 - ``forget``: a fresh game (as ``reset``) with these edgework keys from the bus (``serial``,
   ``ports``, ``lit``, ``unlit``; the others stay the prop's) and a solved count of 0;
+- ``edgework``: the same keys, without a fresh game (the solved count kept);
 - ``table``: open (true) or close (false) the table, as ``enable`` and ``disable`` do;
 - ``left``, ``rate``, ``start``: the countdown's seconds left and speed, and start it;
 - ``strikes``: the bomb's strikes (the prop's next strike counts on from them);
@@ -76,10 +77,13 @@ def _end(value: Any) -> str:
     return str(value)
 
 
-def _forget(value: Any) -> dict[str, Any]:
-    if not isinstance(value, dict) or not set(value) <= set(BUS_EDGEWORK):
-        raise CommandError(f"obus_sync: forget takes an object of {', '.join(BUS_EDGEWORK)}")
-    return dict(value)
+def _keys(name: str) -> Any:
+    def check(value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict) or not set(value) <= set(BUS_EDGEWORK):
+            raise CommandError(f"obus_sync: {name} takes an object of {', '.join(BUS_EDGEWORK)}")
+        return dict(value)
+
+    return check
 
 
 def _word(value: str) -> Any:
@@ -92,9 +96,9 @@ def _word(value: str) -> Any:
             return value
 
 
-def _merged(module: BaccaratModule, bus: dict[str, Any]) -> Edgework:
-    """The module's edgework with the bus's keys, and no module solved (a new bomb)."""
-    data = {**module.edgework.to_dict(), **bus, "solved": 0}
+def _merged(module: BaccaratModule, bus: dict[str, Any], solved: int) -> Edgework:
+    """The module's edgework with the bus's keys, and ``solved`` modules solved."""
+    data = {**module.edgework.to_dict(), **bus, "solved": solved}
     if "ports" in bus:
         data.pop("plates", None)  # the bus's ports replace the prop's port plates
     try:
@@ -108,7 +112,9 @@ def _produce(master: Any, args: dict[str, Any]) -> Any:
         events: list[Event] = []
         if args.get("forget") is not None:
             events += module.reset(master.default_limits)
-            events += module.set_edgework(_merged(module, args["forget"]))
+            events += module.set_edgework(_merged(module, args["forget"], 0))
+        if args.get("edgework") is not None:
+            events += module.set_edgework(_merged(module, args["edgework"], module.edgework.solved))
         if args.get("table") is not None:
             events += module.set_enabled(bool(args["table"]))
         timer = module.timer
@@ -156,7 +162,8 @@ def sync_command() -> CommandSpec:
         "obus_sync",
         _run_sync,
         (
-            Argument("forget", _forget),
+            Argument("forget", _keys("forget")),
+            Argument("edgework", _keys("edgework")),
             Argument("table", _flag("table"), _word),
             Argument("left", _number("left", 0.0, MAX_TIMER_SECONDS), _word),
             Argument("rate", _number("rate", MIN_RATE, MAX_RATE), _word),
@@ -186,6 +193,10 @@ class PropGame:
     def forget(self, edgework: dict[str, Any]) -> None:
         """A fresh game with the bus's edgework, the table closed until the bomb starts."""
         self._send(forget=edgework, table=False, solved=0)
+
+    def edgework(self, edgework: dict[str, Any]) -> None:
+        """The bus's edgework, the game going on."""
+        self._send(edgework=edgework)
 
     def begin(self, left: float, strikes: int, solved: int) -> None:
         """The bomb started: the table opens, the countdown runs from ``left``."""

@@ -22,8 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import protocol as p
-from .roles import SILENT_SECONDS, Game, Note, PropEvent, Send, log, log_note
-from .serial import from_obus
+from .roles import SILENT_SECONDS, Game, Note, PropEvent, Send, log, log_note, read_info
 
 #: The module's phases.
 IDLE, WAITING, REGISTERED, PLAYING, OVER = "idle", "waiting", "registered", "playing", "over"
@@ -60,28 +59,9 @@ class ModuleRole:
         """One message from the bus (not the prop's own)."""
         sender = message.sender
         if sender.is_info:
-            self._info(message)
+            read_info(message, self.edgework, self.note)
         elif sender.is_controller:
             self._controller(message, now)
-
-    def _info(self, message: p.Message) -> None:
-        info_id = message.sender.id
-        if info_id == p.SERIAL_INFO:
-            serial = p.read_serial(message.info)
-            six = from_obus(serial)
-            if six is None:
-                self.note(
-                    "serial",
-                    f"obus: the bomb's serial number {serial} has no six-character form the prop reads alike; "
-                    "the prop keeps its own serial (its casing and console show it)",
-                )
-            else:
-                self.edgework["serial"] = six
-        elif info_id == p.PORTS_INFO:
-            self.edgework["ports"] = list(p.read_ports(message.info))
-        elif info_id == p.INDICATORS_INFO:
-            _, lit, unlit = p.read_indicators(message.info)
-            self.edgework["lit"], self.edgework["unlit"] = list(lit), list(unlit)
 
     def _controller(self, message: p.Message, now: float) -> None:
         kind = message.kind

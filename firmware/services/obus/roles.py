@@ -16,7 +16,9 @@ from typing import Any, Protocol
 
 from baccarat_core.records import record
 
+from . import protocol as p
 from .protocol import Message, Node
+from .serial import from_obus
 
 log = logging.getLogger("baccarat.obus")
 
@@ -63,6 +65,9 @@ class Game(Protocol):
     def end(self, how: str) -> None:
         """The bomb's game is over: ``solved`` (defused), ``timer`` or ``strikes`` (exploded)."""
 
+    def edgework(self, edgework: dict[str, Any]) -> None:
+        """The bus's edgework (``set_edgework``'s keys it sent), the rest and the solved count kept."""
+
     def changed(self) -> None:
         """The bus's view changed (the modules, the controller's silence): redraw what shows it."""
 
@@ -93,3 +98,26 @@ def log_note(kind: str, text: str) -> None:
 def own_frame(message: Message, node: Node) -> bool:
     """True when ``message`` claims to come from ``node`` (this prop's own address)."""
     return message.sender == node
+
+
+def read_info(message: Message, edgework: dict[str, Any], note: Note) -> None:
+    """An info module's message into ``edgework`` (``set_edgework``'s keys): info module 1's serial
+    number (in the six characters the prop reads alike, when it has them), 2's indicators, 3's ports.
+    A bad one raises :class:`~.protocol.BadFrame`; other info modules are not the manual's."""
+    info_id = message.sender.id
+    if info_id == p.SERIAL_INFO:
+        serial = p.read_serial(message.info)
+        six = from_obus(serial)
+        if six is None:
+            note(
+                "serial",
+                f"obus: the bomb's serial number {serial} has no six-character form the prop reads alike; "
+                "the prop keeps its own serial (its casing and console show it)",
+            )
+        else:
+            edgework["serial"] = six
+    elif info_id == p.PORTS_INFO:
+        edgework["ports"] = list(p.read_ports(message.info))
+    elif info_id == p.INDICATORS_INFO:
+        _, lit, unlit = p.read_indicators(message.info)
+        edgework["lit"], edgework["unlit"] = list(lit), list(unlit)
