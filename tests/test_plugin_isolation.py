@@ -261,3 +261,22 @@ def test_a_game_thread_that_ends_unasked_makes_the_prop_exit_non_zero(mock_facto
         assert run_forever(daemon) == 1
     assert _said(caplog, "the game thread ended: SystemExit: a bug")
     assert _said(caplog, "the game stopped without being asked to; exit status 1")
+
+
+def test_a_built_in_hook_that_keeps_failing_is_one_traceback_then_a_count(caplog):
+    """The prop's own hooks run on the game thread (notify): one that raises, SystemExit included,
+    never ends it; its first failure of a kind has a traceback, the next are counted."""
+    from firmware.game.loop import FAILURES_SAID_EVERY, notify
+
+    ran = []
+
+    def broken(n: int) -> None:
+        raise SystemExit(f"bad {n}")
+
+    with caplog.at_level(logging.ERROR, logger="baccarat"):
+        for n in range(2 * FAILURES_SAID_EVERY + 5):
+            notify([broken, ran.append], n)
+    assert len(ran) == 2 * FAILURES_SAID_EVERY + 5  # the next hook ran every time
+    said = [r for r in caplog.records if "broken" in r.getMessage()]
+    assert [r.exc_info is not None for r in said] == [True, False, False]
+    assert said[1].getMessage().endswith(f"has failed {FAILURES_SAID_EVERY} times (SystemExit: bad 99)")
