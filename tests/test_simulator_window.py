@@ -19,6 +19,16 @@ def dummy_video(monkeypatch):
     monkeypatch.setenv("SDL_AUDIODRIVER", "dummy")
 
 
+def _until(condition, timeout: float = 20.0) -> bool:
+    """True once ``condition()`` is, False after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def _key(pygame, kind, key, char=""):
     pygame.event.post(pygame.event.Event(kind, key=key, unicode=char, mod=0, scancode=0))
 
@@ -31,24 +41,28 @@ def test_window_keys_drive_the_pins(mock_factory, tmp_path):
     from firmware.app import build_daemon
     from firmware.devices.displays import open_dummy_device
 
-    daemon = build_daemon(
-        make_config(), pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(3)
-    )
+    config = make_config()
+    daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(3))
     result = {}
-    thread = threading.Thread(target=lambda: result.setdefault("exit", run_window(daemon, max_seconds=6)))
+    thread = threading.Thread(target=lambda: result.setdefault("exit", run_window(daemon, max_seconds=60)))
     thread.start()
     assert daemon.ready.wait(5)
-    time.sleep(0.5)  # the window is open
+    assert _until(lambda: pygame.display.get_init() and pygame.display.get_surface() is not None), "no window"
+    banker = daemon.board.inputs["banker"]
+
+    def down() -> bool:
+        return bool(banker.button.pin.state) == banker.pressed_high
+
     _key(pygame, pygame.KEYDOWN, pygame.K_2, "2")
-    time.sleep(0.1)
+    assert _until(down), "the key did not drive the pin"
+    time.sleep(2 * config.timing.debounce_seconds)  # at least the debounce: a lower bound (longer is still a tap)
     _key(pygame, pygame.KEYUP, pygame.K_2)
-    time.sleep(0.3)
-    assert daemon.module.stacks["banker"] == [1]
-    _key(pygame, pygame.KEYDOWN, pygame.K_2, "2")  # held for 0.8 s: clears the area
-    time.sleep(0.8)
+    assert _until(lambda: daemon.module.stacks["banker"] == [1]), daemon.module.stacks
+    _key(pygame, pygame.KEYDOWN, pygame.K_2, "2")  # held: clears the area once the hold's time is up
+    assert _until(down), "the key did not drive the pin"
+    assert _until(lambda: daemon.module.stacks["banker"] == []), daemon.module.stacks
     _key(pygame, pygame.KEYUP, pygame.K_2)
-    time.sleep(0.3)
-    assert daemon.module.stacks["banker"] == []
+    assert _until(lambda: not down())
     _key(pygame, pygame.KEYDOWN, pygame.K_x, "x")
     thread.join(8)
     assert result.get("exit") == 0
