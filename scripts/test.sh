@@ -29,6 +29,7 @@ apt_packages=(mosquitto tmux chromium libatomic1 fonts-dejavu-core systemd shell
 # shellcheck source=scripts/_venv.sh
 . "$(dirname "$0")/_venv.sh" test
 . scripts/_nodered.sh  # Node-RED in .nodered/ (npm) for tests/test_redscape_nodered.py; _venv.sh cd-ed to the repo
+. scripts/_axe.sh  # axe-core in .nodered/ (npm) for tests/test_a11y_pages.py
 pytest_args=(-n auto --dist loadfile)
 if [ "$fast" = 1 ]; then
   # Three workers a core: the fast tier's tests mostly wait (timers, sockets, a broker), so a

@@ -29,6 +29,17 @@
     return label;
   }
 
+  // A light's state in words beside it (the module's colour-blind label: a state is never told by
+  // colour only), left of the status light's pair, right of the deck light.
+  function stateWords(face, x, y, size, side) {
+    const words = document.createElement("span");
+    words.className = `led-state ${side}`;
+    words.style.left = `${(x / size) * 100}%`;
+    words.style.top = `${(y / size) * 100}%`;
+    face.append(words);
+    return words;
+  }
+
   // A display's frame at a whole number of screen pixels per OLED pixel, never smoothed: the
   // largest that fits the display's board (its module around the window), at least 1x. Drawn
   // smaller than that (a tablet at 1x shows the panel ~600 px wide, a 24 mm window ~95 px), the
@@ -71,6 +82,7 @@
     const size = layout.size_mm;
     const images = {};
     const leds = {};
+    const words = {};
     const buttons = [];
     const displays = [];
     face.replaceChildren();
@@ -99,9 +111,12 @@
         const led = document.createElement("span");
         led.className = "panel-led";
         led.dataset.key = item.key;
+        led.setAttribute("aria-hidden", "true"); // its words say it (stateWords)
         place(led, item, item.body_w * 0.8, item.body_h * 0.8, size);
         face.append(led);
         leds[item.key] = led;
+        if (item.key === "status_light.red") words.status = stateWords(face, item.x - item.body_w / 2 - 1, item.y, size, "left");
+        if (item.key === "deck_light") words.deck = stateWords(face, item.x + item.body_w / 2 + 1, item.y, size, "right");
       } else if (item.kind === "button") {
         const bezel = document.createElement("span");
         bezel.className = "bezel";
@@ -147,7 +162,12 @@
         set("status_light.red", lights.red ? "#ff3030" : "");
         set("status_light.green", lights.green ? "#30e060" : "");
         const [r, g, b] = lights.deck_rgb.map((c) => Math.round(c * 255));
-        set("deck_light", r + g + b > 0 ? `rgb(${r}, ${g}, ${b})` : "");
+        const lit = r + g + b > 0;
+        set("deck_light", lit ? `rgb(${r}, ${g}, ${b})` : "");
+        const { named } = window.baccaratI18n;
+        const status = [lights.red ? named("strike") : "", lights.green ? named("solved") : ""].filter(Boolean);
+        if (words.status) words.status.textContent = status.join(" + ");
+        if (words.deck) words.deck.textContent = lit ? (lights.deck ? named(lights.deck) : _("on")) : "";
       },
     };
   }
