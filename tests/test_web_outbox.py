@@ -10,15 +10,21 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
+import subprocess
+import sys
 import time
 
 import pytest
 
 from firmware.app import close_daemon
+from firmware.cli.gm import request as control_request
 from firmware.web import outbox as outbox_module
 from firmware.web.outbox import MAX_ENTRIES, Outbox, hook_key
 from firmware.web.settings import Webhook
 from tests import browser
+from tests.conftest import ROOT
+from tests.mosquitto import free_port
 from tests.test_web_webhooks import Receiver, hooks, until
 
 web_factory = browser.web_factory  # the fixture
@@ -118,7 +124,7 @@ def test_an_old_delivery_or_one_for_a_hook_gone_is_dropped_at_start(tmp_path, ca
     assert hook_key(HOOK) != hook_key(Webhook("strike", HOOK.url, "GET"))
 
 
-@pytest.mark.parametrize("text", ["not json", "[1, {}, {\"id\": 3}]", "{}", "\udcff"])
+@pytest.mark.parametrize("text", ["not json", '[1, {}, {"id": 3}]', "{}", "\udcff"])
 def test_a_damaged_outbox_is_one_line(tmp_path, caplog, text):
     caplog.set_level(logging.WARNING)
     path = tmp_path / "o.json"
@@ -126,3 +132,78 @@ def test_a_damaged_outbox_is_one_line(tmp_path, caplog, text):
     assert Outbox(path, clock=time.time).load((HOOK,)) == []
     lines = [r.getMessage() for r in caplog.records]
     assert len(lines) <= 1 and "Traceback" not in caplog.text, lines
+
+
+def test_a_kill_9_mid_delivery_then_a_start_delivers_it_once_more(receiver, tmp_path, short_dir):
+    """The real thing: a headless simulator whose solve webhook the receiver refuses is killed with
+    SIGKILL after the first attempt; started again on the same state file, it sends that delivery,
+    same body and id, to the receiver that is back."""
+    text = (ROOT / "firmware" / "config" / "default-config.toml").read_text()
+    socket_path = short_dir / "control.sock"
+    text += f'\n[state]\nfile = "{tmp_path / "state.json"}"\n'
+    text += f'\n[control]\nsocket = "{socket_path}"\n'
+    text += f"\n[web]\nport = {free_port()}\nwebhook_retries = 10\n"
+    text += f'webhooks = [{{ event = "solved", url = "{receiver.url("/door")}", method = "POST" }}]\n'
+    config = tmp_path / "sim.toml"
+    config.write_text(text)
+    command = [sys.executable, "-m", "firmware.cli", "run", "--simulate", "--view", "headless", "--config", str(config)]
+
+    logs: list = []
+
+    def start() -> subprocess.Popen:
+        log = open(tmp_path / f"sim-{len(logs)}.log", "w")  # noqa: SIM115 (closed with the test's tmp_path)
+        logs.append(log)
+        return subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+
+    receiver.statuses = [503] * 1000
+    first = start()
+    try:
+        until(lambda: socket_path.exists(), timeout=30)
+        until(lambda: _answered(socket_path), timeout=30)
+        assert control_request(socket_path, {"command": "force_solve"}, timeout=10)["ok"]
+        receiver.wait_for(1, timeout=30)  # the first attempt refused, the console's own answer
+        until(lambda: (tmp_path / "webhooks-outbox.json").exists(), timeout=10)
+        first.kill()
+        first.wait(10)
+        [sent] = receiver.requests[:1]
+        receiver.statuses = []
+        count = len(receiver.requests)
+        second = start()
+        try:
+            requests = receiver.wait_for(count + 1, timeout=60)
+            assert requests[count] == sent and receiver.ids[count] == receiver.ids[0]
+            until(lambda: not (tmp_path / "webhooks-outbox.json").exists(), timeout=10)
+        finally:
+            second.send_signal(signal.SIGTERM)
+            assert second.wait(30) == 0
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait(10)
+
+
+def _answered(path) -> bool:
+    try:
+        return bool(control_request(path, {"command": "status"}, timeout=5).get("ok"))
+    except OSError:
+        return False
+
+
+def test_an_event_before_the_console_listens_is_sent_once_it_does(receiver):
+    """The console starts once the game is ready, on a thread of its own: a solve in between waited
+    for no loop and was dropped without a line. It waits for the loop now (64 at most)."""
+    import asyncio
+
+    from firmware.web.webhooks import MAX_EARLY, WebhookSender
+
+    sender = WebhookSender((Webhook("solved", receiver.url("/door"), "POST"),), backoff=0.05, prop="p")
+    sender.on_events([{"event": "solved", "forced": True}] * (MAX_EARLY + 5))  # the game thread, early
+
+    async def console() -> None:
+        sender.bind(asyncio.get_running_loop())
+        while sender.delivered < MAX_EARLY:
+            await asyncio.sleep(0.01)
+        await sender.close()
+
+    asyncio.run(asyncio.wait_for(console(), 30))
+    assert len(receiver.wait_for(MAX_EARLY)) == MAX_EARLY and receiver.requests[0][2]["forced"] is True

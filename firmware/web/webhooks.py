@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from typing import Any
 
 import aiohttp
@@ -25,6 +26,9 @@ from .outbox import DURABLE, HEADER, Outbox, new_id
 from .settings import Webhook
 
 log = logging.getLogger("baccarat.web")
+
+#: Deliveries kept for the loop while the console starts; beyond, the events are not sent.
+MAX_EARLY = 64
 
 
 class WebhookSender:
@@ -52,23 +56,33 @@ class WebhookSender:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._session: aiohttp.ClientSession | None = None
         self._tasks: set[asyncio.Task[bool]] = set()
+        self._early: list[tuple[Webhook, dict[str, Any]]] = []
+        self._early_lock = threading.Lock()
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """The loop the requests run on (the web service's); on it, the deliveries a previous run
         left in the outbox are sent again (call from the loop)."""
-        self._loop = loop
         for hook, body, delivery in self.outbox.load(self.hooks):
             log.info("webhook %s: sending again after a restart (id %s)", body.get("event"), delivery)
             self._start(hook, body, delivery)
+        with self._early_lock:
+            self._loop = loop
+            early, self._early = self._early, []
+        for hook, event in early:  # came while the console was starting (it starts once the game is ready)
+            self._spawn(hook, event)
 
     def on_events(self, events: list[dict[str, Any]]) -> None:
-        """Backend event sink (game thread): queue a delivery per matching hook, never wait."""
-        loop = self._loop
-        if loop is None:
-            return
+        """Backend event sink (game thread): queue a delivery per matching hook, never wait. Before
+        the loop is bound (the console starting) they wait for it, :data:`MAX_EARLY` at most."""
         for event in events:
             for hook in self.hooks:
                 if hook.event == event.get("event"):
+                    with self._early_lock:
+                        loop = self._loop
+                        if loop is None:
+                            if len(self._early) < MAX_EARLY:
+                                self._early.append((hook, event))
+                            continue
                     try:
                         loop.call_soon_threadsafe(self._spawn, hook, event)
                     except RuntimeError:  # stopping: the loop is closed
