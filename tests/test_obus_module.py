@@ -206,7 +206,8 @@ def test_a_bomb_run_by_obus_s_arduino_controller_counts_solved_modules(mock_fact
             for n in (1, 2, 3):
                 controller.wait(lambda line, n=n: line.get("registered") == [1, n])
             controller.tell(start={"ms": 60_000, "max": 3})
-            prop.until(lambda s: s["obus"]["phase"] == "playing")
+            started = prop.until(lambda s: s["obus"]["phase"] == "playing")
+            assert started["edgework"]["solved"] == 0  # GAME START's byte 7 is the bomb's 3 puzzle modules
             modules[0].tell(solve=1)
             controller.wait(lambda line: line.get("tx", [0, ""])[1].startswith("03") and line["tx"][1].endswith("01"))
             # byte 7 says 1 solved; read as modules left it would be 3 - 1 = 2 solved

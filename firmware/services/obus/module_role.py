@@ -91,12 +91,12 @@ class ModuleRole:
         total = self.total if self.total is not None else status.count
         return max(total - status.count, 0)
 
-    def _keep(self, status: p.Status) -> None:
+    def _keep(self, status: p.Status, solved: int) -> None:
         self.bomb = {
             "left_ms": status.left_ms,
             "strikes": status.strikes,
             "max_strikes": status.max_strikes,
-            "solved": self._solved_count(status),
+            "solved": solved,
         }
 
     def _start(self, message: p.Message, now: float) -> None:
@@ -111,9 +111,10 @@ class ModuleRole:
                 )
             return
         self.phase = PLAYING
-        self.total = status.count if self.count == "left" else None
+        # GAME START's byte 7 is the puzzle modules in the game, in both controllers: none solved yet
+        self.total = status.count
         self.last_state = self.state_at = now
-        self._keep(status)
+        self._keep(status, 0)
         log.info("obus: the bomb started: %d s, %d strikes allowed", status.left_ms // 1000, status.max_strikes)
         self.game.begin(status.left_ms / 1000, status.strikes, self.bomb["solved"])
 
@@ -128,7 +129,7 @@ class ModuleRole:
             log.warning("obus: the controller is back")
             self.game.changed()
         before, then = self.bomb, self.state_at
-        self._keep(status)
+        self._keep(status, self._solved_count(status))
         self.state_at = now
         changed = self.bomb["solved"] != before.get("solved")
         strikes = status.strikes if status.strikes != before.get("strikes") else None
