@@ -26,6 +26,7 @@ from firmware.app import attach_services, build_daemon, close_daemon
 from firmware.config.findings import FAIL, OK, WARN
 from firmware.devices.displays import open_dummy_device
 from firmware.errors import ConfigError
+from firmware.services.clue_control import link as link_module
 from firmware.services.clue_control.service import ClueControlService, ClueControlSettings
 from firmware.services.clue_control.trigger import LONGEST_RETRY
 from firmware.services.registry import installed
@@ -305,9 +306,10 @@ def test_a_switch_for_a_controller_on_loopback_listens_on_loopback_alone(mock_fa
         assert link.outcome == f"listening on 127.0.0.1 port {port}"
 
 
-def test_a_clean_stop_tells_clue_control_the_prop_stopped(mock_factory, clue: ClueControlPC) -> None:
+def test_a_clean_stop_tells_clue_control_the_prop_stopped(mock_factory, clue: ClueControlPC, monkeypatch) -> None:
     """Issue 41 item 4: after a clean stop Clue Control's coils say stopped (solved, enabled and
     the lock off), as the retained MQTT state does; not the last game's solved."""
+    monkeypatch.setattr(link_module, "FAREWELL_SECONDS", PATIENCE)  # a busy machine: the stop waits as long
     with prop_with_clue_control(mock_factory, clue.port) as (daemon, link, port):
         assert clue.wait_writes(3) == [(10, False), (11, True), (110, False)]
         client = ModbusTcpClient("127.0.0.1", port=port, timeout=PATIENCE, retries=0)
