@@ -175,3 +175,31 @@ def test_a_terminal_view_without_a_terminal_says_so(config):
     )
     assert done.returncode == 2
     assert "(--view headless runs without one)" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_sigterm_stops_the_window_view_cleanly(config, broker, tmp_path):
+    """The window (SDL's dummy video driver: no screen needed) stops as cleanly, exit status 0. It
+    did before too (SDL turns SIGTERM into a quit event, which the window takes as the user's quit):
+    this keeps it so, whichever handler runs."""
+    path, _ = config
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+    log = tmp_path / "window.log"
+    with open(log, "w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "firmware.cli", "run", "--simulate", "--view", "window", "--config", str(path)],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+        )
+        try:
+            after = _solve_then_stop(broker, lambda: process.send_signal(signal.SIGTERM))
+            assert process.wait(30) == 0, log.read_text()
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(10)
+    assert _outputs(after) and not any(_outputs(after).values()), after
+    assert after["status"] == "offline"
+    assert "Traceback" not in log.read_text()
