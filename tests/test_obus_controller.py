@@ -102,6 +102,9 @@ def test_a_bomb_of_the_prop_and_three_modules_solved(mock_factory: Any, modules:
         assert status["solved"] is True and status["exploded"] is None
         modules_seen = {(m["type"], m["id"]): m for m in status["obus"]["modules"]}
         assert modules_seen[(1, 2)]["solved"] and modules_seen[(1, 3)]["strikes"] == 1
+        # the multicast group returns the prop's own frames to it: each taken for its echo, none
+        # for another node sending as the controller
+        assert prop.service.noise.totals == {}, prop.service.noise.totals
     sent = [line["rx"] for line in m2.lines if "rx" in line and line["rx"][0] == CONTROLLER]
     names = [line["name"] for line in m2.lines if "rx" in line and line["rx"][0] == CONTROLLER]
     assert names[:2] == ["INFO START", "HELLO"] and len(sent[0][1]) == 10  # 5 bytes

@@ -141,6 +141,7 @@ def test_a_game_the_bomb_s_modules_solve(bomb: tuple[Prop, dict[str, Proc]]) -> 
     assert status["solved"] is True and status["exploded"] is None
     prop.run(command="force_solve")  # solved again by hand: nothing more on the bus
     time.sleep(0.3)
+    assert prop.service.noise.totals == {}, prop.service.noise.totals  # its own frames' echoes included
     frames = [line["rx"] for line in controller.lines if "rx" in line and line["rx"][0] == PROP]
     assert frames == [[PROP, "00"], [PROP, "0101"], [PROP, "02"]]
     assert [node.problems() for node in nodes.values()] == [[]] * len(nodes)
