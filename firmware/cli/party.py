@@ -23,6 +23,11 @@ from ..i18n import room_language, translations
 from . import Parser, arg_type
 from .run import VIEWS, config_path, run_config
 
+#: The pages' port a party takes when ``--port`` is not given (or the next free one, up to
+#: :data:`PORTS_TRIED` further: a simulator already running has 8080).
+PARTY_PORT = 8080
+PORTS_TRIED = 20
+
 #: A password a party host can read out and a guest can type on a tablet: no 0/O, 1/l/I.
 PASSWORD_LETTERS = "abcdefghjkmnpqrstuvwxyz23456789"
 
@@ -34,11 +39,19 @@ def new_password() -> str:
 
 
 def party_data(
-    base: dict[str, Any], *, minutes: int, strikes: int, seed: int | None, port: int, password: str
+    base: dict[str, Any],
+    *,
+    minutes: int,
+    strikes: int,
+    seed: int | None,
+    port: int,
+    password: str,
+    beside: bool = False,
 ) -> dict[str, Any]:
     """``base`` (a config file's tables) turned into a party's: random bombs, the countdown and the
     strike limit (0: none), the console on every interface with a password, and no saved game (each
-    start is a fresh party)."""
+    start is a fresh party); ``beside``: another prop (the simulator) holds the control socket, so
+    the party has none (its console is its control)."""
     data = {name: (dict(table) if isinstance(table, dict) else table) for name, table in base.items()}
     solved = data.get("edgework", {}).get("solved", 0)
     data["edgework"] = {"mode": "random", "solved": solved, **({"seed": seed} if seed is not None else {})}
@@ -50,7 +63,51 @@ def party_data(
     data["bomb"] = bomb
     data["web"] = {**data.get("web", {}), "enabled": True, "bind": "0.0.0.0", "port": port, "password": password}
     data["state"] = {"file": ""}
+    if beside:
+        data["control"] = {**data.get("control", {}), "socket": ""}
     return data
+
+
+def port_free(port: int) -> bool:
+    """Nothing listens on ``port`` on any of this computer's addresses (the party binds them all)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("0.0.0.0", port))
+        except OSError:
+            return False
+    return True
+
+
+def party_port(wanted: int | None, t: NullTranslations) -> int:
+    """``--port`` as given (one plain sentence if another program has it), else :data:`PARTY_PORT`
+    or the next free port after it."""
+    from baccarat_core import BaccaratError
+
+    if wanted is not None:
+        if port_free(wanted):
+            return wanted
+        said = t.gettext(
+            "port {port} is taken by another program (the simulator still running?): quit it (x in its "
+            "window), or give baccarat party another --port"
+        )
+        raise BaccaratError(said.format(port=wanted))
+    for port in range(PARTY_PORT, PARTY_PORT + PORTS_TRIED):
+        if port_free(port):
+            return port
+    said = t.gettext("ports {first} to {last} are all taken: give baccarat party a free --port")
+    raise BaccaratError(said.format(first=PARTY_PORT, last=PARTY_PORT + PORTS_TRIED - 1))
+
+
+def socket_held(base: dict[str, Any]) -> bool:
+    """A running prop (the simulator) listens at the control socket ``base`` names (or the default)."""
+    from firmware.services.control.socket import peer_pid, socket_path
+
+    configured = (base.get("control") or {}).get("socket")
+    path = socket_path(configured if isinstance(configured, str) else None)
+    return path is not None and path.exists() and peer_pid(path) is not None
 
 
 def party_language(config: Config | None = None) -> str:
@@ -73,8 +130,10 @@ def party_config(args: argparse.Namespace, password: str, t: NullTranslations | 
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         said = t.gettext("{path}: cannot be read as a config file ({error})")
         raise ConfigError(said.format(path=path, error=error)) from None
+    port = args.port if args.port is not None else PARTY_PORT
+    beside = socket_held(base)
     data = party_data(
-        base, minutes=args.minutes, strikes=args.strikes, seed=args.seed, port=args.port, password=password
+        base, minutes=args.minutes, strikes=args.strikes, seed=args.seed, port=port, password=password, beside=beside
     )
     try:
         return parse_config(data, source=f"{path} (as a party)")
@@ -138,6 +197,7 @@ def cmd_party(args: argparse.Namespace) -> int:
     from firmware.system.netaddr import reachable_urls
 
     password = args.password or new_password()
+    args.port = party_port(args.port, translations(party_language()))  # beside a simulator on 8080: 8081
     config = party_config(args, password)
     t = translations(party_language(config))
     run_args = argparse.Namespace(
@@ -194,7 +254,9 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
         "--strikes", type=arg_type(_strikes), default=3, help="the bomb explodes at this strike (0: never; default 3)"
     )
     party.add_argument("--seed", type=arg_type(_seed), help="the same bombs each time (default: new ones)")
-    party.add_argument("--port", type=arg_type(_port), default=8080, help="the pages' port (default 8080)")
+    party.add_argument(
+        "--port", type=arg_type(_port), default=None, help="the pages' port (default 8080, or the next free one)"
+    )
     party.add_argument("--password", type=arg_type(_password), help="the pages' password (default: a new one)")
     party.add_argument("--config", help="start from this config (default: the reference build's)")
     party.add_argument("--view", choices=VIEWS, default="auto", help="the simulator's view (as run --simulate)")
