@@ -127,11 +127,14 @@ class Recorder:
     def begin(self, left: float, strikes: int, solved: int) -> None:
         self.calls.append(("begin", left))
 
-    def sync(self, left: Any, strikes: Any, solved: Any, rate: Any = None) -> None:
+    def sync(self, left: Any, strikes: Any, solved: Any, rate: Any = None, *, start: bool = False) -> None:
         self.calls.append(("sync", left))
 
     def end(self, how: str) -> None:
         self.calls.append(("end", how))
+
+    def edgework(self, edgework: dict[str, Any]) -> None:
+        self.calls.append(("edgework", edgework))
 
     def changed(self) -> None:
         self.changed_event.set()

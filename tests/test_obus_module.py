@@ -174,6 +174,10 @@ def test_games_that_strike_out_time_out_and_lose_their_controller(bomb: tuple[Pr
     assert silent["obus"]["phase"] == "playing" and silent["timer"]["running"]
     back = prop.until(lambda s: not s["obus"]["controller_silent"])
     assert back["exploded"] is None and back["obus"]["phase"] == "playing"
+    # the game master resets the prop mid-game: the bomb goes on, and so does the prop's countdown
+    prop.run(command="reset")
+    again = prop.until(lambda s: s["timer"]["running"] and s["timer"]["seconds_left"] < 590)
+    assert again["obus"]["phase"] == "playing"
     assert [node.problems() for node in nodes.values()] == [[]] * len(nodes)
 
 

@@ -30,7 +30,7 @@ class Game:
     def begin(self, left: float, strikes: int, solved: int) -> None:
         self.calls.append(("begin", left, strikes, solved))
 
-    def sync(self, left: Any, strikes: Any, solved: Any, rate: Any = None) -> None:
+    def sync(self, left: Any, strikes: Any, solved: Any, rate: Any = None, *, start: bool = False) -> None:
         self.calls.append(("sync", left, strikes, solved, rate))
 
     def end(self, how: str) -> None:

@@ -202,9 +202,18 @@ class PropGame:
         """The bomb started: the table opens, the countdown runs from ``left``."""
         self._send(table=True, left=_seconds(left), rate=1.0, start=True, strikes=min(strikes, 255), solved=solved)
 
-    def sync(self, left: float | None, strikes: int | None, solved: int | None, rate: float | None = None) -> None:
-        """The bomb's time left, strikes and solved count."""
+    def sync(
+        self,
+        left: float | None,
+        strikes: int | None,
+        solved: int | None,
+        rate: float | None = None,
+        *,
+        start: bool = False,
+    ) -> None:
+        """The bomb's time left, strikes and solved count (``start``: the countdown runs)."""
         self._send(
+            start=start or None,
             left=None if left is None else _seconds(left),
             rate=None if rate is None else min(max(rate, MIN_RATE), MAX_RATE),
             strikes=None if strikes is None else min(strikes, 255),

@@ -132,13 +132,13 @@ class ModuleRole:
         self._keep(status, self._solved_count(status))
         self.state_at = now
         changed = self.bomb["solved"] != before.get("solved")
-        strikes = status.strikes if status.strikes != before.get("strikes") else None
         rate = None
         if then is not None and now - then >= MIN_RATE_SECONDS and "left_ms" in before:
             # the controller's own speed (faster after strikes, or not): its countdown between two STATEs
             rate = (before["left_ms"] - status.left_ms) / 1000 / (now - then)
             rate = rate if 0.5 <= rate <= 4.0 else None  # time given or taken: no speed to follow
-        self.game.sync(status.left_ms / 1000, strikes, self.bomb["solved"] if changed else None, rate)
+        solved = self.bomb["solved"] if changed else None
+        self.game.sync(status.left_ms / 1000, status.strikes, solved, rate, start=True)
 
     def _end(self, message: p.Message) -> None:
         if self.phase != PLAYING:

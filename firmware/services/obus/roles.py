@@ -58,9 +58,18 @@ class Game(Protocol):
     def begin(self, left: float, strikes: int, solved: int) -> None:
         """The bomb started: the table open, the countdown running from ``left`` seconds."""
 
-    def sync(self, left: float | None, strikes: int | None, solved: int | None, rate: float | None = None) -> None:
+    def sync(
+        self,
+        left: float | None,
+        strikes: int | None,
+        solved: int | None,
+        rate: float | None = None,
+        *,
+        start: bool = False,
+    ) -> None:
         """The bomb's time left, strikes and solved modules (and its countdown's speed), as its
-        controller has them; None: unchanged."""
+        controller has them; None: unchanged. ``start``: the countdown runs (a game the game master
+        reset meanwhile goes on)."""
 
     def end(self, how: str) -> None:
         """The bomb's game is over: ``solved`` (defused), ``timer`` or ``strikes`` (exploded)."""
