@@ -3,6 +3,7 @@ spread delays, the silence, the counts and the ends, frame by frame."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from baccarat_core.timer import BombRules
@@ -10,6 +11,7 @@ from firmware.services.obus import protocol as p
 from firmware.services.obus.controller_role import ControllerRole
 from firmware.services.obus.module_role import ModuleRole
 from firmware.services.obus.roles import PropEvent
+from firmware.services.obus.serial import readings
 
 ME = p.Node(p.PUZZLE, 3)
 
@@ -138,13 +140,20 @@ RULES = BombRules(timer_seconds=60.0, strike_limit=3)
 
 
 def controller(
-    count: str = "left", serial: str = "AB3DE4"
+    count: str = "left", serial: str = "AB3DE4", drawn: bool = False
 ) -> tuple[ControllerRole, Game, list[p.Message], list[tuple[str, str]]]:
     sent: list[p.Message] = []
     notes: list[tuple[str, str]] = []
     game = Game()
     role = ControllerRole(
-        sent.append, game, RULES, serial=lambda: serial, count=count, note=lambda k, t: notes.append((k, t))
+        sent.append,
+        game,
+        RULES,
+        serial=lambda: serial,
+        count=count,
+        note=lambda k, t: notes.append((k, t)),
+        drawn=lambda: drawn,
+        rng=random.Random(4),
     )
     return role, game, sent, notes
 
@@ -177,6 +186,15 @@ def test_the_rounds_and_the_prop_s_serial() -> None:
     three.begin(0.0)
     three.tick(2.5)
     assert len(three_sent) == 1 and notes[0][0] == "serial"
+    # a bomb drawn at random draws its serial again, for the prop and the bus alike
+    drawn, drawn_game, drawn_sent, _ = controller(serial="A13DE4", drawn=True)
+    drawn.begin(0.0)
+    drawn.tick(2.5)
+    drawn.tick(3.0)
+    seven = drawn_sent[1].info.decode()
+    assert drawn_sent[1].sender == p.Node(0, 1) and len(seven) == 7
+    (six,) = [call[1]["serial"] for call in drawn_game.calls if call[0] == "edgework"]
+    assert readings(six) == readings(seven) and len(six) == 6
 
 
 def test_registration_acks_each_new_module_up_to_16() -> None:

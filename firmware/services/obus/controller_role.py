@@ -25,8 +25,10 @@ line each, and the game goes on.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
+from baccarat_core.bomb import draw_serial
 from baccarat_core.timer import BombRules, Countdown, rate_after
 
 from . import protocol as p
@@ -48,6 +50,8 @@ from .serial import to_obus
 
 #: The controller's phases.
 INFO, REGISTERING, PLAYING, OVER = "info", "registering", "playing", "over"
+#: Draws of a random serial, at most, for one that fits OBUS's seven characters (2 in 3 do).
+MAX_DRAWS = 50
 _KINDS = {"solved": p.SOLVED, "timer": p.TIMEOUT, "strikes": p.STRIKEOUT}
 
 
@@ -65,12 +69,15 @@ class ControllerRole:
         count: str = "left",
         rng: random.Random | None = None,
         note: Note = log_note,
+        drawn: Callable[[], bool] = lambda: False,
     ) -> None:
         if rules.timer_seconds is None:
             raise ValueError("an OBUS controller needs [bomb] timer_seconds")
         self.send = send
         self.game = game
         self.note = note
+        #: True while the prop's edgework was drawn at random (its serial may be drawn again to fit).
+        self.drawn = drawn
         self.rules = rules
         self.serial = serial
         self.count = count
@@ -117,6 +124,13 @@ class ControllerRole:
             return
         own = str(self.serial())
         seven = to_obus(own)
+        if seven is None and self.drawn():
+            # a bomb drawn at random: draw its serial again until it fits, as the prop's and the bus's
+            six = next((s for s in (draw_serial(self.rng) for _ in range(MAX_DRAWS)) if to_obus(s)), None)
+            if six is not None:
+                seven = to_obus(six)
+                self.edgework["serial"] = six
+                log.info("obus: the drawn serial %s does not fit OBUS's seven characters: the bomb's is %s", own, six)
         if seven is None:
             self.note(
                 "serial",

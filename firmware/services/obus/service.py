@@ -73,6 +73,7 @@ class ObusService:
         )
         self.game = PropGame(prop, self.noise)
         self.serial: str = prop.daemon.module.edgework.serial  # before the game thread starts
+        self.drawn: bool = prop.daemon.module.edgework_drawn
         self.lock = threading.Lock()
         self.role: ModuleRole | ControllerRole
         if settings.role == "module":
@@ -83,6 +84,7 @@ class ObusService:
                 self.game,
                 settings.rules,
                 serial=lambda: self.serial,
+                drawn=lambda: self.drawn,
                 count=settings.count,
                 note=self.noise.note,
             )
@@ -100,7 +102,7 @@ class ObusService:
         """Daemon hook (game thread): the role's events to the link's thread."""
         for event in events:
             if isinstance(event, EdgeworkChanged):
-                self.serial = module.edgework.serial
+                self.serial, self.drawn = module.edgework.serial, module.edgework_drawn
             seen = prop_event(event)
             if seen is not None:
                 self.link.prop_event(seen)
