@@ -187,6 +187,9 @@ def test_a_bus_that_goes_down_is_opened_again(caplog: pytest.LogCaptureFixture) 
     lines = [r.getMessage() for r in caplog.records if r.name == "baccarat.obus"]
     down_lines = [line for line in lines if "failed to read" in line or "cannot be opened" in line]
     assert 1 <= len(down_lines) <= 3, lines  # the first of each kind, then a count at the end
+    assert [line for line in lines if "is open again" in line] == [
+        "obus: the bus virtual " + channel + " is open again"
+    ]
     assert not [r for r in caplog.records if r.exc_info]
     assert [call[0] for call in game.calls].count("forget") == 2
 

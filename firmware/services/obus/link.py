@@ -87,8 +87,8 @@ class Link:
         self.clock = clock
         self.role: Role | None = None
         self.bus: can.BusABC | None = None
-        #: True while the bus is open and working.
-        self.up = False
+        #: True while the bus is open and working; ``opened``: it was open once.
+        self.up = self.opened = False
         self.events: queue.SimpleQueue[PropEvent | Callable[[float], None]] = queue.SimpleQueue()
         self._sent: deque[tuple[int, bytes, float]] = deque(maxlen=MAX_ECHOES)
         self._send_failures = 0
@@ -162,9 +162,11 @@ class Link:
         except Exception as error:  # noqa: BLE001 - no such interface or device, no permission, no msgpack
             self.noise.note("down", f"obus: the bus {self.where} cannot be opened ({_why(error)}); trying again")
             return False
-        if not self.up:
+        if self.opened:  # again, after a failure: a bus that comes and goes is a line and a count
+            self.noise.note("up", f"obus: the bus {self.where} is open again", logging.INFO)
+        else:
             log.info("obus: on the bus %s as %s", self.where, self.node)
-        self.up = True
+        self.opened = self.up = True
         self._send_failures = 0
         return True
 
