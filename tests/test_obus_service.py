@@ -108,6 +108,10 @@ def test_doctor_on_socketcan() -> None:
     assert [f.status for f in down] == [FAIL] and "ip link set can0 up type can bitrate 50000" in down[0].fix
     fast = FakeHost({"/sys/class/net/can0/operstate": "up\n"}, "can state ERROR-ACTIVE\n bitrate 500000 sample-point")
     assert [f.status for f in bus_findings(settings, fast, quiet)] == [FAIL]
+    off = FakeHost({"/sys/class/net/can0/operstate": "up\n"}, "can state BUS-OFF restart-ms 0\n bitrate 50000 sample")
+    assert [f.status for f in bus_findings(settings, off, quiet)] == [FAIL]
+    passive = FakeHost({"/sys/class/net/can0/operstate": "up\n"}, "can state ERROR-PASSIVE\n bitrate 50000 sample")
+    assert [f.status for f in bus_findings(settings, passive, quiet)] == [WARN, WARN]
     right = FakeHost({"/sys/class/net/can0/operstate": "up\n"}, "can state ERROR-ACTIVE\n bitrate 50000 sample-point")
     findings = bus_findings(settings, right, quiet)
     assert [f.status for f in findings] == [OK, WARN]

@@ -54,6 +54,23 @@ def link_findings(settings: ObusSettings, host: Any) -> list[Finding]:
                 f"sudo ip link set {s.channel} down; {up}",
             )
         ]
+    if "state BUS-OFF" in text:
+        return [
+            Finding(
+                FAIL,
+                f"CAN interface {s.channel} is bus-off: its controller gave up after too many errors",
+                "check the wiring, the 120-ohm ends and every node's 50 kbit/s; "
+                f"sudo ip link set {s.channel} type can restart (restart-ms 100 does it by itself)",
+            )
+        ]
+    if "state ERROR-PASSIVE" in text or "state ERROR-WARNING" in text:
+        return [
+            Finding(
+                WARN,
+                f"CAN interface {s.channel} counts many errors ({text.split('state ', 1)[1].split()[0]})",
+                "check the wiring, the 120-ohm ends and that every node runs at 50 kbit/s",
+            )
+        ]
     return [Finding(OK, f"CAN interface {s.channel} is up" + (f" at {s.bitrate} bit/s" if text else ""))]
 
 
