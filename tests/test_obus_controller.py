@@ -152,6 +152,18 @@ def test_modules_that_misbehave_are_a_log_line_each(
             prop.run(command="reset")
             registered(prop, nodes, since)
             twin.wait(lambda line: line.get("acked") is True)
+            # the state document every surface shows (the console, MQTT) has the bomb's modules as they
+            # register, though no game event comes with it
+            master = prop.commands
+            before = master.daemon.call(master.document).result(30)
+            assert [(m["type"], m["id"]) for m in before["obus"]["modules"]] == [(1, 2), (1, 3), (2, 1)]
+            late = Proc("puzzle", 5, group, port)
+            late.tell(register=1)
+            late.wait(lambda line: line.get("acked") is True)
+            prop.until(lambda s: len(s["obus"]["modules"]) == 4)
+            after = master.daemon.call(master.document).result(30)
+            late.stop()
+            assert (1, 5) in [(m["type"], m["id"]) for m in after["obus"]["modules"]]
             nodes["m3"].tell(register=1)  # registers twice
             nodes["m3"].wait(lambda line: line.get("acked") is True, since=len(nodes["m3"].lines) - 1)
             prop.run(command="start")

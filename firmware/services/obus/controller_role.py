@@ -49,7 +49,7 @@ from .roles import (
 from .serial import to_obus
 
 #: The controller's phases.
-INFO, REGISTERING, PLAYING, OVER = "info", "registering", "playing", "over"
+IDLE, INFO, REGISTERING, PLAYING, OVER = "idle", "info", "registering", "playing", "over"
 #: Draws of a random serial, at most, for one that fits OBUS's seven characters (2 in 3 do).
 MAX_DRAWS = 50
 _KINDS = {"solved": p.SOLVED, "timer": p.TIMEOUT, "strikes": p.STRIKEOUT}
@@ -82,7 +82,7 @@ class ControllerRole:
         self.serial = serial
         self.count = count
         self.rng = rng if rng is not None else random.Random()
-        self.phase = OVER
+        self.phase = IDLE  # until the bus is open and the rounds begin
         self.modules: dict[p.Node, Tally] = {}
         self.clock = Countdown(rules.timer_seconds)
         self.prop_strikes = 0

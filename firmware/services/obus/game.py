@@ -14,7 +14,8 @@ game to the bomb's state on the game thread, in one step, as every command runs
 - ``end``: the bomb's game is over: ``timer`` or ``strikes`` (the prop explodes, as its own bomb
   does) or ``solved`` (the bomb is defused: the prop shows its solve).
 
-The game master can send it too (``obus_sync end=timer``): it is checked like every command.
+The game master can send it too (``obus_sync end=timer``): it is checked like every command. Without
+arguments it changes nothing, and the state document (with its ``obus`` part) is made again.
 """
 
 from __future__ import annotations
@@ -225,7 +226,9 @@ class PropGame:
         self._send(end=how)
 
     def changed(self) -> None:
-        """The bus's view changed."""
+        """The bus's view changed: an ``obus_sync`` of nothing, a batch of its own, so that the state
+        document (its ``obus`` part) is made again and every surface that shows it hears of it."""
+        self._send()
         for call in self.on_change:
             call()
 
