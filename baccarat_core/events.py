@@ -3,8 +3,8 @@
 The same objects go to the log, the displays, ``baccarat play`` and the
 network. ``to_dict()`` gives the JSON form, always with an ``"event"`` key;
 ``describe()`` gives one line of words for the log, in English or, given a gettext catalog
-(``firmware.i18n``), in its language; the module's own names (the betting areas, the cards, the
-deck colours, the money as the manual writes it) stay as they are.
+(``firmware.i18n``), in its language, the betting areas, hands and deck colours named as the
+catalog names them (:mod:`.names`); the cards and the money stay as the manual writes them.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The module's own names in words: the betting areas (and the hands), the deck colours.
+"""The module's own names in words: the betting areas (and the hands), the deck colours, what
+switches an output, and a strike's reason and detail.
 
 The log in English says them as the code does (``player``, ``red``); a page in another language
 says them as its catalog does (:func:`named`).
@@ -6,6 +7,7 @@ says them as its catalog does (:func:`named`).
 
 from __future__ import annotations
 
+import re
 from gettext import NullTranslations
 
 #: No catalog: the messages as written, in English.
@@ -63,3 +65,52 @@ def named(key: str, t: NullTranslations, table: dict[str, str] | None = None) ->
         return key
     said = t.gettext(message)
     return key if said == message else said
+
+
+#: A strike's reason in plain words, for the log ("why did that strike?").
+STRIKE_WORDS: dict[str, str] = {
+    "exclusive": N_("the bets must be on exactly one of Player and Banker"),
+    "limits": N_("a bet was outside the table limits"),
+    "stack_order": N_("a larger chip sat on a smaller one"),
+    "loss": N_("the round lost money"),
+}
+
+#: A strike's detail as the rules write it (English), and the message that says it in another language.
+STRIKE_DETAILS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"(?P<area>[A-Z][a-z]+(?: Pair)?) bet (?P<amount>\S+) is outside the limits (?P<limits>.+)"),
+        N_("{area} bet {amount} is outside the limits {limits}"),
+    ),
+    (
+        re.compile(
+            r"(?P<area>[A-Z][a-z]+(?: Pair)?) bet (?P<amount>\S+) is outside the side-bet limits (?P<limits>.+)"
+        ),
+        N_("{area} bet {amount} is outside the side-bet limits {limits}"),
+    ),
+    (
+        re.compile(r"bets on both Player \((?P<player>\S+)\) and Banker \((?P<banker>\S+)\)"),
+        N_("bets on both Player ({player}) and Banker ({banker})"),
+    ),
+    (re.compile(r"no bet on Player or Banker"), N_("no bet on Player or Banker")),
+    (re.compile(r"the round lost (?P<amount>\S+)"), N_("the round lost {amount}")),
+    (
+        re.compile(r"a larger chip sat on a smaller one in (?P<areas>.+)"),
+        N_("a larger chip sat on a smaller one in {areas}"),
+    ),
+)
+
+
+def strike_detail(detail: str, t: NullTranslations = ENGLISH) -> str:
+    """A strike's detail in ``t``'s language (the rules write it in English); as written if no
+    message says it."""
+    for pattern, message in STRIKE_DETAILS:
+        match = pattern.fullmatch(detail)
+        if match is None:
+            continue
+        fields = match.groupdict()
+        if "area" in fields:
+            fields["area"] = t.gettext(fields["area"])
+        if "areas" in fields:
+            fields["areas"] = ", ".join(t.gettext(area) for area in fields["areas"].split(", "))
+        return t.gettext(message).format(**fields)
+    return detail

@@ -44,9 +44,7 @@ REVIEWED: dict[str, set[str]] = {
 }
 
 #: Texts left in English in every language, each with its reason (tests/test_i18n_pages.py's too).
-KNOWN_ENGLISH = {
-    "#replay-label": "the History's replay steps are firmware/history/replay.py's English lines",
-}
+KNOWN_ENGLISH: dict[str, str] = {}
 
 #: What a person reads on the page: each visible text node, and each tooltip, placeholder, label and
 #: alternative text, with where it is (what HTML's ``translate="no"`` marks as data is left out).

@@ -31,9 +31,7 @@ PASSWORD = "correct horse battery"
 LOCK = {"name": "lock", "pin": 15, "on": "solved", "mode": "hold", "off_on": "reset", "max_on_seconds": 30}
 
 #: Texts the pages show in English whatever the language, each with the reason (the docs say so too).
-KNOWN_ENGLISH = {
-    "#replay-label": "the History's replay steps are firmware/history/replay.py's English lines",
-}
+KNOWN_ENGLISH: dict[str, str] = {}
 
 #: Every text and attribute a person meets on the page whose letters are outside the brackets.
 UNMARKED = """() => {

@@ -57,7 +57,19 @@ def history_texts(page, url: str) -> list[tuple[str, str]]:
     page.locator("#games-table tbody tr button").first.click()
     page.wait_for_selector("#replay:not([hidden])")
     page.wait_for_function("() => document.getElementById('round-select').options.length > 0")
-    return read(page)
+    texts = read(page)
+    # every step's line of every chapter, as the page shows them (#replay-label is a step's label)
+    labels = page.evaluate("""async () => {
+      const id = document.querySelector("#games-table tbody tr").dataset.id;
+      const get = async (n) => (await fetch(`/history/api/replay/${encodeURIComponent(id)}/${n}`)).json();
+      const first = await get(0);
+      const out = first.steps.map((s) => s.label);
+      for (let n = 1; n < first.chapters; n++) out.push(...(await get(n)).steps.map((s) => s.label));
+      return out;
+    }""")
+    assert len(labels) > 2, labels
+    texts += [("#replay-label", label) for label in labels]
+    return texts
 
 
 def players_texts(page, url: str) -> list[tuple[str, str]]:

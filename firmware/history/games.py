@@ -8,8 +8,10 @@ and a line that fails is skipped and reported, never trusted).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from gettext import NullTranslations
 from typing import Any
 
+from baccarat_core.names import ENGLISH, STRIKE_WORDS, named, strike_detail
 from baccarat_core.numbers import format_cents, format_dollars
 
 from .lines import MAX_ENTRIES, VERSION, EntryError, Problem, check_entry, iso_time, parse_line
@@ -250,20 +252,32 @@ def hand(entry: dict[str, Any], name: str) -> list[str]:
     return [card for who, card, _ in entry["cards"] if who == name]
 
 
-def round_words(entry: dict[str, Any]) -> str:
-    """A round in one line: the bets, the hands and what came of it."""
+def round_words(entry: dict[str, Any], t: NullTranslations = ENGLISH) -> str:
+    """A round in one line: the bets, the hands and what came of it (in ``t``'s language)."""
     bets = ", ".join(
-        f"{area.replace('_', ' ')} {format_dollars(sum(stack))}" for area, stack in entry["stacks"].items() if stack
+        f"{named(area, t).replace('_', ' ')} {format_dollars(sum(stack))}"
+        for area, stack in entry["stacks"].items()
+        if stack
     )
-    text = f"bets {bets or 'none'}"
+    text = t.gettext("bets {bets}").format(bets=bets or t.gettext("none"))
     result = entry["result"]
     if result is not None:
-        text += (
-            f"; player {' '.join(hand(entry, 'player'))} = {result['player_score']}, banker "
-            f"{' '.join(hand(entry, 'banker'))} = {result['banker_score']}, {result['winner']} "
-            f"{'wins' if result['winner'] != 'tie' else ''}".rstrip()
-            + f"; {format_cents(result['profit_cents'], signed=True)}"
+        said = (
+            t.gettext("player {player} = {player_score}, banker {banker} = {banker_score}, {winner} wins")
+            if result["winner"] != "tie"
+            else t.gettext("player {player} = {player_score}, banker {banker} = {banker_score}, tie")
         )
+        said = said.format(
+            player=" ".join(hand(entry, "player")),
+            player_score=result["player_score"],
+            banker=" ".join(hand(entry, "banker")),
+            banker_score=result["banker_score"],
+            winner=named(result["winner"], t),
+        )
+        text += f"; {said}; {format_cents(result['profit_cents'], signed=True)}"
     for strike in entry["strikes"]:
-        text += f"; STRIKE {strike['strikes']} ({strike['reason']}): {strike['detail']}"
+        reason = strike["reason"]  # its word in English (the log's), its words where a catalog has them
+        reason = named(reason, t, STRIKE_WORDS)
+        said = t.gettext("STRIKE {count} ({reason}): {detail}")
+        text += "; " + said.format(count=strike["strikes"], reason=reason, detail=strike_detail(strike["detail"], t))
     return text

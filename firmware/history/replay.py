@@ -17,6 +17,7 @@ A replay is cut into chapters: the game's start, one per round, and its end when
 
 from __future__ import annotations
 
+from gettext import NullTranslations
 from typing import Any
 
 from PIL import Image
@@ -24,6 +25,7 @@ from PIL import Image
 from baccarat_core import TableLimits
 from baccarat_core import events as ev
 from baccarat_core.module import REPLACE_BELOW
+from baccarat_core.names import ENGLISH, N_, named
 from baccarat_core.records import record
 from firmware.game.pacing import PACINGS, deal_timeline
 from firmware.game.scene import RoundOnTable, Scene, deck_view, render_view, stacks_view
@@ -35,11 +37,13 @@ from .games import Game, hand, round_words
 Displays = dict[str, tuple[tuple[int, int], str, bool]]
 
 _OUTCOME_WORDS = {
-    "solved": "SOLVED",
-    "exploded": "EXPLODED",
-    "reset": "the game master reset the module: the game ends unfinished",
-    "interrupted": "the saved game was lost at a restart: the game ends unfinished",
+    "solved": N_("SOLVED"),
+    "exploded": N_("EXPLODED"),
+    "reset": N_("the game master reset the module: the game ends unfinished"),
+    "interrupted": N_("the saved game was lost at a restart: the game ends unfinished"),
 }
+#: Why a bomb exploded, in the end's line.
+_CAUSE_WORDS = {"timer": N_("timer"), "strikes": N_("strikes")}
 
 Stacks = dict[str, tuple[int, ...]]
 
@@ -96,8 +100,8 @@ def _strikes_before(game: Game, index: int) -> int:
     return count
 
 
-def _round_steps(game: Game, index: int) -> list[Step]:
-    """Round ``index``'s moments, as the daemon showed them (see the module)."""
+def _round_steps(game: Game, index: int, t: NullTranslations = ENGLISH) -> list[Step]:
+    """Round ``index``'s moments, as the daemon showed them (see the module); their lines in ``t``'s language."""
     entry = game.rounds[index]
     pacing = game.start.get("pacing", "original")
     original = pacing == "original"
@@ -113,7 +117,7 @@ def _round_steps(game: Game, index: int) -> list[Step]:
     lost = strikes + len(entry["strikes"])
     result = entry["result"]
     exploded = entry.get("exploded")
-    words = round_words(entry)
+    words = t.gettext("Round {n}: {words}").format(n=n, words=round_words(entry, t))
 
     def scene(table: Any, bets: Any, shown_strikes: int, state: str = "armed", boom: str | None = None) -> Scene:
         return Scene(
@@ -125,15 +129,11 @@ def _round_steps(game: Game, index: int) -> list[Step]:
         )
 
     deck, left = entry["deck"], entry["cards_left"]
-    steps = [Step(f"Round {n}: {words}", scene(deck_view(deck, left, None), stacks_view(placed, chip), strikes))]
+    steps = [Step(words, scene(deck_view(deck, left, None), stacks_view(placed, chip), strikes))]
     if result is None:  # a check refused the deal: the strike, the table as it was
         boom = exploded if isinstance(exploded, str) else None
         state = "exploded" if boom else "armed"
-        steps.append(
-            Step(
-                f"Round {n}: {words}", scene(deck_view(deck, left, None), stacks_view(placed, chip), lost, state, boom)
-            )
-        )
+        steps.append(Step(words, scene(deck_view(deck, left, None), stacks_view(placed, chip), lost, state, boom)))
         return _distinct(steps)
     cards = tuple(ev.CardDealt(who, card, score) for who, card, score in entry["cards"])
     left_after = max(0, left - len(cards))
@@ -154,21 +154,24 @@ def _round_steps(game: Game, index: int) -> list[Step]:
     )
     beats = deal_timeline(hands, solved=solved, restack=restack, pacing=pacing if pacing in PACINGS else "original")
     gesture = scene(deck_view(deck, left_after, on_table), bets, shown)
+    the_deal = t.gettext("Round {n}: the deal").format(n=n)
     if beats and beats[0].at > 0:  # the table waits for the dealer: the gesture's moment shows
-        steps.append(Step(f"Round {n}: the deal", gesture))
-    state, boom, color, label = "armed", None, deck, f"Round {n}: the deal"
+        steps.append(Step(the_deal, gesture))
+    state, boom, color, label = "armed", None, deck, the_deal
     for beat in beats:
         if beat.what == "rebuild":
             bets = stacks_view(after, chip, tuple(reordered))
-            label = f"Round {n}: the dealer re-stacks {', '.join(reordered)}"
+            areas = ", ".join(named(area, t) for area in reordered)
+            label = t.gettext("Round {n}: the dealer re-stacks {areas}").format(n=n, areas=areas)
         elif beat.what == "restacked":
             bets = stacks_view(after, chip)
         elif beat.what == "land":
             on_table = on_table.land_card()
-            label = f"Round {n}: a card lands face down to {cards[beat.card].hand}"
+            hand_name = named(cards[beat.card].hand, t)
+            label = t.gettext("Round {n}: a card lands face down to {hand}").format(n=n, hand=hand_name)
         elif beat.what == "turn":
             on_table = on_table.turn_card()
-            label = f"Round {n}: {cards[beat.card].describe()}"
+            label = t.gettext("Round {n}: {words}").format(n=n, words=cards[beat.card].describe(t))
         elif beat.what == "pay":
             on_table = on_table.show_result(played)
             if original:
@@ -178,11 +181,11 @@ def _round_steps(game: Game, index: int) -> list[Step]:
             shown = lost
             boom = exploded if isinstance(exploded, str) else None
             state = "exploded" if boom else "solved" if solved else "armed"
-            label = f"Round {n}: {words}"
+            label = words
         elif beat.what == "clear" and not solved and not boom:
             bets = stacks_view({}, chip)
             color, left_after = _next_deck(game, index, color, left_after)
-            label = f"Round {n}: chips cleared from the table"
+            label = t.gettext("Round {n}: chips cleared from the table").format(n=n)
         steps.append(Step(label, scene(deck_view(color, left_after, on_table), bets, shown, state, boom)))
     return _distinct(steps)
 
@@ -208,21 +211,22 @@ def _distinct(steps: list[Step]) -> list[Step]:
     return out
 
 
-def steps(game: Game, chapter: int) -> list[Step]:
-    """The steps of one chapter (0: the start; 1 to the number of rounds: a round; then the end)."""
+def steps(game: Game, chapter: int, t: NullTranslations = ENGLISH) -> list[Step]:
+    """The steps of one chapter (0: the start; 1 to the number of rounds: a round; then the end),
+    their lines in ``t``'s language."""
     rounds = game.rounds
     if not 0 <= chapter < chapters(game):
         raise IndexError(f"chapter {chapter} is not in 0-{chapters(game) - 1}")
     if chapter == 0:
-        return [Step(f"Game {game.start['game']} begins", _start_scene(game))]
+        return [Step(t.gettext("Game {game} begins").format(game=game.start["game"]), _start_scene(game))]
     if chapter <= len(rounds):
-        return _round_steps(game, chapter - 1)
+        return _round_steps(game, chapter - 1, t)
     end = game.end
     assert end is not None  # chapters() counts an end chapter only for a game that ended
     last = _round_steps(game, len(rounds) - 1)[-1].scene if rounds else _start_scene(game)
-    words = _OUTCOME_WORDS[end["outcome"]]
+    words = t.gettext(_OUTCOME_WORDS[end["outcome"]])
     if end["outcome"] == "solved" and end.get("forced"):
-        words = "SOLVED by the game master"
+        words = t.gettext("SOLVED by the game master")
         table = last.table
         casing = last.casing
         last = Scene(
@@ -250,8 +254,11 @@ def steps(game: Game, chapter: int) -> list[Step]:
             exploded=ExplodedView(cause, end["strikes"]),
         )
     if end.get("cause"):
-        words += f" ({end['cause']})"
-    return [Step(f"{words}, {end['strikes']} strike{'s' if end['strikes'] != 1 else ''}", last)]
+        cause = str(end["cause"])
+        said = t.gettext(_CAUSE_WORDS[cause]) if cause in _CAUSE_WORDS else cause
+        words += f" ({said})"
+    count = end["strikes"]
+    return [Step(t.ngettext("{words}, {n} strike", "{words}, {n} strikes", count).format(words=words, n=count), last)]
 
 
 def draw(step: Step, displays: Displays) -> dict[str, Image.Image]:

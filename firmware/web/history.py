@@ -25,6 +25,7 @@ import json
 import logging
 import time
 from collections import OrderedDict
+from gettext import NullTranslations
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
@@ -34,6 +35,7 @@ from baccarat_core import BaccaratError
 from ..history import replay
 from ..history.games import Game, Problem, averages, to_csv
 from ..history.store import MemoryStore
+from ..i18n import SOURCE, translations
 from .live import png_data_url
 
 if TYPE_CHECKING:
@@ -55,7 +57,7 @@ class HistoryPages:
         self.service = service
         self.keeper = keeper
         self.displays = displays
-        self._drawn: OrderedDict[tuple[str, int, int], dict[str, Any]] = OrderedDict()
+        self._drawn: OrderedDict[tuple[str, int, int, str], dict[str, Any]] = OrderedDict()
         self._reported: set[tuple[str, int, str]] = set()
 
     def register(self, app: web.Application) -> None:
@@ -184,10 +186,11 @@ class HistoryPages:
             chapter = int(request.match_info["chapter"])
         except ValueError:
             return _json({"ok": False, "error": "the chapter must be a whole number"}, 400)
-        answer, status = await self._in_worker(self._draw_chapter, game_id, chapter)
+        language = self.service.texts.console_language(request)
+        answer, status = await self._in_worker(self._draw_chapter, game_id, chapter, language)
         return _json(answer, status)
 
-    def _draw_chapter(self, game_id: str, chapter: int) -> tuple[dict[str, Any], int]:
+    def _draw_chapter(self, game_id: str, chapter: int, language: str = SOURCE) -> tuple[dict[str, Any], int]:
         games, _, error = self._read()
         game = next((g for g in games if g.id == game_id), None)
         if game is None:
@@ -195,21 +198,21 @@ class HistoryPages:
         count = replay.chapters(game)
         if not 0 <= chapter < count:
             return {"ok": False, "error": f"chapter {chapter} is not in 0-{count - 1}"}, 404
-        key = (game_id, chapter, len(game.entries) + (1 if game.end else 0))  # a game being played grows
+        key = (game_id, chapter, len(game.entries) + (1 if game.end else 0), language)  # a game being played grows
         cached = self._drawn.get(key)
         if cached is None:
-            cached = self._render(game, chapter)
+            cached = self._render(game, chapter, translations(language))
             self._drawn[key] = cached
             while len(self._drawn) > CHAPTERS_KEPT:
                 self._drawn.popitem(last=False)
         answer = {"ok": True, "game": game.summary(), "chapters": count, "rounds": len(game.rounds), "chapter": chapter}
         return {**answer, **cached}, 200
 
-    def _render(self, game: Game, chapter: int) -> dict[str, Any]:
+    def _render(self, game: Game, chapter: int, t: NullTranslations) -> dict[str, Any]:
         images: list[str] = []
         index: dict[bytes, int] = {}
         out = []
-        for step in replay.steps(game, chapter):
+        for step in replay.steps(game, chapter, t):  # each step's line in the page's language
             frames: dict[str, int] = {}
             for role, image in replay.draw(step, self.displays).items():
                 key = image.mode.encode() + bytes(image.size[0].to_bytes(2, "big")) + image.tobytes()

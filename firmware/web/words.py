@@ -1,9 +1,9 @@
 """What the console says in words, in the page's language: the state's facts and the log's lines.
 
 Each function takes the page's catalog (:func:`firmware.i18n.translations`; English without one)
-and its language code for numbers. The module's own names stay as the original has them: the
-betting areas (Player, Banker, Tie, the pairs), the cards, the deck colours, and the money as
-the manual writes it ("$1,500").
+and its language code for numbers. The betting areas, the deck colours and a strike's detail are
+said in the page's language (:mod:`baccarat_core.names`); the cards and the money stay as the
+manual writes them ("$1,500").
 
 >>> timer_words({"state": "running", "seconds_left": 299.2, "rate": 1.25})
 '05:00 left, running at x1.25'
@@ -14,67 +14,17 @@ the manual writes it ("$1,500").
 
 from __future__ import annotations
 
-import re
 from gettext import NullTranslations
 from typing import Any
 
 from baccarat_core import TableLimits
 from baccarat_core import events as ev
 from baccarat_core.events import AREA_NAMES, ENGLISH
-from baccarat_core.names import named
+from baccarat_core.names import STRIKE_WORDS, named, strike_detail
 from baccarat_core.numbers import format_dollars
 from baccarat_core.timer import clock_text
 
 from ..i18n import N_, SOURCE
-
-#: A strike's reason in plain words, for the log ("why did that strike?").
-STRIKE_WORDS: dict[str, str] = {
-    "exclusive": N_("the bets must be on exactly one of Player and Banker"),
-    "limits": N_("a bet was outside the table limits"),
-    "stack_order": N_("a larger chip sat on a smaller one"),
-    "loss": N_("the round lost money"),
-}
-
-#: A strike's detail as the rules write it (English), and the message that says it in another language.
-STRIKE_DETAILS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(r"(?P<area>[A-Z][a-z]+(?: Pair)?) bet (?P<amount>\S+) is outside the limits (?P<limits>.+)"),
-        N_("{area} bet {amount} is outside the limits {limits}"),
-    ),
-    (
-        re.compile(
-            r"(?P<area>[A-Z][a-z]+(?: Pair)?) bet (?P<amount>\S+) is outside the side-bet limits (?P<limits>.+)"
-        ),
-        N_("{area} bet {amount} is outside the side-bet limits {limits}"),
-    ),
-    (
-        re.compile(r"bets on both Player \((?P<player>\S+)\) and Banker \((?P<banker>\S+)\)"),
-        N_("bets on both Player ({player}) and Banker ({banker})"),
-    ),
-    (re.compile(r"no bet on Player or Banker"), N_("no bet on Player or Banker")),
-    (re.compile(r"the round lost (?P<amount>\S+)"), N_("the round lost {amount}")),
-    (
-        re.compile(r"a larger chip sat on a smaller one in (?P<areas>.+)"),
-        N_("a larger chip sat on a smaller one in {areas}"),
-    ),
-)
-
-
-def strike_detail(detail: str, t: NullTranslations = ENGLISH) -> str:
-    """A strike's detail in ``t``'s language (the rules write it in English); as written if no
-    message says it."""
-    for pattern, message in STRIKE_DETAILS:
-        match = pattern.fullmatch(detail)
-        if match is None:
-            continue
-        fields = match.groupdict()
-        if "area" in fields:
-            fields["area"] = t.gettext(fields["area"])
-        if "areas" in fields:
-            fields["areas"] = ", ".join(t.gettext(area) for area in fields["areas"].split(", "))
-        return t.gettext(message).format(**fields)
-    return detail
-
 
 #: A countdown's state in words, for the console.
 TIMER_STATES: dict[str, str] = {
