@@ -71,8 +71,17 @@ def test_100000_random_frames_cost_a_few_log_lines_and_the_prop_plays_on(
             answered += 1
         thread.join()
         sender.shutdown()
+        # the prop reads its frames in order: once it answers a HELLO sent after them, it has read
+        # (or its socket has dropped) every one of them. A bus opened now hears none of the flood.
+        probe = can.Bus(interface="udp_multicast", channel=group, port=port)
+        probe.send(can.Message(arbitration_id=0x400, data=b"\x01", is_extended_id=False))
+        while True:
+            frame = probe.recv(PATIENCE)
+            assert frame is not None, "the prop did not answer the HELLO after the flood"
+            if frame.arbitration_id == 0x501 and bytes(frame.data) == b"\x00":
+                break
+        probe.shutdown()
         service = prop.service
-        prop.until(lambda s: service.link.received > 0)
         # the flood is over: the game master starts afresh and a round is played
         prop.run(command="reset")
         prop.run(command="enable")
