@@ -234,7 +234,8 @@ for _ in range(600):  # with [obus]: until its thread opened the bus
     if obus is None or obus.link.up:
         break
     time.sleep(0.05)
-print(json.dumps({"can": "can" in sys.modules, "msgpack": "msgpack" in sys.modules}))
+names = ("can", "msgpack", "firmware.services.obus")
+print(json.dumps({name: name in sys.modules for name in names}))
 daemon.stop()
 for close in attached:
     close()
@@ -255,4 +256,4 @@ def test_python_can_is_imported_only_with_the_section(with_obus: bool) -> None:
     )
     assert run.returncode == 0, run.stderr[-2000:]
     loaded = json.loads(run.stdout.strip().splitlines()[-1])
-    assert loaded == {"can": with_obus, "msgpack": with_obus}
+    assert loaded == {"can": with_obus, "msgpack": with_obus, "firmware.services.obus": with_obus}

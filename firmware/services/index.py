@@ -60,7 +60,7 @@ INDEX: dict[str, dict[str, Any]] = {
         "always": False,
         "order": 70,
         "after": [],
-        "commands": True,
+        "commands": False,
     },
     "firmware.services.osc:Osc": {
         "name": "osc",

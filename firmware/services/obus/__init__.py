@@ -37,10 +37,6 @@ from firmware.plugin import (
 from .roles import COUNTS
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from firmware.plugin import CommandSpec
-
     from .service import ObusService
 
 __all__ = ["Obus", "ObusConfigError", "ObusSettings"]
@@ -230,17 +226,15 @@ class Obus(Service):
             PinUse(settings.interrupt, "[obus] interrupt (the MCP2515's INT)", "input"),
         ]
 
-    def commands(self) -> Sequence[CommandSpec]:
-        """``obus_sync``: the bomb's state on the prop (:mod:`.game`)."""
-        from .game import sync_command
-
-        return (sync_command(),)
-
     def start(self, prop: Prop, settings: ObusSettings) -> Running:
         """Open the bus on a thread of its own and play the role (a bus that cannot be opened is one
         log line, tried again every second)."""
+        from .game import sync_command
         from .service import start_service
 
+        # obus_sync is added here, not by commands(): a prop without [obus] neither imports this
+        # service nor builds its command table at start for it
+        prop.commands.add(sync_command())
         service: ObusService = start_service(prop, settings)
         return Running(service.stop, service)
 
