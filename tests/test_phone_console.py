@@ -15,13 +15,16 @@ from pathlib import Path
 
 import pytest
 
+from firmware.web import docs_site
 from tests import browser
-from tests.browser import new_page
+from tests.browser import new_page, web_factory
 from tests.conftest import make_config
 from tests.pages import pages_web
+from tests.test_docs_site import site as _site
 
 chromium = browser.chromium  # the fixtures
-__all__ = ["pages_web"]
+site = _site  # the built site, once a module (tests/test_docs_site.py)
+__all__ = ["pages_web", "site", "web_factory"]
 
 pytest.importorskip("playwright.sync_api", reason="pip install playwright (scripts/test.sh does)")
 
@@ -159,3 +162,20 @@ def test_every_page_has_its_icon(pages_web):
     status, headers, body = web.request("GET", "/favicon.ico")
     assert status == 200 and headers["content-type"] == "image/vnd.microsoft.icon"
     assert body[:4] == b"\x00\x00\x01\x00"  # an ICO file's header
+
+
+@pytest.mark.parametrize("orientation", ["portrait", "landscape"])
+def test_no_text_of_the_docs_is_under_12_px_on_a_phone(site, web_factory, monkeypatch, chromium, orientation):
+    monkeypatch.setattr(docs_site, "SITE", site)
+    web = web_factory()
+    width, height = PHONE if orientation == "portrait" else PHONE[::-1]
+    context, page = new_page(chromium, width=width, height=height, touch=True)
+    found = []
+    try:
+        for path in ("", "run/console/", "play/party/", "run/language/"):  # prose, tables, code
+            page.goto(f"{web.url}/docs/{path}")
+            page.wait_for_selector("article")
+            found += [f"/docs/{path}: {what}" for what in page.evaluate(SMALL)]
+    finally:
+        context.close()
+    assert not found, f"{orientation}: under 12 px:\n" + "\n".join(found)
