@@ -3,11 +3,12 @@
 ``instructions.py`` gives one figure for a deal (the gesture to the clearing, on the game thread);
 this splits it. The benchmark's child runs under ``valgrind --tool=callgrind --separate-threads=yes
 --dump-before=os_getsid``; once it is ready, every hook in the daemon's lists (``on_handled``,
-``on_shown``, ``on_frame``, ``on_settled``) and the daemon's ``_draw`` are wrapped so that the game
-thread calls ``os.getsid(0)`` as each begins and ends: callgrind writes the game thread's counts at
-each, and each stretch is counted to the hook (or the draw, or the game's own work between them) it
-ran in. Deals are played as ``instructions.py``'s are (a fresh table, a chip on the player, the deal
-on the original's timeline)::
+``on_shown``, ``on_frame``, ``on_settled``), the stage's draw, lights and outputs and each
+screen's ``show`` are wrapped so that the game thread calls ``os.getsid(0)`` as each begins and
+ends: callgrind writes the game thread's counts at each, and each stretch is counted to the hook
+(or the draw, or the game's own work between them) it ran in. Deals are played as
+``instructions.py``'s are (a fresh table, a chip on the player, the deal on the original's
+timeline)::
 
     python benchmarks/round_profile.py [--root CHECKOUT] [--deals 3] [--no-mqtt] [--with web,...]
 
@@ -98,7 +99,19 @@ def _drive(d: Any, deals: int, out: str) -> None:
         for hooks in ("on_handled", "on_shown", "on_frame", "on_settled"):
             listed = getattr(d, hooks)
             listed[:] = [wrap(fn, f"{hooks} {name_of(fn)}") for fn in listed]
-        d._draw = wrap(d._draw, "the frames (draw: render, compare, send)")
+        stage = getattr(d, "_stage", None)
+        if stage is not None:  # the parts of a draw, and the lights and outputs
+            parts = {
+                "draw": "frames: the views and their pictures (render)",
+                "reveal": "lights: at each event",
+                "show_lights": "lights: the deck's and the status",
+                "switch": "outputs",
+            }
+            for method, label in parts.items():
+                if hasattr(stage, method):
+                    setattr(stage, method, wrap(getattr(stage, method), label))
+        for screen in getattr(d, "screens", {}).values():
+            screen.show = wrap(screen.show, "frames: compare with the last, send the changed pages")
 
     settled = threading.Event()
     d.call(install).result(120)
