@@ -159,9 +159,13 @@ def test_obus_sync_checks_its_arguments(mock_factory: Any) -> None:
             {"rate": 9},
             {"forget": {"batteries": 3}},
             {"forget": {"serial": "!!"}},
+            {"forget": {"lit": ["FRK"], "unlit": ["FRK"]}},
+            {"edgework": {"ports": ["Paralel"]}},  # a typo of a vanilla port
         ):
             reply = commands.handle({"command": "obus_sync", **bad}).result(30)
             assert not reply["ok"] and "obus_sync" in reply["error"], (bad, reply)
+        status = commands.handle({"command": "status"}).result(30)["result"]
+        assert status["game"] == 1 and status["edgework"]["serial"] == "AB3DE4"  # the refusals changed nothing
         reply = commands.handle({"command": "obus_sync", "left": 120.5, "strikes": 2, "start": True}).result(30)
         assert reply["ok"], reply
         status = commands.handle({"command": "status"}).result(30)["result"]

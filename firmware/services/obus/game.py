@@ -111,11 +111,17 @@ def _merged(module: BaccaratModule, bus: dict[str, Any], solved: int) -> Edgewor
 def _produce(master: Any, args: dict[str, Any]) -> Any:
     def produce(module: BaccaratModule) -> list[Event]:
         events: list[Event] = []
+        # the edgework checked against the module's before anything changes: a refusal changes nothing
+        given = _merged(module, args["edgework"], module.edgework.solved) if args.get("edgework") else None
         if args.get("forget") is not None:
+            _merged(module, args["forget"], 0)
             events += module.reset(master.default_limits)
-            events += module.set_edgework(_merged(module, args["forget"], 0))
-        if args.get("edgework") is not None:
-            events += module.set_edgework(_merged(module, args["edgework"], module.edgework.solved))
+            try:
+                events += module.set_edgework(_merged(module, args["forget"], 0))
+            except CommandError as error:  # the bomb a reset drew does not take the bus's keys: it stays
+                log.warning("%s (the bomb drawn at the reset stays)", error)
+        if given is not None:
+            events += module.set_edgework(given)
         if args.get("table") is not None:
             events += module.set_enabled(bool(args["table"]))
         timer = module.timer
