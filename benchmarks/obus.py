@@ -15,8 +15,9 @@ their work is not counted in the prop's::
 - *cost per STATE*: the prop as a module in a game; the other process sends STATE frames at
   ``--rate`` a second (a real controller sends 2); the prop process's CPU time over them, less
   what it spends idle over the same time (the link's thread wakes every 50 ms), divided by the
-  frames: the link's read and decode, the role, and the ``obus_sync`` command each STATE sends
-  through the command path to the game thread.
+  frames. *steady*: STATEs that say what the prop's own countdown shows anyway: the link's read
+  and decode and the role (nothing for the game thread); *changing*: each one changes the strikes,
+  so each also sends ``obus_sync`` through the command path to the game thread.
 
 Figures are for this machine (a Pi Zero 2 W is several times slower: see benchmarks/README.md).
 Nothing is asserted.
@@ -84,10 +85,13 @@ def node(group: str, port: int) -> None:
             print("[]", flush=True)
         elif order["do"] == "states":
             gap = 1 / order["rate"]
-            due = time.perf_counter()
+            due = start = time.perf_counter()
             for n in range(order["count"]):
-                left = 600_000 - n * 10
-                bus.send(_frame(0x400, bytes([3]) + left.to_bytes(4, "big") + bytes([0, 3, 2])))
+                # steady: the time left as a real clock runs it (what the prop's own countdown shows
+                # anyway); changing: a strike byte that changes at each one (the game is told each time)
+                left = round(order["left_ms"] - (time.perf_counter() - start) * 1000)
+                strikes = n % 2 if order["changing"] else 0
+                bus.send(_frame(0x400, bytes([3]) + left.to_bytes(4, "big") + bytes([strikes, 3, 2])))
                 due += gap
                 time.sleep(max(0.0, due - time.perf_counter()))
             print("[]", flush=True)
@@ -211,7 +215,7 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def cost_per_state(group: str, port: int, states: int, rate: float) -> dict[str, float]:
+def cost_per_state(group: str, port: int, states: int, rate: float) -> dict[str, Any]:
     section = {"role": "module", "interface": "udp_multicast", "channel": group, "port": port}
     other = Other(group, port)
     daemon, attached = _prop(section, {"timer_seconds": 600})
@@ -221,28 +225,28 @@ def cost_per_state(group: str, port: int, states: int, rate: float) -> dict[str,
         other.ask(do="send", frames=[[0x400, "01"]])  # HELLO
         _until(lambda: service.document()["obus"]["phase"] == "waiting")
         time.sleep(0.5)  # its REGISTER went out (250 ms)
-        other.ask(do="send", frames=[[0x400, "000101"], [0x400, "02" + (600_000).to_bytes(4, "big").hex() + "000303"]])
+        start = "02" + (600_000).to_bytes(4, "big").hex() + "000303"
+        other.ask(do="send", frames=[[0x400, "000101"], [0x400, start]])
         _until(lambda: service.document()["obus"]["phase"] == "playing")
-        seconds = states / rate
-        before, wall = _cpu(), time.perf_counter()
-        received = service.link.received
-        other.ask(do="states", count=states, rate=rate)
-        time.sleep(0.2)  # the last ones are read
-        busy, span = _cpu() - before, time.perf_counter() - wall
-        heard = service.link.received - received
-        before = _cpu()
-        time.sleep(span)
-        idle = _cpu() - before
-        return {
-            "states_sent": states,
-            "states_read": heard,
-            "rate_per_s": rate,
-            "cpu_ms_busy": round(busy * 1000, 1),
-            "cpu_ms_idle_same_time": round(idle * 1000, 1),
-            "us_per_state": round((busy - idle) / max(heard, 1) * 1e6, 1),
-            "idle_cpu_percent": round(idle / span * 100, 2),
-            "seconds": round(seconds, 2),
-        }
+        out: dict[str, Any] = {"rate_per_s": rate}
+        for changing in (False, True):
+            before, wall = _cpu(), time.perf_counter()
+            received = service.link.received
+            other.ask(do="states", count=states, rate=rate, changing=changing, left_ms=590_000)
+            time.sleep(0.2)  # the last ones are read
+            busy, span = _cpu() - before, time.perf_counter() - wall
+            heard = service.link.received - received
+            before = _cpu()
+            time.sleep(span)
+            idle = _cpu() - before
+            out["changing" if changing else "steady"] = {
+                "states_read": heard,
+                "cpu_ms_busy": round(busy * 1000, 1),
+                "cpu_ms_idle_same_time": round(idle * 1000, 1),
+                "us_per_state": round((busy - idle) / max(heard, 1) * 1e6, 1),
+            }
+            out["idle_cpu_percent"] = round(idle / span * 100, 2)
+        return out
     finally:
         _close(daemon, attached)
         other.close()

@@ -76,13 +76,31 @@ def test_a_module_registers_after_its_delay_and_plays_after_its_ack() -> None:
     role.on_prop(PropEvent("strike", 1), 0.0)  # no game: nothing goes out
     playing(role, sent)
     assert game.calls[0] == ("forget", {}) and game.calls[-1] == ("begin", 60.0, 0, 0)
-    role.on_message(status(p.STATE, 59_375, strikes=1, count=2), 1.5)  # 625 ms in 500: x1.25
-    assert game.calls[-1] == ("sync", 59.375, 1, 1, 1.25)
+    role.on_message(status(p.STATE, 59_500, strikes=1, count=2), 1.5)  # a strike, a module solved
+    assert game.calls[-1] == ("sync", 59.5, 1, 1, None)
+    role.on_message(status(p.STATE, 58_875, strikes=1, count=2), 2.0)
+    role.on_message(status(p.STATE, 58_250, strikes=1, count=2), 2.5)  # 1.25 s in 1 s since the strike
+    assert game.calls[-1] == ("sync", 58.25, 1, None, 1.25)
     role.on_prop(PropEvent("strike", 2), 1.6)
     role.on_prop(PropEvent("strike", 3), 1.7)
     role.on_prop(PropEvent("solved"), 1.8)
     role.on_prop(PropEvent("solved"), 1.9)
     assert frames(sent)[1:] == [(0x503, "0101"), (0x503, "0102"), (0x503, "02")]
+
+
+def test_a_state_that_changes_nothing_the_players_see_costs_the_game_nothing() -> None:
+    role, game, sent, _ = module()
+    playing(role, sent)  # GAME START at 1.0 with 60 s
+    calls = len(game.calls)
+    for n in range(1, 41):  # 20 s of the controller's countdown, as the prop's own runs it
+        role.on_message(status(p.STATE, 60_000 - 500 * n), 1.0 + 0.5 * n)
+    assert len(game.calls) == calls
+    role.on_message(status(p.STATE, 39_000), 21.5)  # 0.5 s off the prop's (its speed as good as 1): corrected
+    assert game.calls[-1][:4] == ("sync", 39.0, 0, None) and abs(game.calls[-1][4] - 1.024) < 0.001
+    calls = len(game.calls)
+    role.on_prop(PropEvent("reset"), 21.6)  # the game master reset the prop: the next STATE tells it all
+    role.on_message(status(p.STATE, 38_500), 22.0)
+    assert len(game.calls) == calls + 1 and game.calls[-1][:3] == ("sync", 38.5, 0)
 
 
 def test_a_module_counts_solved_modules_either_way() -> None:

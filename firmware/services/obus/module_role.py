@@ -26,8 +26,17 @@ from .roles import SILENT_SECONDS, Game, Note, PropEvent, Send, log, log_note, r
 
 #: The module's phases.
 IDLE, WAITING, REGISTERED, PLAYING, OVER = "idle", "waiting", "registered", "playing", "over"
-#: STATEs at least this far apart give the controller's countdown speed.
-MIN_RATE_SECONDS = 0.3
+#: The controller's countdown speed is measured over at least this long (since the game's start, or
+#: since its strikes last changed: a controller may speed up after a strike), so that a STATE
+#: that comes late on a busy bus does not look like a faster clock.
+MIN_RATE_SECONDS = 1.0
+#: The prop's countdown may stray this far from the controller's before a STATE corrects it (a
+#: STATE that changes nothing the players see sends nothing to the game thread).
+DRIFT_SECONDS = 0.25
+#: A change of the controller's speed smaller than this is not followed.
+RATE_STEP = 0.05
+#: The prop's events after which the next STATE is told to the game whatever it says.
+RESYNC = ("strike", "reset", "enabled", "time_added")
 _ENDS = {p.SOLVED: "solved", p.TIMEOUT: "timer", p.STRIKEOUT: "strikes"}
 
 
@@ -48,7 +57,10 @@ class ModuleRole:
         self.solved_sent = False
         self.total: int | None = None  # puzzle modules at GAME START ("left" counts)
         self.last_state: float | None = None
-        self.state_at: float | None = None  # the last GAME START or STATE (for the countdown's speed)
+        #: (when, seconds left, strikes) the controller's speed is measured from.
+        self.anchor: tuple[float, float, int] | None = None
+        #: What the game was last told: (when, seconds left, rate, strikes); None: tell it all at the next STATE.
+        self.synced: tuple[float, float, float, int] | None = None
         self.silent = False
         #: The bomb as the controller last said it: time left (ms), strikes, max strikes, solved.
         self.bomb: dict[str, int] = {}
@@ -70,7 +82,7 @@ class ModuleRole:
         elif kind == p.HELLO:
             self.phase = WAITING
             self.strikes, self.solved_sent, self.ended, self.silent = 0, False, None, False
-            self.total, self.last_state, self.state_at, self.bomb = None, None, None, {}
+            self.total, self.last_state, self.anchor, self.bomb, self.synced = None, None, None, {}, None
             self.register_at = now + p.register_delay(self.node)
             self.game.forget(dict(self.edgework))
         elif kind == p.ACK:
@@ -113,7 +125,9 @@ class ModuleRole:
         self.phase = PLAYING
         # GAME START's byte 7 is the puzzle modules in the game, in both controllers: none solved yet
         self.total = status.count
-        self.last_state = self.state_at = now
+        self.last_state = now
+        self.anchor = (now, status.left_ms / 1000, status.strikes)
+        self.synced = (now, status.left_ms / 1000, 1.0, status.strikes)
         self._keep(status, 0)
         log.info("obus: the bomb started: %d s, %d strikes allowed", status.left_ms // 1000, status.max_strikes)
         self.game.begin(status.left_ms / 1000, status.strikes, self.bomb["solved"])
@@ -128,17 +142,37 @@ class ModuleRole:
             self.silent = False
             log.warning("obus: the controller is back")
             self.game.changed()
-        before, then = self.bomb, self.state_at
+        before = self.bomb
         self._keep(status, self._solved_count(status))
-        self.state_at = now
         changed = self.bomb["solved"] != before.get("solved")
-        rate = None
-        if then is not None and now - then >= MIN_RATE_SECONDS and "left_ms" in before:
-            # the controller's own speed (faster after strikes, or not): its countdown between two STATEs
-            rate = (before["left_ms"] - status.left_ms) / 1000 / (now - then)
-            rate = rate if 0.5 <= rate <= 4.0 else None  # time given or taken: no speed to follow
-        solved = self.bomb["solved"] if changed else None
-        self.game.sync(status.left_ms / 1000, status.strikes, solved, rate, start=True)
+        rate = self._rate(status, now)
+        left = status.left_ms / 1000
+        synced = self.synced
+        speed = rate if rate is not None else synced[2] if synced is not None else 1.0
+        if (
+            synced is None
+            or changed
+            or status.strikes != synced[3]
+            or abs(synced[1] - synced[2] * (now - synced[0]) - left) > DRIFT_SECONDS
+            or abs(speed - synced[2]) > RATE_STEP
+        ):  # else the prop's countdown says what the controller does: nothing to send to the game
+            self.game.sync(left, status.strikes, self.bomb["solved"] if changed else None, rate, start=True)
+            self.synced = (now, left, speed, status.strikes)
+
+    def _rate(self, status: p.Status, now: float) -> float | None:
+        """The controller's countdown speed since the anchor, once it can be told (else None)."""
+        left = status.left_ms / 1000
+        anchor = self.anchor
+        if anchor is None or status.strikes != anchor[2]:
+            self.anchor = (now, left, status.strikes)
+            return None
+        if now - anchor[0] < MIN_RATE_SECONDS:
+            return None
+        rate = (anchor[1] - left) / (now - anchor[0])
+        if not 0.5 <= rate <= 4.0:  # time given or taken: measured afresh from here
+            self.anchor = (now, left, status.strikes)
+            return None
+        return rate
 
     def _end(self, message: p.Message) -> None:
         if self.phase != PLAYING:
@@ -156,6 +190,8 @@ class ModuleRole:
         """One of the prop's own events: a strike or the solve goes on the bus while it plays."""
         if self.phase != PLAYING:
             return
+        if event.kind in RESYNC:
+            self.synced = None  # the prop's countdown or strikes changed: the next STATE tells it all
         if event.kind == "strike":
             self.strikes += 1
             self.send(p.module_message(self.node, p.STRIKE, self.strikes))
