@@ -103,7 +103,8 @@ class Service:
       config error naming the table to add: ``[m3]`` rides on ``[mqtt]``'s connection);
     - ``order``: where it starts among the others (lower first; third parties after the prop's own);
     - ``title`` and ``docs`` (the page of the docs site that explains it);
-    - ``error``: the :class:`~firmware.errors.ConfigError` its section's problems raise.
+    - ``error``: the :class:`~firmware.errors.ConfigError` its section's problems raise;
+    - ``reader``: the function that makes its settings record from the checked values.
 
     Methods, each with a default that does nothing: :meth:`configure` (checks across keys, and the
     settings record), :meth:`describe` (``check-config``), :meth:`doctor`, :meth:`gpios`,
@@ -154,6 +155,9 @@ class Service:
     order: ClassVar[int] = 100
     docs: ClassVar[str] = ""
     error: ClassVar[type[ConfigError]] = ConfigError
+    #: ``reader(values, section)``: the settings record from the checked values (what the default
+    #: :meth:`configure` returns; None: the values themselves).
+    reader: ClassVar[Callable[[dict[str, Any], Section], Any] | None] = None
 
     @property
     def table(self) -> str | None:
@@ -163,8 +167,9 @@ class Service:
     def configure(self, values: dict[str, Any], section: Section, config: Config) -> Any:
         """The settings the service runs with, from its keys' checked ``values``: a record, or the
         dict itself. Check here what spans keys (``section.fail(key, problem)`` names the key),
-        and what spans the core ``config`` (its outputs, say)."""
-        return values
+        and what spans the core ``config`` (its outputs, say). By default: :attr:`reader`'s record."""
+        reader = type(self).reader
+        return values if reader is None else reader(values, section)
 
     def describe(self, settings: Any) -> list[str]:
         """Its lines in ``check-config`` (secrets never shown)."""

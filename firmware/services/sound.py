@@ -24,7 +24,7 @@ from firmware.plugin import (
 from ..sound.settings import DEFAULT_BUZZER_PIN, OUTPUTS, SoundSettings
 
 if TYPE_CHECKING:
-    from firmware.plugin import Config
+    pass
 
 log = logging.getLogger("baccarat")
 
@@ -82,10 +82,7 @@ class Sound(Service):
     always = True
     order = 20
     docs = "build/sound.md"
-
-    def configure(self, values: dict[str, Any], section: Section, config: Config) -> SoundSettings:
-        """:func:`sound_settings`."""
-        return sound_settings(values, section)
+    reader = sound_settings
 
     def describe(self, settings: SoundSettings) -> list[str]:
         """Where the cues go."""

@@ -8,15 +8,13 @@ Read always: on in the simulator by default, on a Pi once ``[web]`` exists. Docs
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from firmware.plugin import Prop, Running, Section, Service
+from firmware.plugin import Prop, Running, Service
 
 from ..web.settings import WEB_KEYS, WebConfigError, WebSection, web_section
 
 if TYPE_CHECKING:
-    from firmware.plugin import Config
-
     from ..web.server import WebService
 
 log = logging.getLogger("baccarat")
@@ -33,10 +31,7 @@ class Web(Service):
     after = ("history",)
     order = 50
     docs = "run/console.md"
-
-    def configure(self, values: dict[str, Any], section: Section, config: Config) -> WebSection:
-        """The table, read once (:func:`~firmware.web.settings.read_web_section`)."""
-        return web_section(values, section)
+    reader = web_section
 
     def describe(self, settings: WebSection) -> list[str]:
         """``Web console: http://0.0.0.0:8080/ (password set, ...)``, when the file turns it on."""

@@ -7,12 +7,9 @@ table and ride on the broker it names. Docs: ``docs/integrate/mqtt.md``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from firmware.plugin import MQTT_KEYS, OK, WARN, Finding, MqttConfig, Prop, Running, Section, Service, mqtt_config
-
-if TYPE_CHECKING:
-    from firmware.plugin import Config
+from firmware.plugin import MQTT_KEYS, OK, WARN, Finding, MqttConfig, Prop, Running, Service, mqtt_config
 
 
 class Mqtt(Service):
@@ -23,10 +20,7 @@ class Mqtt(Service):
     keys = MQTT_KEYS
     order = 40
     docs = "integrate/mqtt.md"
-
-    def configure(self, values: dict[str, Any], section: Section, config: Config) -> MqttConfig:
-        """The connection, checked across keys (TLS files load, names a broker takes)."""
-        return mqtt_config(values, section)
+    reader = mqtt_config
 
     def describe(self, settings: MqttConfig) -> list[str]:
         """``MQTT: broker:1883 as baccarat, topics bomb/baccarat/...``."""

@@ -15,14 +15,14 @@ import logging
 import socket
 from typing import TYPE_CHECKING, Any
 
-from firmware.plugin import FAIL, OK, WARN, Finding, Prop, Running, Section, Service
+from firmware.plugin import FAIL, OK, WARN, Finding, Prop, Running, Service
 
 from .settings import OSC_KEYS, OscConfigError, OscSettings, osc_settings, shown
 
 if TYPE_CHECKING:
     from baccarat_core import BaccaratModule
     from baccarat_core.events import Event
-    from firmware.plugin import Config, Noise
+    from firmware.plugin import Noise
 
     from .cues import CueSender
     from .listener import CommandListener
@@ -81,10 +81,7 @@ class Osc(Service):
     error = OscConfigError
     order = 45
     docs = "integrate/osc.md"
-
-    def configure(self, values: dict[str, Any], section: Section, config: Config) -> OscSettings:
-        """The checked settings (targets and a cue, or a port that listens; ``allow`` beyond loopback)."""
-        return osc_settings(values, section)
+    reader = osc_settings
 
     def describe(self, settings: OscSettings) -> list[str]:
         """Where cues go and on which events; where commands are heard, and from whom."""

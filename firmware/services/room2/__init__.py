@@ -6,12 +6,7 @@ On when ``room`` is set; a second connection with its own will (``DISCONNECTED``
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from firmware.plugin import ROOM_KEYS, Prop, RoomSettings, Running, Section, Service, room_settings
-
-if TYPE_CHECKING:
-    from firmware.plugin import Config
+from firmware.plugin import ROOM_KEYS, Prop, RoomSettings, Running, Service, room_settings
 
 
 class Room2(Service):
@@ -24,10 +19,7 @@ class Room2(Service):
     after = ("mqtt",)
     order = 42
     docs = "integrate/room2.md"
-
-    def configure(self, values: dict[str, Any], section: Section, config: Config) -> RoomSettings:
-        """Its keys and ``[mqtt.room_requests]``."""
-        return room_settings(values, section)
+    reader = room_settings
 
     def describe(self, settings: RoomSettings) -> list[str]:
         """``Room 2.0: Room/Casino/Props/baccarat/...``, when on."""
