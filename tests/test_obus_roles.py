@@ -10,7 +10,7 @@ from baccarat_core.timer import BombRules
 from firmware.services.obus import protocol as p
 from firmware.services.obus.controller_role import ControllerRole
 from firmware.services.obus.module_role import ModuleRole
-from firmware.services.obus.roles import PropEvent
+from firmware.services.obus.roles import INFO_SECONDS, PropEvent
 from firmware.services.obus.serial import readings
 
 ME = p.Node(p.PUZZLE, 3)
@@ -178,7 +178,7 @@ def controller(
 
 def started(role: ControllerRole, sent: list[p.Message], nodes: list[p.Node]) -> None:
     role.begin(0.0)
-    role.tick(3.0)
+    role.tick(INFO_SECONDS)
     for node in nodes:
         role.on_message(p.module_message(node, p.REGISTER), 3.5)
     del sent[:]
@@ -193,7 +193,9 @@ def test_the_rounds_and_the_prop_s_serial() -> None:
     assert len(sent) == 1
     role.tick(2.5)
     assert p.encode(sent[1]) == (0x401, b"\x00AB3ZDE4")  # as info module 1
-    role.tick(3.0)
+    role.tick(INFO_SECONDS - 0.01)
+    assert len(sent) == 2
+    role.tick(INFO_SECONDS)
     assert sent[2].name() == "HELLO" and role.phase == "registering"
     heard, _, heard_sent, _ = controller()
     heard.begin(0.0)
@@ -208,7 +210,7 @@ def test_the_rounds_and_the_prop_s_serial() -> None:
     drawn, drawn_game, drawn_sent, _ = controller(serial="A13DE4", drawn=True)
     drawn.begin(0.0)
     drawn.tick(2.5)
-    drawn.tick(3.0)
+    drawn.tick(INFO_SECONDS)
     seven = drawn_sent[1].info.decode()
     assert drawn_sent[1].sender == p.Node(0, 1) and len(seven) == 7
     (six,) = [call[1]["serial"] for call in drawn_game.calls if call[0] == "edgework"]
@@ -218,7 +220,7 @@ def test_the_rounds_and_the_prop_s_serial() -> None:
 def test_registration_acks_each_new_module_up_to_16() -> None:
     role, game, sent, notes = controller()
     role.begin(0.0)
-    role.tick(3.0)
+    role.tick(INFO_SECONDS)
     for number in range(17):
         role.on_message(p.module_message(p.Node(p.PUZZLE, number), p.REGISTER), 3.5)
     acks = [m for m in sent if m.name() == "ACK"]

@@ -26,8 +26,10 @@ log = logging.getLogger("baccarat.obus")
 SILENT_SECONDS = 3.0
 #: The controller sends STATE this often (both OBUS controllers do).
 STATE_SECONDS = 0.5
-#: The info round: INFO START, then this long for the info modules (OBUS's Arduino controller's).
-INFO_SECONDS = 3.0
+#: The info round: INFO START, then this long for the info modules: OBUS's Python controller's 5 s,
+#: which every info module's spread slot fits (an id whose last three bits are 6 or 7 answers 3 to
+#: 4 s in, after the Arduino controller's 3 s round).
+INFO_SECONDS = 5.0
 #: Into the info round, the prop sends its own serial number when no info module 1 has.
 OWN_SERIAL_AT = 2.5
 #: Most modules a controller registers (OBUS's Arduino controller's limit).
