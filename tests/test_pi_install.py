@@ -296,7 +296,11 @@ def pi(tmp_path_factory, wheelhouse):
 
 
 #: What a Pi gets from apt-get besides the RPi.GPIO API: the compiled pieces, and the casing PNG's font.
-PI_PACKAGES = {"python3-pil", "python3-lgpio", "python3-spidev", "fonts-dejavu-core"}
+PI_PACKAGES = {
+    line.split()[0]
+    for line in (ROOT / "scripts" / "pi-os-packages.txt").read_text().splitlines()
+    if line.strip() and not line.startswith("#")
+} | {"fonts-dejavu-core"}
 
 
 def _installed_by_apt(lines: list[str]) -> set[str]:
