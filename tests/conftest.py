@@ -268,6 +268,9 @@ def start_served(
     if not daemon.ready.wait(5):
         stop()
         raise AssertionError("the daemon did not get ready within 5 s")
+    console = closers.prop.service("web")  # on a Pi the console starts once the game is ready
+    if console is not None:
+        console.wait(30)
     return rig, stop
 
 
