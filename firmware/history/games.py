@@ -152,6 +152,7 @@ class Game:
             "edgework_drawn": start["drawn"],
             "limits": f"{format_dollars(limits['min'])} - {format_dollars(limits['max'])}",
             "resumed": bool(start.get("resumed", False)),
+            **({"bomb": end["obus"]} if "obus" in end else {}),
         }
 
 

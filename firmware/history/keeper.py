@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
 
+from .bomb import bus_reader
 from .lines import MAX_ENTRIES, Problem, iso_time
 from .recorder import Recorder, _Game
 from .totals import carried, game_number, sum_up
@@ -75,6 +76,7 @@ class HistoryKeeper(Recorder):
         if commands is not None:
             commands.on_command.append(self.on_command)
             commands.document_extras.append(self.document)
+            self.bus = bus_reader(commands.document_extras, self.document)
         return self
 
     def _take_over(self, module: BaccaratModule, last: list[dict[str, Any]]) -> None:

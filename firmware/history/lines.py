@@ -29,7 +29,8 @@ Each game is a run of JSON lines sharing an ``id`` (``t`` says what a line is):
 ``resume``     the prop started again and the saved game went on
 ``end``        how it ended: ``outcome`` solved, exploded (``cause`` timer or strikes), reset (the
                game master began another) or interrupted (the saved game was lost); the totals,
-               and the countdown's ``time_left`` on a bomb with a timer
+               and the countdown's ``time_left`` on a bomb with a timer; in an OBUS bomb, its
+               modules (``obus``: :mod:`.bomb`)
 =============  ================================================================================
 
 Lines may also carry ``first_move`` (the players' first input of the game) and ``progress``
@@ -53,6 +54,8 @@ from baccarat_core.records import record
 from baccarat_core.rounds import AREAS
 from baccarat_core.timer import CAUSES, MAX_TIMER_SECONDS
 from firmware.game.pacing import PACINGS
+
+from .bomb import MAX_MODULES
 
 #: The file format's version, on every ``start`` line.
 VERSION = 1
@@ -263,6 +266,33 @@ def _strike(value: object, what: str) -> dict[str, Any]:
     return data
 
 
+def _bomb_module(value: object, what: str) -> dict[str, Any]:
+    data = strict.check_keys(
+        value, what, required=frozenset({"solved", "strikes"}), optional=frozenset({"type", "id", "prop"})
+    )
+    _bool(data["solved"], f"{what} solved")
+    _count(255)(data["strikes"], f"{what} strikes")
+    for key in ("type", "id"):
+        if key in data:
+            _count(255)(data[key], f"{what} {key}")
+    if "prop" in data:
+        _bool(data["prop"], f"{what} prop")
+    return data
+
+
+def _obus(value: object, what: str) -> dict[str, Any]:
+    """An OBUS bomb's modules at the game's end (:mod:`.bomb`)."""
+    counts = frozenset({"solved", "puzzles", "strikes"})
+    data = strict.check_keys(value, what, required=frozenset({"role", "modules"}), optional=counts | {"ended"})
+    _one_of("module", "controller")(data["role"], f"{what} role")
+    _list(_bomb_module, MAX_MODULES)(data["modules"], f"{what} modules")
+    for key in counts & data.keys():
+        _count(255)(data[key], f"{what} {key}")
+    if "ended" in data:
+        _one_of("solved", "timer", "strikes")(data["ended"], f"{what} ended")
+    return data
+
+
 _COMMON: dict[str, Check] = {"t": _text(10), "id": _id, "at": _time}
 _MARKS: dict[str, Check] = {"first_move": _time, "progress": _time}
 #: A game's totals so far (a clean stop's line, and a round's ``totals``): what a start goes on from.
@@ -334,6 +364,7 @@ SCHEMAS: dict[str, tuple[dict[str, Check], dict[str, Check]]] = {
             "hints": _count(10**7),
             "commands": _count(10**7),
             "time_left": _time,
+            "obus": _obus,
             **_MARKS,
         },
     ),

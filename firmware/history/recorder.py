@@ -9,6 +9,7 @@ change the game master made, ``start`` and ``end`` lines, and hands them to the 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 import time
@@ -20,8 +21,11 @@ from baccarat_core import events as ev
 from baccarat_core.records import field, record
 from baccarat_core.rounds import AREAS
 
+from .bomb import bomb_record
 from .lines import MAX_ENTRIES, VERSION, utc_stamp
 from .store import Store
+
+log = logging.getLogger("baccarat.history")
 
 #: Rounds whose lines wait in memory before they are written together (a game's start and end,
 #: and a clean stop, are written at once): a power cut loses at most the last three rounds'
@@ -99,6 +103,8 @@ class Recorder:
         self._remote = False  # the next batch is a bet command's (remote play)
         self._handling = False  # inside on_handled: a write waits for on_settled (after the frames)
         self._write_due = False
+        #: The state document's ``obus`` part now, or None (the keeper sets it: :mod:`.bomb`).
+        self.bus: Callable[[], Any] = lambda: None
 
     # -- internals (under the lock) -------------------------------------------------------------
     def _fresh_game(self, game_id: str, at: float, module: BaccaratModule) -> _Game:
@@ -263,6 +269,13 @@ class Recorder:
         timer = getattr(module, "timer", None)
         if timer is not None:
             end["time_left"] = round(float(timer.left), 1)
+        try:
+            bomb = bomb_record(self.bus(), solved=outcome == "solved")
+        except Exception:  # noqa: BLE001 - the game's end is written whatever the bus's view says
+            log.exception("history: the OBUS bomb's modules not recorded")
+            bomb = None
+        if bomb is not None:
+            end["obus"] = bomb
         self._emit([self._mark(game, end)], write=True)
         self._game = None
 

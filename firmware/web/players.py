@@ -1,7 +1,8 @@
 """The players' pages: the bomb casing (``/casing``) and the module on a tablet (``/play``).
 
 They show only what a player sees on a real bomb: the casing (serial number,
-port plates, indicators, batteries, strikes, the timer's place), and on
+port plates, indicators, batteries, strikes, the timer's place; in an OBUS bomb its puzzle
+modules solved of all: :func:`bomb_count`), and on
 ``/play`` the front panel with the displays' frames and the lights. Their
 event streams carry nothing else: each update from the console's hub passes
 through a view (:func:`casing_view`, :func:`play_view`) that keeps only those
@@ -105,7 +106,10 @@ class PlayerPages:
     def _casing(self, update: dict[str, Any], language: str) -> dict[str, Any]:
         state = update.get("state")
         casing = self.cache.get(state["doc"], language) if state else None
-        return {"casing": casing} if casing is not None else {}
+        out: dict[str, Any] = {"casing": casing} if casing is not None else {}
+        if state:
+            out.update(bomb_count(state["doc"]))
+        return out
 
     def casing_view(self, language: str = SOURCE) -> View:
         """What ``/casing`` in ``language`` sees of an update: the casing (its data and both
@@ -273,6 +277,20 @@ class PlayerPages:
             return await self.service.stream(request, view)
         finally:
             self.streams -= 1
+
+
+def bomb_count(doc: dict[str, Any]) -> dict[str, Any]:
+    """``{"bomb": {"solved": 1, "puzzles": 3}}``: an OBUS bomb's puzzle modules solved and in all, as
+    the players see them beside the casing's timer (the state document's ``obus`` part); ``{}``
+    without one, ``{"bomb": None}`` while the count is not known yet."""
+    part = doc.get("obus")
+    if not isinstance(part, dict):
+        return {}
+    bomb = part.get("bomb") or {}
+    solved, puzzles = bomb.get("solved"), bomb.get("puzzles")
+    if not isinstance(solved, int) or not isinstance(puzzles, int):
+        return {"bomb": None}
+    return {"bomb": {"solved": solved, "puzzles": puzzles}}
 
 
 def _json(data: dict[str, Any], status: int = 200) -> web.Response:

@@ -307,6 +307,7 @@ class ControllerRole:
             "role": "controller",
             "phase": self.phase,
             "modules": [t.to_dict() for t in sorted(self.modules.values(), key=lambda t: (t.node.type, t.node.id))],
+            "prop": {"solved": self.prop_solved, "strikes": self.prop_strikes},  # the prop's own puzzle module
             "bomb": {
                 "left_ms": round(self.clock.left * 1000),
                 "strikes": self.strikes,

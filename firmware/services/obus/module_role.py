@@ -110,6 +110,8 @@ class ModuleRole:
             "max_strikes": status.max_strikes,
             "solved": solved,
         }
+        if self.total is not None:
+            self.bomb["puzzles"] = self.total  # GAME START's count: the puzzle modules in the game
 
     def _start(self, message: p.Message, now: float) -> None:
         status = message.status

@@ -139,7 +139,13 @@
       cell(row, game.restarts ? ngettext("#{game} ({n} restart)", "#{game} ({n} restarts)", game.restarts,
         { game: game.game }) : `#${game.game}`);
       cell(row, localTime(game.started));
-      cell(row, outcomeWords(game), `outcome-${game.outcome}`);
+      const outcome = cell(row, outcomeWords(game), `outcome-${game.outcome}`);
+      if (game.bomb) { // an OBUS bomb's modules at the game's end (bomb.js)
+        const line = document.createElement("span");
+        line.className = "bomb-line";
+        line.textContent = window.baccaratBomb.recordLine(game.bomb);
+        outcome.append(line);
+      }
       cell(row, duration(game.seconds), "num");
       cell(row, String(game.rounds), "num");
       cell(row, String(game.strikes), "num");

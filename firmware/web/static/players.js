@@ -85,8 +85,20 @@
     if (lastCasing) showCasing(lastCasing);
   }
 
+  // An OBUS bomb's puzzle modules solved, beside the casing's timer (null: not known yet).
+  function showBombCount(bomb) {
+    const line = $("#bomb-count");
+    if (!line) return;
+    line.hidden = !bomb;
+    if (bomb) {
+      line.textContent = ngettext("{solved} of {n} puzzle module solved", "{solved} of {n} puzzle modules solved",
+        bomb.puzzles, { solved: bomb.solved });
+    }
+  }
+
   function apply(update) {
     if (update.casing) showCasing(update.casing);
+    if ("bomb" in update) showBombCount(update.bomb);
     if (panel && update.frames) panel.showFrames(update.frames);
     if (panel && update.lights) panel.showLights(update.lights);
   }

@@ -1,0 +1,195 @@
+"""An OBUS bomb on the game master's console, the players' pages and in the history (issue 43,
+item 2), in a real headless Chromium.
+
+The prop runs the bomb (``[obus] role = "controller"``) on python-can's ``virtual`` bus within this
+process; the test is its other modules, their frames written from the spec page's tables
+(tests/obus_model/spec.py, nothing from the product): puzzle modules 2 and 3 and needy module 1
+register, the bomb starts, module 2 solves, module 3 strikes. The console's Bomb panel lists them
+as the bus has them and follows each change; the players' tablet page and the casing say how many
+puzzle modules are solved; the game's end line in the history keeps them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests import browser
+from tests.browser import new_page
+from tests.conftest import make_config, served_prop
+from tests.mosquitto import free_port
+from tests.obus_model import spec
+from tests.obus_model.harness import PATIENCE
+from tests.test_obus_module import Prop
+
+can = pytest.importorskip("can", reason="python-can (the obus service's)")
+pytest.importorskip("playwright.sync_api", reason="pip install playwright (scripts/test.sh does)")
+
+chromium = browser.chromium  # the fixture
+
+M2, M3, NEEDY = spec.make_id(1, 2), spec.make_id(1, 3), spec.make_id(2, 1)
+REGISTER, STRIKE, SOLVED = 0, 1, 2  # a module's message types (the spec's MODULE table)
+
+
+class Served:
+    """The prop with its console, and the test's end of the virtual bus."""
+
+    def __init__(self, rig: Any, bus: Any) -> None:
+        self.rig, self.bus = rig, bus
+        self.prop = Prop(rig.master, rig.prop.service("obus"))
+        console = rig.prop.service("web").wait(PATIENCE)
+        assert console is not None, "the console did not start"
+        self.url = f"http://127.0.0.1:{console.port}"
+
+    def send(self, can_id: int, *data: int) -> None:
+        self.bus.send(can.Message(arbitration_id=can_id, data=bytes(data), is_extended_id=False))
+
+
+@pytest.fixture
+def bomb(mock_factory: Any) -> Iterator[Served]:
+    channel = f"obus-console-{uuid.uuid4().hex}"  # a virtual bus of this test's own
+    config = make_config(
+        obus={"role": "controller", "interface": "virtual", "channel": channel},
+        bomb={"timer_seconds": 600, "strike_limit": 3},
+        web={"enabled": True, "port": free_port()},
+        state={"file": ""},
+        control={"socket": ""},
+    )
+    bus = can.Bus(interface="virtual", channel=channel)  # opened first: a virtual bus hears what comes after
+    try:
+        with served_prop(config, mock_factory) as rig:
+            yield Served(rig, bus)
+    finally:
+        bus.shutdown()
+
+
+def registered(served: Served) -> dict[str, Any]:
+    """The test's three modules registered with the prop, as a module does after HELLO."""
+    served.prop.until(lambda s: s["obus"]["phase"] == "registering")
+    for can_id in (M2, M3, NEEDY):
+        served.send(can_id, REGISTER)
+    return served.prop.until(lambda s: len(s["obus"]["modules"]) == 3)
+
+
+def rows(page: Any) -> list[list[str]]:
+    return page.evaluate(
+        "() => [...document.querySelectorAll('#bomb-modules tbody tr')]"
+        ".map((tr) => [...tr.children].map((cell) => cell.textContent))"
+    )
+
+
+def wait_rows(page: Any, expected: list[list[str]]) -> None:
+    page.wait_for_function(
+        "(want) => JSON.stringify([...document.querySelectorAll('#bomb-modules tbody tr')]"
+        ".map((tr) => [...tr.children].map((cell) => cell.textContent))) === JSON.stringify(want)",
+        arg=expected,
+        timeout=PATIENCE * 1000,
+    )
+
+
+def test_the_console_lists_the_bombs_modules_and_follows_them(bomb: Served, chromium: Any) -> None:
+    registered(bomb)
+    context, page = new_page(chromium)
+    try:
+        page.goto(bomb.url + "/")
+        page.wait_for_selector("#connection.live")
+        page.wait_for_selector("#bomb:not([hidden])")
+        assert "this prop runs the bomb" in page.text_content("#bomb-role")
+        before = [
+            ["Baccarat (this prop)", "registered, not solved", "0"],
+            ["puzzle module 2", "registered, not solved", "0"],
+            ["puzzle module 3", "registered, not solved", "0"],
+            ["needy module 1", "registered (needy: never solves)", "0"],
+        ]
+        wait_rows(page, before)
+        assert page.get_attribute("#bomb-modules tbody tr:first-child", "class") == "self"  # the prop, marked
+        bomb.prop.run(command="start")
+        bomb.prop.until(lambda s: s["obus"]["phase"] == "playing")
+        page.wait_for_function(
+            "() => document.querySelector('#bomb-facts').textContent.startsWith('0 of 3 puzzle modules solved')"
+        )
+        bomb.send(M2, SOLVED)
+        bomb.send(M3, STRIKE, 1)
+        wait_rows(
+            page,
+            [
+                before[0],
+                ["puzzle module 2", "solved", "0"],
+                ["puzzle module 3", "registered, not solved", "1"],
+                before[3],
+            ],
+        )
+        facts = page.text_content("#bomb-facts")
+        assert facts == "1 of 3 puzzle modules solved; strikes 1 of 3", facts
+        assert page.is_hidden("#bomb-warning")
+        # the keyboard reaches the modules' table (a region that scrolls on a phone)
+        page.focus("#bomb .table-wrap")
+        assert page.evaluate("() => document.activeElement.getAttribute('aria-label')") == "The bomb's modules"
+        # the players' tablet page says the count too
+        play_context, play = new_page(chromium)
+        try:
+            play.goto(bomb.url + "/play")
+            play.wait_for_selector("#bomb-count:not([hidden])")
+            assert play.text_content("#bomb-count") == "1 of 3 puzzle modules solved"
+            bomb.send(M3, SOLVED)
+            play.wait_for_function(
+                "() => document.querySelector('#bomb-count').textContent === '2 of 3 puzzle modules solved'",
+                timeout=PATIENCE * 1000,
+            )
+        finally:
+            play_context.close()
+        bomb.prop.run(command="force_solve")  # the prop's own: the bomb is defused
+        page.wait_for_function(
+            "() => document.querySelector('#bomb-facts').textContent.includes('the bomb\\'s game is over: defused')",
+            timeout=PATIENCE * 1000,
+        )
+        assert rows(page)[0] == ["Baccarat (this prop)", "solved", "0"]
+    finally:
+        context.close()
+
+
+def test_the_history_keeps_the_bombs_modules_at_the_games_end(bomb: Served, chromium: Any) -> None:
+    registered(bomb)
+    bomb.prop.run(command="start")
+    bomb.prop.until(lambda s: s["obus"]["phase"] == "playing")
+    bomb.send(M2, SOLVED)
+    bomb.send(NEEDY, STRIKE, 1)
+    bomb.prop.until(lambda s: s["obus"]["bomb"]["solved"] == 1 and s["obus"]["bomb"]["strikes"] == 1)
+    bomb.prop.run(command="force_solve")
+    context, page = new_page(chromium)
+    try:
+        page.goto(bomb.url + "/")  # the console's session opens the History view
+        page.wait_for_selector("#connection.live")
+        page.goto(bomb.url + "/history")
+
+        def games() -> list[dict[str, Any]]:
+            return page.evaluate(
+                "async () => (await (await fetch('/history/api/games', {credentials: 'same-origin'})).json()).games"
+            )
+
+        def ended() -> bool:
+            listed = games()
+            return bool(listed) and listed[0]["ended"] is not None
+
+        bomb.prop.until(lambda s: ended())
+        record = games()[0].get("bomb")
+        assert record is not None, games()[0]
+        assert record["role"] == "controller" and record["puzzles"] == 3 and record["solved"] == 2
+        assert record["modules"] == [
+            {"prop": True, "solved": True, "strikes": 0},
+            {"type": 1, "id": 2, "solved": True, "strikes": 0},
+            {"type": 1, "id": 3, "solved": False, "strikes": 0},
+            {"type": 2, "id": 1, "solved": False, "strikes": 1},
+        ]
+        # the History view says them in a line
+        page.click("#refresh")
+        line = page.locator("#games-table tbody tr:first-child .bomb-line")
+        line.wait_for(timeout=PATIENCE * 1000)
+        text = line.text_content()
+        assert text.startswith("OBUS bomb (the prop ran it): 2 of 3 puzzle modules solved; "), text
+        assert "puzzle module 2: solved, 0 strikes" in text and "needy module 1: not solved, 1 strike" in text, text
+    finally:
+        context.close()
