@@ -21,12 +21,14 @@ import asyncio
 import ipaddress
 import socket
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pymodbus.framer import FramerSocket
 
 if TYPE_CHECKING:
-    from .switch import Switch
+    from pymodbus.pdu import DecodePDU, ModbusPDU
+
+    from firmware.plugin import Noise
 
 #: The MBAP header: transaction id, protocol id, length (two bytes each), unit id.
 MBAP_BYTES = 7
@@ -51,6 +53,49 @@ def _address(text: str) -> str:
 class Busy(Exception):
     """Raised by :meth:`.switch.Switch.answer` for a command while too many wait for the game: the
     frame stays unread until one is done."""
+
+
+class Counts(Protocol):
+    """Where a session notes what it holds (:class:`.switch.Stats`)."""
+
+    def note_buffer(self, size: int) -> None:
+        """Bytes read and not yet parsed."""
+
+    def note_unsent(self, size: int) -> None:
+        """Bytes of answers not yet sent."""
+
+
+class Switch(Protocol):
+    """What a session needs of its switch (:class:`.switch.Switch`), named by its shape: the switch
+    imports this module, not the other way round."""
+
+    @property
+    def tally(self) -> Noise:
+        """The quiet log for hostile peers."""
+
+    @property
+    def stats(self) -> Counts:
+        """What the connections hold at most."""
+
+    @property
+    def frame_seconds(self) -> float:
+        """How long a frame may take to arrive whole."""
+
+    @property
+    def _decoder(self) -> DecodePDU:
+        """pymodbus's request decoder."""
+
+    def admit(self, session: Session) -> bool:
+        """Whether another connection may come in."""
+
+    def forget(self, session: Session) -> None:
+        """The connection is gone."""
+
+    def wait_for_room(self, session: Session) -> None:
+        """Call the session back when a command may wait for the game again."""
+
+    def answer(self, pdu: bytes, unit: int, transaction: int, sender: str) -> ModbusPDU:
+        """The answer to one request (raises :class:`Busy` while too many wait)."""
 
 
 class Session(asyncio.Protocol):
