@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -48,12 +49,13 @@ class Served:
         self.bus.send(can.Message(arbitration_id=can_id, data=bytes(data), is_extended_id=False))
 
 
-@pytest.fixture
-def bomb(mock_factory: Any) -> Iterator[Served]:
-    channel = f"obus-console-{uuid.uuid4().hex}"  # a virtual bus of this test's own
+@contextmanager
+def serve(mock_factory: Any, bomb: dict[str, Any], **obus: Any) -> Iterator[Served]:
+    """The prop with ``[obus]`` on a virtual bus of the test's own, and its console."""
+    channel = f"obus-console-{uuid.uuid4().hex}"
     config = make_config(
-        obus={"role": "controller", "interface": "virtual", "channel": channel},
-        bomb={"timer_seconds": 600, "strike_limit": 3},
+        obus={"interface": "virtual", "channel": channel, **obus},
+        bomb=bomb,
         web={"enabled": True, "port": free_port()},
         state={"file": ""},
         control={"socket": ""},
@@ -64,6 +66,13 @@ def bomb(mock_factory: Any) -> Iterator[Served]:
             yield Served(rig, bus)
     finally:
         bus.shutdown()
+
+
+@pytest.fixture
+def bomb(mock_factory: Any) -> Iterator[Served]:
+    """The prop runs the bomb."""
+    with serve(mock_factory, {"timer_seconds": 600, "strike_limit": 3}, role="controller") as served:
+        yield served
 
 
 def registered(served: Served) -> dict[str, Any]:
@@ -193,3 +202,37 @@ def test_the_history_keeps_the_bombs_modules_at_the_games_end(bomb: Served, chro
         assert "puzzle module 2: solved, 0 strikes" in text and "needy module 1: not solved, 1 strike" in text, text
     finally:
         context.close()
+
+
+def test_a_module_prop_shows_its_row_the_bombs_count_and_a_silent_controller(mock_factory: Any, chromium: Any) -> None:
+    prop_id = spec.make_id(1, 4)
+    with serve(mock_factory, {"timer_seconds": 600}, role="module", id=4) as served:
+        served.prop.until(lambda s: s["obus"]["bus"]["up"])
+        served.send(spec.CONTROLLER_ID, 1)  # HELLO
+        while (frame := served.bus.recv(PATIENCE)) is not None and frame.arbitration_id != prop_id:
+            pass
+        assert frame is not None and bytes(frame.data) == bytes([0]), frame  # its REGISTER
+        served.send(spec.CONTROLLER_ID, 0, 1, 4)  # ACK for puzzle module 4
+        served.send(spec.CONTROLLER_ID, *spec.status(2, 600_000, 0, 3, 3))  # GAME START: 3 puzzle modules
+        served.send(spec.CONTROLLER_ID, *spec.status(3, 599_500, 0, 3, 3))  # STATE: 3 left
+        served.prop.until(lambda s: s["obus"]["phase"] == "playing")
+        context, page = new_page(chromium)
+        try:
+            page.goto(served.url + "/")
+            page.wait_for_selector("#bomb:not([hidden])")
+            wait_rows(page, [["Baccarat, puzzle module 4 (this prop)", "registered, not solved", "0"]])
+            assert "this prop is a module of the bomb (playing)" == page.text_content("#bomb-role")
+            assert page.is_visible("#bomb-others")
+            served.send(spec.CONTROLLER_ID, *spec.status(3, 599_000, 1, 3, 2))  # one solved, one strike
+            page.wait_for_function(
+                "() => document.querySelector('#bomb-facts').textContent === "
+                "'1 of 3 puzzle modules solved; strikes 1 of 3'",
+                timeout=PATIENCE * 1000,
+            )
+            # no STATE for 3 s: the console says the controller is silent, in words
+            page.wait_for_selector("#bomb-warning:not([hidden])", timeout=PATIENCE * 1000)
+            assert page.text_content("#bomb-warning").startswith("The bomb's controller is silent")
+            served.send(spec.CONTROLLER_ID, *spec.status(3, 590_000, 1, 3, 2))  # back
+            page.wait_for_selector("#bomb-warning", state="hidden", timeout=PATIENCE * 1000)
+        finally:
+            context.close()
