@@ -1,7 +1,8 @@
 """What the web console adds to the daemon: resident memory and idle wakeups, and the alternative.
 
 Each measurement runs in a fresh process: the real daemon (mock pins, luma dummy
-displays) with nothing, with the web service (aiohttp), or with a Starlette app
+displays) with nothing, with the web service (aiohttp; ``console``: started as the ``web``
+service starts it on a Pi, at "ready", without aiohttp's client), or with a Starlette app
 on uvicorn (the pure-Python alternative considered). It reports:
 
 - resident memory (VmRSS) of the daemon, and after the server started;
@@ -76,13 +77,27 @@ def child(mode: str, seconds: float) -> dict:
         device_factory=open_dummy_device,
         rng=random.Random(1),
     )
+    late = None
+    if mode == "console":  # as the web service starts it on a Pi: the backend now, the server at "ready"
+        from firmware.room.commands import GameMaster
+        from firmware.web.attach import LateConsole
+        from firmware.web.settings import WebSettings
+
+        late = LateConsole(daemon, GameMaster(daemon), WebSettings(enabled=True, port=0))
     daemon.start()
     daemon.ready.wait(5)
+    if late is not None:  # the daemon's memory and threads at "ready", before the server loads
+        result = {"mode": mode, "rss_daemon": rss_mb()}
+        before = thread_ids()
+        late.wait(30)
     time.sleep(1.0)
-    result = {"mode": mode, "rss_daemon": rss_mb()}
-    before = thread_ids()
+    if late is None:
+        result = {"mode": mode, "rss_daemon": rss_mb()}
+        before = thread_ids()
     port = 0
     cookie = ""
+    if late is not None and late.service is not None:
+        port = late.service.port
     if mode == "aiohttp":
         from firmware.room.commands import GameMaster
         from firmware.web.backend import DaemonBackend
@@ -125,7 +140,7 @@ def child(mode: str, seconds: float) -> dict:
     result["threads_added"] = len(added)
     result["idle_switches"], result["idle_cpu"] = measure(seconds, added)
     if mode != "none":
-        if mode == "aiohttp":
+        if mode in ("aiohttp", "console"):
             connection = http.client.HTTPConnection("127.0.0.1", port)
             connection.request("GET", "/api/session")
             response = connection.getresponse()
@@ -146,7 +161,7 @@ def child(mode: str, seconds: float) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each idle period")
-    parser.add_argument("--modes", default="none,aiohttp,uvicorn")
+    parser.add_argument("--modes", default="none,aiohttp,console,uvicorn", help="console: as the web service starts it")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
