@@ -190,3 +190,67 @@ def test_a_webhook_to_a_server_the_store_does_not_trust_is_refused(tls_receiver,
     sent = json.loads(run.stdout.strip().splitlines()[-1])
     assert sent["delivered"] is False and "CERTIFICATE_VERIFY_FAILED" in run.stderr
     assert tls_receiver.paths == []
+
+
+# -- LateConsole in the process: started at ready, stopped before or after --------------------------
+
+
+@pytest.fixture
+def daemon(mock_factory):
+    import random
+
+    from firmware.app import build_daemon, close_daemon
+    from firmware.devices.displays import open_dummy_device
+    from tests.conftest import make_config
+
+    made = build_daemon(
+        make_config(state={"file": ""}, control={"socket": ""}),
+        pin_factory=mock_factory,
+        device_factory=open_dummy_device,
+        rng=random.Random(1),
+    )
+    yield made
+    made.stop()
+    close_daemon(made)
+
+
+def test_the_console_listens_once_the_game_is_ready_and_stops_with_the_prop(daemon):
+    import socket
+    import threading
+    import urllib.request
+
+    from firmware.room.commands import GameMaster
+    from firmware.web.attach import LateConsole
+    from firmware.web.settings import WebSettings
+
+    heard: list[int] = []
+    console = LateConsole(
+        daemon, GameMaster(daemon), WebSettings(enabled=True, port=0), listening=lambda s: heard.append(s.port)
+    )
+    assert console.service is None  # nothing before the game starts: no thread, no server
+    assert not any(t.name.startswith("baccarat-web") for t in threading.enumerate())
+    daemon.start()
+    service = console.wait(60)
+    assert service is not None and heard == [service.port]
+    with urllib.request.urlopen(service.url, timeout=10) as page:
+        assert b"<title>Baccarat prop</title>" in page.read()
+    console.stop()
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", service.port), timeout=5).close()
+
+
+def test_a_console_stopped_before_the_game_was_ready_never_starts(daemon):
+    import threading
+
+    from firmware.room.commands import GameMaster
+    from firmware.web.attach import LateConsole
+    from firmware.web.settings import WebSettings
+
+    console = LateConsole(daemon, GameMaster(daemon), WebSettings(enabled=True, port=0))
+    console.stop()
+    assert console.wait(5) is None
+    daemon.start()
+    assert daemon.ready.wait(10)
+    daemon.wait_idle(10)  # the first on_settled call has come and gone
+    assert console.service is None
+    assert not any(t.name.startswith("baccarat-web") for t in threading.enumerate())
