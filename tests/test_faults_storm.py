@@ -1,4 +1,5 @@
-"""Input storms: 100,000 random pin edges against the real daemon on mock pins.
+"""Input storms: 100,000 random pin edges against the real daemon on mock pins (10,000 in the fast
+tier: :func:`tests.tiers.examples`).
 
 Presses, holds, contact bounce, arrows, deals and several pins at once are
 driven on gpiozero's ``MockFactory`` pins. Every input the board emits is
@@ -14,7 +15,7 @@ sleeping); after each step the hold timer makes the calls now due before the
 next edge. The model of the board (which edges make a press, a hold, an arrow
 step, a deal) reads the same fake clock, so the inputs the board must emit are
 known exactly, however loaded the machine is: any difference fails the test.
-Set ``BACCARAT_STORM_EDGES`` to run a shorter or longer storm.
+Set ``BACCARAT_STORM_EDGES`` to run a shorter or longer storm in any tier.
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ from firmware.devices.switching import OutputSwitched
 from firmware.game.daemon import Daemon
 from firmware.simulator.pins import ManualClock
 from tests.conftest import make_config
+from tests.tiers import examples
 
-EDGES = int(os.environ.get("BACCARAT_STORM_EDGES", "100000"))
+EDGES = int(os.environ.get("BACCARAT_STORM_EDGES", "0")) or examples(100_000)
 SEED = int(os.environ.get("BACCARAT_STORM_SEED", "20240611"))
 HOLD = 0.5  # hold_seconds in the storm's config (fake time; longer than any tap or chord here)
 DEBOUNCE = 0.02  # debounce_seconds (fake time)

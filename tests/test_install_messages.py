@@ -18,7 +18,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.test_pi_install import ROOT, Sandbox, _base_python
+
+#: Real venvs and real pip runs, as tests/test_pi_install.py's: the install tier (not in --fast).
+pytestmark = [pytest.mark.install, pytest.mark.timeout(600)]
 
 SCRIPT = ROOT / "scripts" / "check_pi_wheels.py"
 

@@ -8,7 +8,8 @@ has to name them:
 - ``broker``: it starts a real Mosquitto (tests/mosquitto.py's ``Broker``, or the benchmark's own), in
   its body or in one of its fixtures;
 - ``install``: it runs the install scripts and pip for real, or asks the package index (put on by
-  the modules that do: tests/test_pi_install.py, tests/test_update.py, tests/test_pi_wheels.py).
+  the modules that do: tests/test_pi_install.py, tests/test_install_messages.py, tests/test_update.py,
+  tests/test_pi_wheels.py).
 
 ``--fast`` is the fast tier: every test but the ``install`` and ``browser`` ones, with hypothesis's
 ``dev`` profile (a tenth of the examples; :func:`examples`) unless ``--hypothesis-profile`` names
