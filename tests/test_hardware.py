@@ -10,6 +10,10 @@ import pytest
 
 from firmware.devices.header import BCM_TO_PHYSICAL, I2C1_PINS, SPI0_PINS
 from hardware import generate
+from tests import browser
+from tests.browser import png_image
+
+chromium = browser.chromium  # the fixture: Debian's Chromium, shared by the session (the browser tier)
 
 HARDWARE = Path(generate.__file__).parent
 DOCS = HARDWARE.parent / "docs"
@@ -160,7 +164,7 @@ def test_front_panel_has_a_place_for_every_part_and_nothing_overlaps() -> None:
             assert not generate.overlaps(a, b), (a.label, b.label)
 
 
-def test_the_drilling_template_prints_on_one_a4_page_at_1_to_1() -> None:
+def test_the_drilling_template_prints_on_one_a4_page_at_1_to_1(chromium) -> None:
     """Rendered by Chromium at a known scale: the page is A4, every mark lies inside the margin a
     printer leaves blank, and the panel and the scale bar measure what they say in mm."""
     svg_text = (HARDWARE / "front-panel.svg").read_text(encoding="utf-8")
@@ -168,22 +172,15 @@ def test_the_drilling_template_prints_on_one_a4_page_at_1_to_1() -> None:
     assert (root.get("width"), root.get("height")) == ("210mm", "297mm")
     assert "print at 100 %" in svg_text and "Scale 1:1 on A4" in svg_text
 
-    from tests.browser import CHROMIUM_ARGS, chromium_path, png_image
-
-    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (scripts/test.sh does)")
-    chromium = chromium_path()
-    if chromium is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium; scripts/test.sh does)")
     scale = 2  # device pixels per CSS pixel; a CSS pixel is 25.4 / 96 mm
     px_per_mm = scale * 96 / 25.4
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 900, "height": 1200}, device_scale_factor=scale)
-            page.set_content(f'<html><body style="margin:0; background:white">{svg_text}</body></html>')
-            shot = png_image(page.screenshot(full_page=True))
-        finally:
-            browser.close()
+    context = chromium.new_context(viewport={"width": 900, "height": 1200}, device_scale_factor=scale)
+    try:
+        page = context.new_page()
+        page.set_content(f'<html><body style="margin:0; background:white">{svg_text}</body></html>')
+        shot = png_image(page.screenshot(full_page=True))
+    finally:
+        context.close()
     width, height = shot.size
     pixels = shot.load()
     page_w, page_h = round(210 * px_per_mm), round(297 * px_per_mm)
