@@ -15,7 +15,7 @@ from tests.test_architecture import ROOT, _imports
 
 SERVICES = ROOT / "firmware" / "services"
 #: The machinery that finds and probes the services: not a service, not bound by the rule.
-MACHINERY = {"__init__.py", "registry.py", "probe.py", "indexed.py", "index.py"}
+MACHINERY = {"__init__.py", "registry.py", "probe.py", "indexed.py", "index.py", "index_tool.py"}
 #: The names ``firmware.services`` exported before ``firmware.plugin`` existed.
 OLD_NAMES = ("Finding", "Key", "PinUse", "Prop", "Running", "Section", "Service")
 

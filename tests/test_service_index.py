@@ -10,7 +10,8 @@ import subprocess
 import sys
 
 from firmware.services.index import INDEX
-from firmware.services.indexed import Indexed, build_index
+from firmware.services.index_tool import build_index
+from firmware.services.indexed import Indexed
 from firmware.services.registry import Services
 from tests.test_startup_loads import ROOT
 
@@ -46,7 +47,7 @@ def _read(tmp_path, extra: str = "") -> dict:
 
 
 def test_the_index_is_what_the_classes_say():
-    assert INDEX == build_index(), "run: python -m firmware.services.indexed"
+    assert INDEX == build_index(), "run: python -m firmware.services.index_tool"
 
 
 def test_reading_the_reference_config_imports_none_of_the_services_it_does_not_turn_on(tmp_path):

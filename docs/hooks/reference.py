@@ -285,7 +285,11 @@ def services_page() -> str:
         "`baccarat.services` ([Add a room service](../develop/services.md)).",
         "",
     ]
+    from firmware.services.indexed import Indexed
+
     for service in installed().ordered():
+        if isinstance(service, Indexed):  # not imported yet at a start: the page reads the class itself
+            service = service.loaded()
         module = importlib.import_module(type(service).__module__)
         path = Path(module.__file__ or "")
         package = path.parent if path.name == "__init__.py" or path.parent.name != "services" else None

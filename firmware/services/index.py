@@ -1,6 +1,6 @@
 """Where the prop's own services stand, for the registry before it imports them (firmware/services/indexed.py).
 
-Written by ``python -m firmware.services.indexed``; tests/test_service_index.py checks it against the classes.
+Written by ``python -m firmware.services.index_tool``; tests/test_service_index.py checks it against the classes.
 """
 
 from typing import Any
