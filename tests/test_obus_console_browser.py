@@ -115,6 +115,24 @@ def test_the_console_lists_the_bombs_modules_and_follows_them(bomb: Served, chro
         ]
         wait_rows(page, before)
         assert page.get_attribute("#bomb-modules tbody tr:first-child", "class") == "self"  # the prop, marked
+        # in the page's language: the panel's words, each module's and its state
+        french_context, french = new_page(chromium)
+        try:
+            french_context.set_extra_http_headers({"Accept-Language": "fr"})  # the console's language, else [web]
+            french.goto(bomb.url + "/")
+            french.wait_for_selector("#bomb:not([hidden])")
+            wait_rows(
+                french,
+                [
+                    ["Baccarat (ce module-ci)", "inscrit, non résolu", "0"],
+                    ["module à résoudre 2", "inscrit, non résolu", "0"],
+                    ["module à résoudre 3", "inscrit, non résolu", "0"],
+                    ["module exigeant 1", "inscrit (exigeant : jamais résolu)", "0"],
+                ],
+            )
+            assert french.text_content("#bomb-title").startswith("Bombe "), french.text_content("#bomb-title")
+        finally:
+            french_context.close()
         bomb.prop.run(command="start")
         bomb.prop.until(lambda s: s["obus"]["phase"] == "playing")
         page.wait_for_function(
