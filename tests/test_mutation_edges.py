@@ -7,6 +7,7 @@ has the score per module."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 from pathlib import Path
@@ -17,10 +18,12 @@ from aiohttp.test_utils import TestClient, TestServer, make_mocked_request
 from hypothesis import given
 from hypothesis import strategies as st
 
+from baccarat_core.strict import InputError
 from firmware.cli.support import PATH_SECRET_LENGTH, SECRET, redact_config, removed_secrets, scrub
 from firmware.i18n import accepted, negotiate
 from firmware.plugin import Noise
 from firmware.services.osc.listener import CommandListener
+from firmware.services.redscape.messages import parse_command, report
 from firmware.web import docs_site
 from firmware.web.language import COOKIE, PageTexts
 from firmware.web.settings import WebSettings
@@ -286,3 +289,33 @@ def test_a_catch_all_network_is_no_allow_list(network):
     osc = {"targets": ["192.168.1.20:53000"], "solved": "/cue/solved/start", "listen": 9000, "allow": [network]}
     with pytest.raises(ConfigError, match="lets every sender in"):
         make_config(osc=osc)
+
+
+# -- node-redscape's messages ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("state", [1, 0, 1.0, None, "1", "yes"])
+def test_an_output_state_that_is_a_number_or_a_word_it_does_not_know_is_refused(state):
+    payload = json.dumps({"command": "OUTPUT", "output": 0, "state": state}).encode()
+    with pytest.raises(InputError, match='"state" must be'):
+        parse_command(payload, ("lock",))
+
+
+@pytest.mark.parametrize("which", [-1, 2, True])
+def test_an_output_number_outside_the_props_outputs_is_refused(which):
+    payload = json.dumps({"command": "OUTPUT", "output": which, "state": "on"}).encode()
+    with pytest.raises(InputError):
+        parse_command(payload, ("lock", "horn"))
+    assert parse_command(b'{"command": "OUTPUT", "output": 1, "state": "Pulse"}', ("lock", "horn"))["name"] == "horn"
+
+
+def test_a_prop_without_outputs_is_reported():
+    document = {"solved": True, "status": "solved", "enabled": True, "strikes": 0}
+    assert report("baccarat", document, ("S", "U")) == {
+        "id": "baccarat",
+        "state": "S",
+        "status": "solved",
+        "enabled": True,
+        "strikes": 0,
+        "outputs": {},
+    }
