@@ -84,10 +84,11 @@ def registered(served: Served) -> dict[str, Any]:
 
 
 def rows(page: Any) -> list[list[str]]:
-    return page.evaluate(
+    found: list[list[str]] = page.evaluate(
         "() => [...document.querySelectorAll('#bomb-modules tbody tr')]"
         ".map((tr) => [...tr.children].map((cell) => cell.textContent))"
     )
+    return found
 
 
 def wait_rows(page: Any, expected: list[list[str]]) -> None:
@@ -193,9 +194,10 @@ def test_the_history_keeps_the_bombs_modules_at_the_games_end(bomb: Served, chro
         page.goto(bomb.url + "/history")
 
         def games() -> list[dict[str, Any]]:
-            return page.evaluate(
+            listing: list[dict[str, Any]] = page.evaluate(
                 "async () => (await (await fetch('/history/api/games', {credentials: 'same-origin'})).json()).games"
             )
+            return listing
 
         def ended() -> bool:
             listed = games()

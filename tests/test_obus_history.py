@@ -10,6 +10,7 @@ tests/test_obus_console_browser.py.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,7 +37,7 @@ PART: dict[str, Any] = {
 }
 
 
-def played(tmp_path, bus: Any = None) -> tuple[list[str], FileStore]:
+def played(tmp_path: Path, bus: Any = None) -> tuple[list[str], FileStore]:
     store = FileStore(tmp_path / "history.jsonl")
     table = Table(store).start()
     if bus is not None:
@@ -47,7 +48,7 @@ def played(tmp_path, bus: Any = None) -> tuple[list[str], FileStore]:
     return store.path.read_text().splitlines(), store
 
 
-def test_without_an_obus_part_the_end_line_is_as_before(tmp_path) -> None:
+def test_without_an_obus_part_the_end_line_is_as_before(tmp_path: Path) -> None:
     lines, store = played(tmp_path)
     end = json.loads(lines[-1])
     assert end["t"] == "end" and "obus" not in lines[-1]
@@ -55,7 +56,7 @@ def test_without_an_obus_part_the_end_line_is_as_before(tmp_path) -> None:
     store.close()
 
 
-def test_the_end_line_keeps_the_bombs_modules_and_the_listing_reads_them(tmp_path) -> None:
+def test_the_end_line_keeps_the_bombs_modules_and_the_listing_reads_them(tmp_path: Path) -> None:
     lines, store = played(tmp_path, lambda: PART)
     end = parse_line(lines[-1].encode())  # read back as strictly as every line
     assert end["obus"] == {
@@ -77,7 +78,7 @@ def test_the_end_line_keeps_the_bombs_modules_and_the_listing_reads_them(tmp_pat
     store.close()
 
 
-def test_a_failing_reader_loses_nothing_of_the_game(tmp_path, caplog) -> None:
+def test_a_failing_reader_loses_nothing_of_the_game(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     def broken() -> Any:
         raise RuntimeError("the bus's view is broken")
 
