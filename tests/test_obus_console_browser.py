@@ -233,6 +233,8 @@ def test_a_module_prop_shows_its_row_the_bombs_count_and_a_silent_controller(moc
             pass
         assert frame is not None and bytes(frame.data) == bytes([0]), frame  # its REGISTER
         served.send(spec.CONTROLLER_ID, 0, 1, 4)  # ACK for puzzle module 4
+        served.send(spec.make_id(1, 5), REGISTER)  # another module registers; the prop hears its ACK
+        served.send(spec.CONTROLLER_ID, 0, 1, 5)
         served.send(spec.CONTROLLER_ID, *spec.status(2, 600_000, 0, 3, 3))  # GAME START: 3 puzzle modules
         served.send(spec.CONTROLLER_ID, *spec.status(3, 599_500, 0, 3, 3))  # STATE: 3 left
         served.prop.until(lambda s: s["obus"]["phase"] == "playing")
@@ -240,10 +242,13 @@ def test_a_module_prop_shows_its_row_the_bombs_count_and_a_silent_controller(moc
         try:
             page.goto(served.url + "/")
             page.wait_for_selector("#bomb:not([hidden])")
-            wait_rows(page, [["Baccarat, puzzle module 4 (this prop)", "registered, not solved", "0"]])
+            own = ["Baccarat, puzzle module 4 (this prop)", "registered, not solved", "0"]
+            wait_rows(page, [own, ["puzzle module 5", "registered, not solved", "0"]])
             assert "this prop is a module of the bomb (playing)" == page.text_content("#bomb-role")
-            assert page.is_visible("#bomb-others")
-            served.send(spec.CONTROLLER_ID, *spec.status(3, 599_000, 1, 3, 2))  # one solved, one strike
+            served.send(spec.make_id(1, 5), STRIKE, 1)  # module 5 strikes and solves, as the bus shows
+            served.send(spec.make_id(1, 5), SOLVED)
+            served.send(spec.CONTROLLER_ID, *spec.status(3, 599_000, 1, 3, 2))  # the controller counts them
+            wait_rows(page, [own, ["puzzle module 5", "solved", "1"]])
             page.wait_for_function(
                 "() => document.querySelector('#bomb-facts').textContent === "
                 "'1 of 3 puzzle modules solved; strikes 1 of 3'",

@@ -78,6 +78,33 @@ def test_the_end_line_keeps_the_bombs_modules_and_the_listing_reads_them(tmp_pat
     store.close()
 
 
+def test_a_module_props_record_has_its_own_row_and_the_others_the_bus_showed(tmp_path: Path) -> None:
+    part = {
+        "role": "module",
+        "node": {"type": 1, "id": 4},
+        "phase": "over",
+        "controller_silent": False,
+        "bomb": {"left_ms": 0, "strikes": 3, "max_strikes": 3, "solved": 1, "puzzles": 3},
+        "strikes_sent": 2,
+        "solved_sent": False,
+        "ended": "strikes",
+        "modules": [{"type": 1, "id": 5, "solved": True, "strikes": 1}],
+    }
+    lines, store = played(tmp_path, lambda: part)
+    assert parse_line(lines[-1].encode())["obus"] == {
+        "role": "module",
+        "modules": [
+            {"prop": True, "type": 1, "id": 4, "solved": True, "strikes": 2},  # force_solve ended this game
+            {"type": 1, "id": 5, "solved": True, "strikes": 1},
+        ],
+        "solved": 2,
+        "puzzles": 3,
+        "strikes": 3,
+        "ended": "strikes",
+    }
+    store.close()
+
+
 def test_a_failing_reader_loses_nothing_of_the_game(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     def broken() -> Any:
         raise RuntimeError("the bus's view is broken")

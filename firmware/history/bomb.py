@@ -49,6 +49,7 @@ def bomb_record(part: Any, *, solved: bool = False) -> dict[str, Any] | None:
                 "strikes": int(part.get("strikes_sent", 0)),
             }
         )
+        modules += [_entry(m) for m in part.get("modules", [])]  # the others, as the bus showed them
     record: dict[str, Any] = {"role": part["role"], "modules": modules[:MAX_MODULES]}
     bomb = part.get("bomb") or {}
     record.update({key: int(bomb[key]) for key in COUNTS if isinstance(bomb.get(key), int)})

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import protocol as p
-from .roles import SILENT_SECONDS, Game, Note, PropEvent, Send, log, log_note, read_info
+from .roles import MAX_MODULES, SILENT_SECONDS, Game, Note, PropEvent, Send, Tally, log, log_note, read_info
 
 #: The module's phases.
 IDLE, WAITING, REGISTERED, PLAYING, OVER = "idle", "waiting", "registered", "playing", "over"
@@ -65,6 +65,9 @@ class ModuleRole:
         #: The bomb as the controller last said it: time left (ms), strikes, max strikes, solved.
         self.bomb: dict[str, int] = {}
         self.ended: str | None = None
+        #: The bomb's other modules as the bus shows them (every node hears every frame): the ones
+        #: the controller ACKed since the last HELLO, with their STRIKE counts and SOLVED.
+        self.others: dict[p.Node, Tally] = {}
 
     # -- the bus ---------------------------------------------------------------------------
     def on_message(self, message: p.Message, now: float) -> None:
@@ -74,6 +77,19 @@ class ModuleRole:
             read_info(message, self.edgework, self.note)
         elif sender.is_controller:
             self._controller(message, now)
+        elif sender != self.node:
+            self._other(message)
+
+    def _other(self, message: p.Message) -> None:
+        """Another module's STRIKE or SOLVED: its row in the state document (the game hears the
+        bomb's strikes and solved count from the controller's next STATE)."""
+        tally = self.others.get(message.sender)
+        if tally is None:
+            return
+        if message.kind == p.STRIKE and message.count is not None:
+            tally.strikes = max(tally.strikes, message.count)
+        elif message.kind == p.MODULE_SOLVED:
+            tally.solved = True
 
     def _controller(self, message: p.Message, now: float) -> None:
         kind = message.kind
@@ -84,12 +100,17 @@ class ModuleRole:
             self.strikes, self.solved_sent, self.ended, self.silent = 0, False, None, False
             self.total, self.last_state, self.anchor, self.bomb, self.synced = None, None, None, {}, None
             self.register_at = now + p.register_delay(self.node)
+            self.others = {}
             self.game.forget(dict(self.edgework))
         elif kind == p.ACK:
             if message.target == self.node and self.phase == WAITING:
                 self.phase = REGISTERED
                 log.info("obus: registered with the controller as %s", self.node)
                 self.game.changed()
+            elif message.target is not None and message.target != self.node and message.target not in self.others:
+                if len(self.others) < MAX_MODULES:
+                    self.others[message.target] = Tally(message.target)
+                    self.game.changed()
         elif kind == p.GAME_START:
             self._start(message, now)
         elif kind == p.STATE:
@@ -227,4 +248,5 @@ class ModuleRole:
             "strikes_sent": self.strikes,
             "solved_sent": self.solved_sent,
             "ended": self.ended,
+            "modules": [t.to_dict() for t in sorted(self.others.values(), key=lambda t: (t.node.type, t.node.id))],
         }

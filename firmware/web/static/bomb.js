@@ -67,7 +67,7 @@
     }
     const node = part.node || {};
     const own = { prop: true, type: node.type, id: node.id };
-    return [{ ...own, solved: Boolean(part.solved_sent), strikes: part.strikes_sent || 0 }];
+    return [{ ...own, solved: Boolean(part.solved_sent), strikes: part.strikes_sent || 0 }, ...(part.modules || [])];
   }
 
   function showBomb(part) {
@@ -100,7 +100,6 @@
     const rows = modulesOf(part).map((module) => cellRow(
       [moduleName(module), moduleState(module), window.baccaratI18n.formatNumber(module.strikes)], module.prop));
     document.querySelector("#bomb-modules tbody").replaceChildren(...rows);
-    document.getElementById("bomb-others").hidden = part.role === "controller";
   }
 
   document.addEventListener("baccarat:update", (event) => {
