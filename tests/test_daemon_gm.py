@@ -11,6 +11,7 @@ from baccarat_core import BaccaratModule
 from firmware.app import build_daemon, close_daemon, restore_module
 from firmware.devices.displays import open_dummy_device
 from firmware.room.commands import GameMaster, state_document
+from firmware.simulator.pins import ManualClock
 from tests.conftest import Rig, make_config, served_prop
 from tests.pixels import find_text
 
@@ -58,7 +59,11 @@ def test_a_closed_table_stays_closed_after_a_restart(tmp_path, mock_factory):
     assert isinstance(module, BaccaratModule) and module.enabled is False
 
 
-def test_identify_blinks_both_lights_and_inverts_every_display_then_goes_back(rig):
+def test_identify_blinks_both_lights_and_inverts_every_display_then_goes_back(rig_factory):
+    """Identify lasts its 3 s on the daemon's schedule clock, which the test moves by hand: the
+    lights are watched for as long as a busy machine needs, and the end comes when the clock says."""
+    clock = ManualClock(0.0)
+    rig = rig_factory(schedule_clock=clock)
     before = {role: rig.frame(role).copy() for role in rig.daemon.screens}
     reply = GameMaster(rig.daemon).handle({"command": "identify"}).result(5)
     assert reply["ok"] and reply["result"] == {"identify_seconds": 3.0}
@@ -69,12 +74,16 @@ def test_identify_blinks_both_lights_and_inverts_every_display_then_goes_back(ri
         assert all(a != b for a, b in zip(inverted.tobytes(), original.tobytes(), strict=True)), role
     status = rig.daemon.board.status
     seen = set()
-    deadline = time.monotonic() + 1.5
+    deadline = time.monotonic() + 20
     while time.monotonic() < deadline and len(seen) < 4:
         seen |= {("red", bool(status.red.value)), ("green", bool(status.green.value))}
         time.sleep(0.02)
     assert seen == {("red", True), ("red", False), ("green", True), ("green", False)}, "both lights blink"
-    time.sleep(3.2)
+    clock.advance(2.99)
+    rig.daemon.catch_up()
+    assert rig.daemon.identifying, "identify ended before its 3 s"
+    clock.advance(0.01)
+    rig.daemon.catch_up()
     rig.daemon.wait_idle()
     for role, frame in before.items():
         assert rig.frame(role).tobytes() == frame.tobytes(), f"{role} is not back to normal"
