@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import cast
 
 from firmware.plugin.base import Service
-from firmware.plugin.hooks import run_bounded
 
 from ..errors import ConfigError
 from .indexed import Indexed
@@ -240,6 +239,8 @@ def _load_own(name: str, value: str) -> Service | Indexed | str:
 def _load_third(name: str, value: str) -> Service | str:
     """A third party's service, imported on a thread of its own: one that raises anything
     (``SystemExit`` included) or blocks at import costs itself, not the prop's start."""
+    from firmware.plugin.hooks import run_bounded  # a start with no third party never loads it
+
     state, result = run_bounded(name, lambda: load(name, value)(), IMPORT_SECONDS)
     if state == "ok":
         return result  # type: ignore[no-any-return]
