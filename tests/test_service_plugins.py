@@ -113,7 +113,9 @@ def test_the_example_writes_each_event_and_takes_its_own_command(with_example, m
         assert not refused["ok"] and "1-200 characters" in refused["error"]
     lines = [json.loads(line) for line in log_file.read_text().splitlines()]
     assert "solved" in [line["event"] for line in lines]
-    assert {"event": "note", "text": "the players asked for a hint"}.items() <= lines[-1].items()
+    # The note goes straight to the file; the events come through the plugin's own hook thread
+    # (a third party's hooks never run on the game thread), so their order in the file is free.
+    assert any({"event": "note", "text": "the players asked for a hint"}.items() <= line.items() for line in lines)
 
 
 def test_an_unknown_section_names_a_close_one():
