@@ -57,13 +57,11 @@
     legible();
   }
 
-  // No word of the drawing under 12 CSS px on a phone (which shows the whole sheet with 5 px
-  // letters): there the drawing is drawn larger and its box scrolls (the keyboard reaches it: it is
-  // focusable). A tablet or a larger screen shows the whole sheet, as the players see the bomb
-  // (its smallest labels, LIT and the ports' names, about 9 px on a 1024 x 768 tablet). Printing
-  // keeps the sheet's own size (players.css).
+  // No word of the drawing under 12 CSS px on any screen (a phone shows the whole sheet with 5 px
+  // letters, a 1024 x 768 tablet its smallest labels, LIT and the ports' names, at about 9 px):
+  // where the whole sheet would show them smaller, it is drawn larger and its box scrolls (the
+  // keyboard reaches it: it is focusable). Printing keeps the sheet's own size (players.css).
   const SMALLEST_PX = 12;
-  const PHONE_PX = 600; // a screen whose shorter side is shorter than this is a phone's
   function legible() {
     const box = $("#casing");
     const svg = box.querySelector("svg");
@@ -72,7 +70,6 @@
     const sizes = [...svg.querySelectorAll("text")].map((text) => parseFloat(text.getAttribute("font-size")));
     const smallest = Math.min(...sizes.filter((size) => size > 0));
     box.classList.remove("zoomed");
-    if (Math.min(window.innerWidth, window.innerHeight) >= PHONE_PX) return;
     const shown = svg.getBoundingClientRect();
     const scale = Math.min(shown.width / width, shown.height / height);
     if (!Number.isFinite(smallest) || smallest * scale >= SMALLEST_PX) return;
