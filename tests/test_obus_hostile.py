@@ -14,6 +14,7 @@ import random
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -73,13 +74,17 @@ def test_100000_random_frames_cost_a_few_log_lines_and_the_prop_plays_on(
         sender.shutdown()
         # the prop reads its frames in order: once it answers a HELLO sent after them, it has read
         # (or its socket has dropped) every one of them. A bus opened now hears none of the flood.
+        # A full socket buffer drops a datagram, the HELLO too: it is sent again until answered.
         probe = can.Bus(interface="udp_multicast", channel=group, port=port)
-        probe.send(can.Message(arbitration_id=0x400, data=b"\x01", is_extended_id=False))
-        while True:
-            frame = probe.recv(PATIENCE)
-            assert frame is not None, "the prop did not answer the HELLO after the flood"
-            if frame.arbitration_id == 0x501 and bytes(frame.data) == b"\x00":
-                break
+        deadline = time.monotonic() + 4 * PATIENCE
+        registered = False
+        while not registered:
+            assert time.monotonic() < deadline, "the prop did not answer the HELLO after the flood"
+            probe.send(can.Message(arbitration_id=0x400, data=b"\x01", is_extended_id=False))
+            while (frame := probe.recv(3.0)) is not None:
+                if frame.arbitration_id == 0x501 and bytes(frame.data) == b"\x00":
+                    registered = True
+                    break
         probe.shutdown()
         service = prop.service
         # the flood is over: the game master starts afresh and a round is played
