@@ -71,6 +71,7 @@ def osc(samples: int) -> dict[str, Any]:
         "listen": f"127.0.0.1:{port}",
     }
     data.setdefault("state", {})["file"] = ""
+    data["control"] = {"socket": ""}  # no control socket: one beside a running prop
     config = parse_config(data)
     daemon = build_daemon(
         config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=random.Random(7)

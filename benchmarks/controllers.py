@@ -144,6 +144,7 @@ def clue_control(samples: int) -> dict[str, Any]:
             data = tomllib.loads(DEFAULT_CONFIG.read_text(encoding="utf-8"))
             data["clue_control"] = {"port": port, "controller": f"127.0.0.1:{pc.port}"}
             data.setdefault("state", {})["file"] = ""
+            data["control"] = {"socket": ""}  # no control socket: one beside a running prop
             config = parse_config(data)
             daemon = build_daemon(
                 config, pin_factory=mock_pin_factory(), device_factory=open_dummy_device, rng=random.Random(7)

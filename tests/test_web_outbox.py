@@ -206,4 +206,6 @@ def test_an_event_before_the_console_listens_is_sent_once_it_does(receiver):
         await sender.close()
 
     asyncio.run(asyncio.wait_for(console(), 30))
-    assert len(receiver.wait_for(MAX_EARLY)) == MAX_EARLY and receiver.requests[0][2]["forced"] is True
+    received = receiver.wait_for(MAX_EARLY)
+    # At least once: a delivery whose answer came late (a busy machine) is sent again with its id.
+    assert len({body["id"] for _, _, body in received}) == MAX_EARLY and received[0][2]["forced"] is True
