@@ -246,6 +246,51 @@ def _config(directory: Path, root: Path, broker_port: int | None, extras: tuple[
     return path
 
 
+def child_setup(
+    directory: Path,
+    root: Path,
+    broker_port: int | None,
+    extras: tuple[str, ...] = (),
+    *,
+    rounds: str = "0",
+    end: str = "stopped",
+) -> tuple[Path, Any, dict[str, str]]:
+    """What a measured child needs, the same for every harness here: its config, the saved game and
+    history a start finds (``rounds`` played, then ``end``: a short game stopped by default), the
+    notify socket it reports to, and its environment (as under systemd: the log without time
+    stamps; the same string hashing, so the same count each run)."""
+    import subprocess
+
+    config = _config(directory, root, broker_port, extras)
+    saved_games = str(Path(__file__).resolve().with_name("saved_games.py"))
+    subprocess.run(
+        [sys.executable, saved_games, str(root), str(config), rounds, end],
+        cwd=str(root),
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    listener = notify_socket(directory / "notify")
+    dropped = ("GPIOZERO_PIN_FACTORY", "GPIOZERO_MOCK_PIN_CLASS", "WATCHDOG_USEC")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
+    env.update(NOTIFY_SOCKET=str(directory / "notify"), JOURNAL_STREAM="0:0", PYTHONHASHSEED="0")
+    return config, listener, env
+
+
+def callgrind(directory: Path, *, windows: bool = True) -> list[str]:
+    """valgrind's command up to the program: counts per thread, zeroed and dumped around each window
+    (``os.getpgrp`` and ``os.getsid``; ``windows=False``: dumped only)."""
+    import shutil
+
+    head = [shutil.which("valgrind") or "valgrind", "--tool=callgrind"]
+    if windows:
+        head += ["--separate-threads=yes"]
+    head += [f"--callgrind-out-file={directory}/cg.%p"]
+    if windows:
+        head += ["--zero-before=os_getpgrp"]
+    return [*head, "--dump-before=os_getsid", sys.executable]
+
+
 def _totals(path: Path) -> int:
     """The ``totals:`` (else ``summary:``) line of a callgrind output file."""
     summary = None
@@ -286,43 +331,22 @@ def measure(
     """One scenario under callgrind: its instructions (per op for the game thread's)."""
     import json
     import re
-    import shutil
     import subprocess
     import tempfile
 
     here = Path(__file__).resolve()
     with tempfile.TemporaryDirectory(prefix="bench-instr-") as tmp:
         directory = Path(tmp)
-        config = _config(directory, root, broker_port, extras)
         # The saved game and history a start finds: a short game (the prop started and stopped once)
         # for every scenario but the long ones.
         setup = {"long": (str(rounds), "solved"), "unfinished": (str(rounds), "stopped"), "cut": (str(rounds), "cut")}
         made_rounds, end = setup.get(scenario, ("0", "stopped"))
-        subprocess.run(
-            [sys.executable, str(here.with_name("saved_games.py")), str(root), str(config), made_rounds, end],
-            cwd=str(root),
-            check=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        config, listener, env = child_setup(directory, root, broker_port, extras, rounds=made_rounds, end=end)
         history = directory / "history.jsonl"
         history_bytes = history.stat().st_size if history.exists() else 0
-        listener = notify_socket(directory / "notify")
-        env = dict(os.environ)
-        for name in ("GPIOZERO_PIN_FACTORY", "GPIOZERO_MOCK_PIN_CLASS", "WATCHDOG_USEC"):
-            env.pop(name, None)
-        env["NOTIFY_SOCKET"] = str(directory / "notify")
-        env["JOURNAL_STREAM"] = "0:0"  # the log as the journal takes it (no time stamps), as under systemd
-        env["PYTHONHASHSEED"] = "0"  # the same order in every set and dict of strings: the same count each run
         out = directory / "windows.json"
         command = [
-            shutil.which("valgrind") or "valgrind",
-            "--tool=callgrind",
-            "--separate-threads=yes",
-            f"--callgrind-out-file={directory}/cg.%p",
-            "--zero-before=os_getpgrp",
-            "--dump-before=os_getsid",
-            sys.executable,
+            *callgrind(directory),
             str(here),
             "child",
             scenario,

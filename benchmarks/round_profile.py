@@ -170,26 +170,10 @@ def profile(root: Path, deals: int, broker_port: int | None, extras: tuple[str, 
 
     with tempfile.TemporaryDirectory(prefix="round-profile-") as tmp:
         directory = Path(tmp)
-        config = instructions._config(directory, root, broker_port, extras)
-        subprocess.run(
-            [sys.executable, str(HERE / "saved_games.py"), str(root), str(config), "0", "stopped"],
-            cwd=str(root),
-            check=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        listener = instructions.notify_socket(directory / "notify")
-        env = {k: v for k, v in os.environ.items() if k not in ("GPIOZERO_PIN_FACTORY", "WATCHDOG_USEC")}
-        env.update(NOTIFY_SOCKET=str(directory / "notify"), JOURNAL_STREAM="0:0", PYTHONHASHSEED="0")
+        config, listener, env = instructions.child_setup(directory, root, broker_port, extras)
         out = directory / "report.json"
         command = [
-            shutil.which("valgrind") or "valgrind",
-            "--tool=callgrind",
-            "--separate-threads=yes",
-            f"--callgrind-out-file={directory}/cg.%p",
-            "--zero-before=os_getpgrp",
-            "--dump-before=os_getsid",
-            sys.executable,
+            *instructions.callgrind(directory),
             str(Path(__file__).resolve()),
             "child",
             str(root),

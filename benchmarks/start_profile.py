@@ -18,7 +18,6 @@ million instructions of their own, so the total is a little above ``instructions
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
 import subprocess
@@ -94,25 +93,11 @@ def profile(
     sys.path.insert(0, str(HERE))
     import instructions
 
-    config = instructions._config(directory, root, broker_port, extras)
     here = HERE / "instructions.py"
-    subprocess.run(
-        [sys.executable, str(HERE / "saved_games.py"), str(root), str(config), "0", "stopped"],
-        cwd=str(root),
-        check=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    listener = instructions.notify_socket(directory / "notify")
-    env = {k: v for k, v in os.environ.items() if k not in ("GPIOZERO_PIN_FACTORY", "WATCHDOG_USEC")}
-    env.update(NOTIFY_SOCKET=str(directory / "notify"), JOURNAL_STREAM="0:0", PYTHONHASHSEED="0")
+    config, listener, env = instructions.child_setup(directory, root, broker_port, extras)
     env["START_PROFILE_LOG"] = str(directory / "marks.log")
     command = [
-        shutil.which("valgrind") or "valgrind",
-        "--tool=callgrind",
-        f"--callgrind-out-file={directory}/cg.%p",
-        "--dump-before=os_getsid",
-        sys.executable,
+        *instructions.callgrind(directory, windows=False),
         "-c",
         MARKERS.replace("{STEPS!r}", repr(STEPS)),
         str(here),
