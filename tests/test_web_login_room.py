@@ -47,7 +47,8 @@ def test_a_game_master_can_log_in_while_strangers_hold_the_console(web_factory, 
     guard = web.service.guard
     try:
         until(lambda: len(guard) >= min(MAX_CONNECTIONS, addresses * each) - 1, what="the connections squatted")
-        until(lambda: guard._untrusted == guard.untrusted_limit, what="every untrusted request held")
+        # Held, give or take the one a squatter is opening again (they reopen what the console closes).
+        until(lambda: guard._untrusted >= guard.untrusted_limit - 1, 30, what="every untrusted request held")
         time.sleep(0.5)
         answers = fresh_logins(port, 20)
     finally:
