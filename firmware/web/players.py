@@ -1,8 +1,9 @@
 """The players' pages: the bomb casing (``/casing``) and the module on a tablet (``/play``).
 
 They show only what a player sees on a real bomb: the casing (serial number,
-port plates, indicators, batteries, strikes, the timer's place; in an OBUS bomb its puzzle
-modules solved of all: :func:`bomb_count`), and on
+port plates, indicators, batteries, strikes, the timer's place; in an OBUS bomb every module of
+it, registered, solved or not, with its strikes, and its puzzle modules solved of all:
+:func:`bomb_count`), and on
 ``/play`` the front panel with the displays' frames and the lights. Their
 event streams carry nothing else: each update from the console's hub passes
 through a view (:func:`casing_view`, :func:`play_view`) that keeps only those
@@ -280,17 +281,26 @@ class PlayerPages:
 
 
 def bomb_count(doc: dict[str, Any]) -> dict[str, Any]:
-    """``{"bomb": {"solved": 1, "puzzles": 3}}``: an OBUS bomb's puzzle modules solved and in all, as
-    the players see them beside the casing's timer (the state document's ``obus`` part); ``{}``
-    without one, ``{"bomb": None}`` while the count is not known yet."""
+    """``{"bomb": {...}}``: an OBUS bomb as the players see it beside the casing's timer (the state
+    document's ``obus`` part): every module of the bomb, the prop's own first (``modules``: each
+    one's ``type`` and ``id`` on the bus, ``solved``, ``strikes``; the prop's marked ``prop``; every
+    one listed is registered), and the puzzle modules ``solved`` and in all (``puzzles``) once the
+    bomb's count is known; the record the history keeps (:func:`~firmware.history.bomb.bomb_record`).
+    ``{}`` without a part, ``{"bomb": None}`` for one that says no role."""
     part = doc.get("obus")
     if not isinstance(part, dict):
         return {}
-    bomb = part.get("bomb") or {}
-    solved, puzzles = bomb.get("solved"), bomb.get("puzzles")
-    if not isinstance(solved, int) or not isinstance(puzzles, int):
+    from ..history.bomb import bomb_record
+
+    try:
+        record = bomb_record(part)
+    except (KeyError, TypeError, ValueError) as error:  # a part the service did not make: nothing shown
+        log.warning("web: the bomb's modules not shown: %s", error)
+        record = None
+    if record is None:
         return {"bomb": None}
-    return {"bomb": {"solved": solved, "puzzles": puzzles}}
+    shown = {key: record[key] for key in ("modules", "solved", "puzzles", "strikes") if key in record}
+    return {"bomb": shown}
 
 
 def _json(data: dict[str, Any], status: int = 200) -> web.Response:

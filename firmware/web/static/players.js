@@ -82,20 +82,35 @@
     if (lastCasing) showCasing(lastCasing);
   }
 
-  // An OBUS bomb's puzzle modules solved, beside the casing's timer (null: not known yet).
-  function showBombCount(bomb) {
-    const line = $("#bomb-count");
-    if (!line) return;
-    line.hidden = !bomb;
-    if (bomb) {
-      line.textContent = ngettext("{solved} of {n} puzzle module solved", "{solved} of {n} puzzle modules solved",
-        bomb.puzzles, { solved: bomb.solved });
-    }
+  // An OBUS bomb (the prop's `obus` part, firmware/web/players.py bomb_count): its puzzle modules
+  // solved of all, and every module of it, the prop's own first: its name, registered, solved or
+  // not, its strikes, in words (bomb.js's, as the console says them). null: no bomb, all hidden.
+  function showBomb(bomb) {
+    const box = $("#bomb-list");
+    if (!box) return;
+    box.hidden = !bomb;
+    if (!bomb) return;
+    const words = window.baccaratBomb;
+    const count = $("#bomb-count");
+    const said = words.solvedWords(bomb);
+    count.hidden = !said;
+    count.textContent = said || "";
+    const items = (bomb.modules || []).map((module) => {
+      const item = document.createElement("li");
+      item.className = "bomb-module" + (module.prop ? " self" : "") + (module.solved ? " solved" : "");
+      item.dataset.solved = String(Boolean(module.solved));
+      item.dataset.strikes = String(module.strikes);
+      const strikes = ngettext("{n} strike", "{n} strikes", module.strikes);
+      item.textContent = _("{module}: {state}, {strikes}",
+        { module: words.moduleName(module), state: words.moduleState(module), strikes });
+      return item;
+    });
+    $("#bomb-list-modules").replaceChildren(...items);
   }
 
   function apply(update) {
     if (update.casing) showCasing(update.casing);
-    if ("bomb" in update) showBombCount(update.bomb);
+    if ("bomb" in update) showBomb(update.bomb);
     if (panel && update.frames) panel.showFrames(update.frames);
     if (panel && update.lights) panel.showLights(update.lights);
   }
