@@ -97,6 +97,10 @@ def cmd_history(args: argparse.Namespace) -> int:
             f"{row['game']:>6}  {started:<16}  {outcome:<19} {duration(row['seconds']):>8} {row['rounds']:>6} "
             f"{row['strikes']:>7} {row['hints']:>5} {row['commands']:>8}"
         )
+        if "bomb" in row:  # an OBUS bomb's modules, under its game's row
+            from ..history.bomb import record_words
+
+            print(f"{'':>8}OBUS bomb: {record_words(row['bomb'])}")
     print(_averages_line(averages(games)))
     if stuck["progress_at"] is not None:
         what = (

@@ -62,6 +62,31 @@ def bomb_record(part: Any, *, solved: bool = False) -> dict[str, Any] | None:
     return record
 
 
+def _module_words(module: dict[str, Any]) -> str:
+    kind = "needy" if module.get("type") == 2 else "puzzle"
+    name = f"{kind} {module['id']}" if "id" in module else ""
+    if module.get("prop"):
+        name = f"prop ({name})" if name else "prop"
+    strikes = module["strikes"]
+    state = "solved" if module["solved"] else "not solved"
+    return f"{name}: {state}, {strikes} strike{'' if strikes == 1 else 's'}"
+
+
+def record_words(record: dict[str, Any]) -> str:
+    """An end line's ``obus`` field in one line of plain English words and numbers (the CSV's
+    ``bomb`` column, ``baccarat history``'s listing): ``controller; 2/3 solved; 1 strike; prop:
+    solved, 0 strikes; puzzle 2: solved, 0 strikes; needy 1: not solved, 1 strike``."""
+    parts = [str(record["role"])]
+    if "solved" in record and "puzzles" in record:
+        parts.append(f"{record['solved']}/{record['puzzles']} solved")
+    if "strikes" in record:
+        parts.append(f"{record['strikes']} strike{'' if record['strikes'] == 1 else 's'}")
+    if record.get("ended"):
+        parts.append(f"ended: {record['ended']}")
+    parts += [_module_words(module) for module in record["modules"]]
+    return "; ".join(parts)
+
+
 def bus_reader(extras: Iterable[Callable[[], dict[str, Any]]], skip: Callable[[], Any]) -> Callable[[], Any]:
     """A reader of the ``obus`` part among the state document's ``extras`` (the game master's
     :attr:`~firmware.room.commands.GameMaster.document_extras`), leaving out ``skip`` (the history's

@@ -226,15 +226,25 @@ CSV_COLUMNS = (
 
 
 def to_csv(summaries: Iterable[dict[str, Any]]) -> str:
-    """The games' summaries as CSV, one row each, with a header."""
+    """The games' summaries as CSV, one row each, with a header. When a game was played in an OBUS
+    bomb (its summary has ``bomb``), a last column ``bomb`` says its modules in words
+    (:func:`~.bomb.record_words`; empty for the other games); else the columns are
+    :data:`CSV_COLUMNS` alone, as they always were."""
     import csv
     import io
 
+    from .bomb import record_words
+
+    rows = list(summaries)
+    bombs = any("bomb" in row for row in rows)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for row in summaries:
-        writer.writerow(["" if row[key] is None else row[key] for key in CSV_COLUMNS])
+    writer.writerow((*CSV_COLUMNS, "bomb") if bombs else CSV_COLUMNS)
+    for row in rows:
+        cells = ["" if row[key] is None else row[key] for key in CSV_COLUMNS]
+        if bombs:
+            cells.append(record_words(row["bomb"]) if "bomb" in row else "")
+        writer.writerow(cells)
     return out.getvalue()
 
 
