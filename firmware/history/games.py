@@ -44,6 +44,8 @@ class Game:
         self.start = start
         self.entries: list[dict[str, Any]] = []
         self.end: dict[str, Any] | None = None
+        #: The ``bomb`` line: an OBUS bomb's modules at the bomb's end, after the game's (None: none).
+        self.bomb_end: dict[str, Any] | None = None
 
     @property
     def id(self) -> str:
@@ -51,9 +53,11 @@ class Game:
         return str(self.start["id"])
 
     def add(self, entry: dict[str, Any]) -> None:
-        """A line after the start; the end line closes the game."""
+        """A line after the start; the end line closes the game (a ``bomb`` line may follow it)."""
         if entry["t"] == "end":
             self.end = entry
+        elif entry["t"] == "bomb":
+            self.bomb_end = entry
         else:
             self.entries.append(entry)
 
@@ -152,8 +156,16 @@ class Game:
             "edgework_drawn": start["drawn"],
             "limits": f"{format_dollars(limits['min'])} - {format_dollars(limits['max'])}",
             "resumed": bool(start.get("resumed", False)),
-            **({"bomb": end["obus"]} if "obus" in end else {}),
+            **self._bomb(),
         }
+
+    def _bomb(self) -> dict[str, Any]:
+        """``{"bomb": <the record>}`` in an OBUS bomb: its modules at the bomb's end where a ``bomb``
+        line has them, else at the game's end (the end line's ``obus``); ``{}`` without a bomb."""
+        if self.bomb_end is not None:
+            return {"bomb": self.bomb_end["obus"]}
+        end = self.end or {}
+        return {"bomb": end["obus"]} if "obus" in end else {}
 
 
 def build_games(entries: Iterable[tuple[dict[str, Any], str, int]]) -> tuple[list[Game], list[Problem]]:
@@ -171,7 +183,7 @@ def build_games(entries: Iterable[tuple[dict[str, Any], str, int]]) -> tuple[lis
             continue
         if game is None:
             problems.append(Problem(where, line, f"game {entry['id']} has no start line before it"))
-        elif game.end is not None:
+        elif game.end is not None and entry["t"] != "bomb":  # an OBUS bomb's end may follow the game's
             problems.append(Problem(where, line, f"game {entry['id']} already ended"))
         else:
             game.add(entry)

@@ -29,6 +29,10 @@ stack cleared, the active chip changed, a deal (with the strikes or the solve it
 state document carries when that was (``progress_at``) and the whole minutes since, as of the
 document (``stuck_minutes``); nothing ticks while the prop is idle.
 
+**An OBUS bomb** (:mod:`.bomb`): the end line keeps the bomb's modules as the prop's game ended;
+when the bomb plays on after it (the other modules of a bomb the prop runs), each batch until the
+bomb's end or the next game looks at the bus's view, and the bomb's end is a ``bomb`` line.
+
 The lines themselves are made by :class:`~.recorder.Recorder` (the keeper is one); what each
 holds is in :mod:`.lines`. Reading them back into games (:mod:`.games`) is the readers' work,
 loaded when a reader first asks, not at start.
@@ -167,6 +171,8 @@ class HistoryKeeper(Recorder):
                 elif game is not None and game.waiting >= self.rounds_per_write:
                     game.waiting = 0
                     self._emit([], write=True)
+                if self._bomb_waits is not None:  # an OBUS bomb played on after the game's end
+                    self._bomb_over(now)
             finally:
                 self._remote = False
                 self._handling = False

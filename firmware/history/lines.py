@@ -31,6 +31,10 @@ Each game is a run of JSON lines sharing an ``id`` (``t`` says what a line is):
                game master began another) or interrupted (the saved game was lost); the totals,
                and the countdown's ``time_left`` on a bomb with a timer; in an OBUS bomb, its
                modules (``obus``: :mod:`.bomb`)
+``bomb``       after the ``end`` line, in an OBUS bomb that went on after the prop's game ended
+               (the other modules of a bomb the prop runs play on after its own is solved): the
+               bomb's modules when the bomb's game ended (``obus``, with its ``ended``); a reader
+               takes it as the game's bomb instead of the end line's (files before it have none)
 =============  ================================================================================
 
 Lines may also carry ``first_move`` (the players' first input of the game) and ``progress``
@@ -355,6 +359,7 @@ SCHEMAS: dict[str, tuple[dict[str, Check], dict[str, Check]]] = {
     "command": ({"command": _text(20), "detail": _text(240)}, dict(_MARKS)),
     "stop": ({}, {**_TOTALS, **_MARKS}),
     "resume": ({}, dict(_MARKS)),
+    "bomb": ({"obus": _obus}, {}),
     "end": (
         {"outcome": _one_of(*OUTCOMES), "strikes": _count(strict.MAX_STRIKES)},
         {

@@ -105,6 +105,9 @@ class Recorder:
         self._write_due = False
         #: The state document's ``obus`` part now, or None (the keeper sets it: :mod:`.bomb`).
         self.bus: Callable[[], Any] = lambda: None
+        #: The id of the game whose end line kept an OBUS bomb still being played: its ``bomb``
+        #: line waits for the bomb's end (:meth:`_bomb_over`); None when none waits.
+        self._bomb_waits: str | None = None
 
     # -- internals (under the lock) -------------------------------------------------------------
     def _fresh_game(self, game_id: str, at: float, module: BaccaratModule) -> _Game:
@@ -122,6 +125,7 @@ class Recorder:
         )
 
     def _begin(self, module: BaccaratModule, now: float, *, resumed: bool = False) -> None:
+        self._bomb_waits = None  # a new game: the last one's bomb, if it still played, is not this one's
         if self._interrupted:
             self._emit(self._interrupted, write=False)
             self._interrupted = []
@@ -276,8 +280,30 @@ class Recorder:
             bomb = None
         if bomb is not None:
             end["obus"] = bomb
+            if "ended" not in bomb:  # the bomb goes on without the prop's game: its end comes later
+                self._bomb_waits = game.id
         self._emit([self._mark(game, end)], write=True)
         self._game = None
+
+    def _bomb_over(self, now: float) -> None:
+        """After a game whose end line kept an OBUS bomb still being played (the other modules go on
+        after the prop's own is solved): once the bus's view says the bomb's game is over (SOLVED,
+        TIMEOUT, STRIKEOUT), a ``bomb`` line with its modules then (:mod:`.lines`). The game's next
+        start forgets it (a reset before the bomb's end: the end line's view stays the record's)."""
+        game_id = self._bomb_waits
+        if game_id is None:
+            return
+        try:
+            bomb = bomb_record(self.bus())
+        except Exception:  # noqa: BLE001 - the game's record stands as its end line has it
+            log.exception("history: the OBUS bomb's end not recorded")
+            self._bomb_waits = None
+            return
+        if bomb is None:
+            self._bomb_waits = None
+        elif "ended" in bomb:
+            self._bomb_waits = None
+            self._emit([self._line(game_id, "bomb", now, obus=bomb)], write=True)
 
     @staticmethod
     def _line(game_id: str, kind: str, at: float, **fields: Any) -> dict[str, Any]:

@@ -348,6 +348,8 @@ def _ended(data: bytes, whole: bool, damaged: list[str]) -> list[dict[str, Any]]
     the whole file and holds no line; None otherwise (a game the prop did not stop cleanly in, or no
     line that can be read in ``data``: read more). ``damaged`` gets the lines passed over."""
     for entry in _entries_from_the_end(data, whole, damaged):
+        if entry["t"] == "bomb":  # an OBUS bomb's end, after its game's end line
+            continue
         summed_up = entry["t"] == "end" or (entry["t"] == "stop" and "gestures" in entry)
         return [entry] if summed_up else None
     return [] if whole else None
@@ -363,7 +365,7 @@ def _last_game(data: bytes, whole: bool, damaged: list[str]) -> list[dict[str, A
     for entry in _entries_from_the_end(data, whole, damaged):
         if wanted is None:
             wanted = entry["id"]
-        if entry["id"] != wanted:
+        if entry["id"] != wanted or entry["t"] == "bomb":  # a bomb line: after its game's end (see _ended)
             continue
         game.append(entry)
         if entry["t"] == "start" or carried(entry) is not None:  # the game's start, or its totals so far
