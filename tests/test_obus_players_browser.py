@@ -64,6 +64,7 @@ def test_the_tablet_and_the_casing_list_every_module_of_the_bomb_and_follow_it(
                 assert [item[1:3] for item in items] == [["false", "0"]] * 4
                 assert min(item[3] for item in items) >= 12, items  # no word under 12 px
             assert play.text_content("#bomb-count") == "0 of 3 puzzle modules solved"
+            casing.wait_for_selector("#casing #solved[data-marks='000']")
             bomb.prop.run(command="start")
             bomb.prop.until(lambda s: s["obus"]["phase"] == "playing")
             bomb.send(M2, SOLVED)
@@ -82,6 +83,9 @@ def test_the_tablet_and_the_casing_list_every_module_of_the_bomb_and_follow_it(
                     "() => document.querySelector('#bomb-count').textContent === '1 of 3 puzzle modules solved'",
                     timeout=PATIENCE * 1000,
                 )
+            # the casing's drawing marks each puzzle module under its timer (the needy one has none)
+            for page in (play, casing):
+                page.wait_for_selector("#casing #solved[data-marks='010']", timeout=PATIENCE * 1000)
             # the list is on the screen, beside the casing, and every line of it can be read
             shown = play.evaluate(
                 "() => { const r = document.querySelector('#bomb-list').getBoundingClientRect();"

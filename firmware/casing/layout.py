@@ -24,7 +24,7 @@ from baccarat_core.events import ENGLISH
 from baccarat_core.timer import clock_text
 
 from ..i18n import N_, SOURCE, translations
-from .drawing import Drawing, Group, Line, Rect, Text
+from .drawing import Circle, Drawing, Group, Line, Rect, Text
 from .model import Casing
 from .widgets import (
     CASE,
@@ -219,7 +219,10 @@ def _timer_module(casing: Casing, x: float, y: float, t: NullTranslations = ENGL
 
 
 def _solved(casing: Casing, x: float, y: float, width: float, t: NullTranslations = ENGLISH) -> Group:
-    """The modules solved on the bomb, in a box ``width`` x 16 mm."""
+    """The modules solved on the bomb, in a box ``width`` x 16 mm; in an OBUS bomb (``casing.bomb``)
+    ``width`` x :data:`BOMB_BOX_H` mm, its puzzle modules solved of all and a mark for each."""
+    if casing.bomb is not None:
+        return _bomb_solved(casing.bomb, x, y, width, t)
     count = str(casing.solved)
     title = t.ngettext("{n} module solved", "{n} modules solved", casing.solved).format(n=count)
     group = Group(id="solved", cls="solved", data={"solved": count}, title=title, dx=x, dy=y)
@@ -227,6 +230,34 @@ def _solved(casing: Casing, x: float, y: float, width: float, t: NullTranslation
     label = t.gettext("MODULES SOLVED ON THE BOMB")
     group.add(Text(width / 2, 6, label, fitted(label, 2.5, width - 3), MUTED, "middle", True))
     group.add(Text(width / 2, 13.5, count, 6, INK, "middle", True))
+    return group
+
+
+#: The solved box's height in an OBUS bomb: the count, then a row of marks.
+BOMB_BOX_H = 22.0
+#: A solved module's mark (a lit green LED, as a KTANE module's), an unsolved one's (unlit).
+MARK_SOLVED, MARK_UNSOLVED = "#22b14c", "#3a3a3a"
+
+
+def bomb_marks_at(count: int, width: float) -> list[tuple[float, float, float]]:
+    """The ``(cx, cy, r)`` of ``count`` marks in a solved box ``width`` mm wide (mm, in the box)."""
+    pitch = min(5.0, (width - 6) / max(count, 1))
+    r = min(1.6, pitch * 0.38)
+    left = width / 2 - pitch * (count - 1) / 2
+    return [(left + k * pitch, 17.5, r) for k in range(count)]
+
+
+def _bomb_solved(marks: tuple[bool, ...], x: float, y: float, width: float, t: NullTranslations) -> Group:
+    solved = sum(marks)
+    title = t.ngettext("{n} module solved", "{n} modules solved", solved).format(n=solved)
+    data = {"solved": str(solved), "modules": str(len(marks)), "marks": "".join("1" if m else "0" for m in marks)}
+    group = Group(id="solved", cls="solved bomb", data=data, title=title, dx=x, dy=y)
+    group.add(Rect(0, 0, width, BOMB_BOX_H, STICKER, CASE_EDGE, 0.3, 1.2))
+    label = t.gettext("MODULES SOLVED ON THE BOMB")
+    group.add(Text(width / 2, 5.5, label, fitted(label, 2.5, width - 3), MUTED, "middle", True))
+    group.add(Text(width / 2, 12.5, f"{solved} / {len(marks)}", 5.5, INK, "middle", True))
+    for (cx, cy, r), lit in zip(bomb_marks_at(len(marks), width), marks, strict=True):
+        group.add(Circle(cx, cy, r, MARK_SOLVED if lit else STICKER, INK if lit else MARK_UNSOLVED, 0.3))
     return group
 
 

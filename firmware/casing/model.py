@@ -45,7 +45,9 @@ class Casing:
     ``(label, lit)`` pairs; ``batteries``: one ``AA`` (a pair of AA cells) or ``D`` per holder;
     ``solved``: modules solved on the bomb; ``strikes``. ``timer`` is the countdown's seconds left,
     or None for a bomb without a timer: the place for it is drawn either way. ``outcome`` is
-    ``defused`` or ``exploded`` once the game is over (None while it runs).
+    ``defused`` or ``exploded`` once the game is over (None while it runs). ``bomb``: in an OBUS
+    bomb, each of its puzzle modules solved or not (the prop's own first: :func:`bomb_marks`), a
+    mark each beside the timer; None for a bomb of the prop alone.
     """
 
     serial: str
@@ -56,6 +58,7 @@ class Casing:
     strikes: int = 0
     timer: float | None = None
     outcome: str | None = None
+    bomb: tuple[bool, ...] | None = None
 
     @classmethod
     def from_edgework(cls, edgework: Edgework, *, strikes: int = 0, timer: float | None = None) -> Casing:
@@ -76,7 +79,8 @@ class Casing:
     def from_state(cls, doc: dict[str, Any]) -> Casing:
         """The casing of a state document (``firmware.room.commands.state_document``): its edgework,
         strikes, ``status`` (solved or exploded: the game's outcome) and, when the document has one,
-        ``timer`` (seconds left, or an object with ``seconds_left``). Nothing else of the document
+        ``timer`` (seconds left, or an object with ``seconds_left``), and in an OBUS bomb its
+        puzzle modules solved or not (``obus``: :func:`bomb_marks`). Nothing else of the document
         is read."""
         edgework = Edgework.from_dict(doc.get("edgework") or {})
         strikes = doc.get("strikes", 0)
@@ -84,7 +88,10 @@ class Casing:
             raise EdgeworkError(f"strikes {strikes!r} is not a count")
         casing = cls.from_edgework(edgework, strikes=strikes, timer=timer_seconds(doc.get("timer")))
         outcome = {"solved": "defused", "exploded": "exploded"}.get(str(doc.get("status")))
-        return replace(casing, outcome=outcome) if outcome else casing
+        if outcome:
+            casing = replace(casing, outcome=outcome)
+        marks = bomb_marks(doc.get("obus"))
+        return casing if marks is None else replace(casing, bomb=marks)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form the pages receive (what the drawing shows, in data)."""
@@ -97,7 +104,32 @@ class Casing:
             "strikes": self.strikes,
             "timer": self.timer,
             "outcome": self.outcome,
+            **({"bomb": list(self.bomb)} if self.bomb is not None else {}),
         }
+
+
+#: Puzzle modules an OBUS bomb's marks show at most (OBUS's controller registers 16, and the prop).
+MAX_MARKS = 17
+
+
+def bomb_marks(part: object) -> tuple[bool, ...] | None:
+    """An OBUS bomb's puzzle modules solved or not, the prop's own first, from the state document's
+    ``obus`` part (the controller's ``prop`` and ``modules``; a module's ``solved_sent`` and the
+    others it heard); needy modules, which never solve, have no mark. None without a part (or a
+    part that says no role, or one the service did not make).
+
+    >>> bomb_marks({"role": "controller", "prop": {"solved": True},
+    ...             "modules": [{"type": 1, "solved": False}, {"type": 2, "solved": False}]})
+    (True, False)
+    """
+    if not isinstance(part, dict) or part.get("role") not in ("module", "controller"):
+        return None
+    own = (part.get("prop") or {}).get("solved") if part["role"] == "controller" else part.get("solved_sent")
+    modules = part.get("modules")
+    if not isinstance(modules, list) or not all(isinstance(m, dict) for m in modules):
+        return None
+    others = [bool(m.get("solved")) for m in modules if m.get("type") == 1]
+    return (bool(own), *others)[:MAX_MARKS]
 
 
 def timer_seconds(value: object) -> float | None:
