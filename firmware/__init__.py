@@ -59,6 +59,9 @@ MOVED = {
     "firmware.room.ha_templates": "firmware.services.home_assistant.templates",
     "firmware.room.room2": "firmware.services.room2.link",
     "firmware.room.control_socket": "firmware.services.control.socket",
+    "firmware.web.controllers": "firmware.services.erm.endpoints",
+    "firmware.web.webhooks": "firmware.services.webhooks.sender",
+    "firmware.web.outbox": "firmware.services.webhooks.outbox",
 }
 
 

@@ -25,7 +25,11 @@ from baccarat_core.records import replace
 from firmware.app import build_daemon, close_daemon
 from firmware.devices.displays import open_dummy_device
 from firmware.room.commands import GameMaster, state_document
+from firmware.services import erm, webhooks
+from firmware.services.webhooks.sender import WebhookSender
+from firmware.services.webhooks.settings import WebhookSettings
 from firmware.web.backend import DaemonBackend
+from firmware.web.extension import ExtensionFactory
 from firmware.web.server import WebService
 from firmware.web.settings import WebSettings
 from tests.conftest import Rig, make_config
@@ -155,6 +159,28 @@ def page(chromium: Any) -> Iterator[Any]:
     context.close()
 
 
+#: The keys of ``[web]`` that the webhooks service reads, by their settings' field names.
+WEBHOOK_FIELDS = {
+    "webhooks": "hooks",
+    "webhook_timeout_seconds": "timeout_seconds",
+    "webhook_retries": "retries",
+    "webhook_outbox": "outbox",
+}
+
+
+def console_parts(
+    settings: dict[str, Any], *, token: str | None = TOKEN
+) -> tuple[dict[str, Any], list[ExtensionFactory]]:
+    """``settings`` as a test gives them (``[web]``'s keys, the webhooks' and the controller token
+    among them): the console's own, and the extensions the erm and webhooks services would hand it
+    (their ``console_factory``; the webhooks retry after 0.05 s, doubling)."""
+    own = dict(settings)
+    token = own.pop("controller_token", token)
+    hooks = {field: own.pop(key) for key, field in WEBHOOK_FIELDS.items() if key in own}
+    hooks["hooks"] = tuple(hooks.get("hooks", ()))
+    return own, [erm.console_factory(token), webhooks.console_factory(WebhookSettings(**hooks), backoff=0.05)]
+
+
 class WebRig:
     """A running daemon with its web console, and a plain HTTP client for it."""
 
@@ -169,6 +195,11 @@ class WebRig:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.service.port}"
+
+    @property
+    def webhooks(self) -> WebhookSender:
+        """The console's webhook sender (the webhooks service's extension)."""
+        return next(e for e in self.service.extensions if isinstance(e, WebhookSender))
 
     def request(
         self,
@@ -263,10 +294,9 @@ def web_factory(mock_factory) -> Iterator:
         rig = Rig(daemon, mock_factory, clock)
         pins = rig.driver if front_panel else None  # the page's front panel is the rig's hand
         backend = DaemonBackend(daemon, GameMaster(daemon, default_limits=config.limits), pins, name="test-prop")
-        web_settings = replace(
-            WebSettings(enabled=True, port=0, front_panel=front_panel, controller_token=TOKEN), **(settings or {})
-        )
-        service = WebService(backend, web_settings, webhook_backoff=0.05)
+        own, extensions = console_parts(settings or {})
+        web_settings = replace(WebSettings(enabled=True, port=0, front_panel=front_panel), **own)
+        service = WebService(backend, web_settings, extensions=extensions)
         service.start()
         web = WebRig(rig, backend, service)
         made.append(web)

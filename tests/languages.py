@@ -26,7 +26,7 @@ from firmware.web.backend import DaemonBackend
 from firmware.web.history import HistoryPages
 from firmware.web.server import WebService
 from firmware.web.settings import WebSettings
-from tests.browser import WebRig
+from tests.browser import WebRig, console_parts
 from tests.conftest import Rig
 
 #: The languages that must be complete (tests/test_i18n_catalogs.py).
@@ -126,8 +126,11 @@ def memory_web(mock_factory) -> Iterator:
         backend = DaemonBackend(daemon, commands, rig.driver, name="test-prop")
         screens = daemon.screens
         displays = {role: (screens[role].size, screens[role].mode, screens[role].colour) for role in backend.roles}
-        web_settings = replace(WebSettings(enabled=True, port=0, front_panel=True), **(settings or {}))
-        service = WebService(backend, web_settings, history=lambda s: HistoryPages(s, keeper, displays))
+        own, extensions = console_parts(settings or {}, token=None)
+        web_settings = replace(WebSettings(enabled=True, port=0, front_panel=True), **own)
+        service = WebService(
+            backend, web_settings, history=lambda s: HistoryPages(s, keeper, displays), extensions=extensions
+        )
         service.start()
         web = WebRig(rig, backend, service)
         web.keeper = keeper  # type: ignore[attr-defined]

@@ -118,7 +118,7 @@ def test_a_room_asks_for_its_requests_when_the_bomb_explodes(bomb_prop, watcher_
 
 def test_a_webhook_is_called_once_when_the_bomb_explodes(web_factory, receiver):  # noqa: F811
     """A webhook on ``exploded`` (a real local HTTP server): one POST with the cause."""
-    from firmware.web.settings import Webhook
+    from firmware.services.webhooks.settings import Webhook
 
     hook = Webhook("exploded", receiver.url("/boom"), "POST")
     web = web_factory(settings={"webhooks": (hook,)}, bomb={"timer_seconds": 300, "strike_limit": 1})
@@ -132,4 +132,4 @@ def test_a_webhook_is_called_once_when_the_bomb_explodes(web_factory, receiver):
         "/boom",
         {"prop": "test-prop", "event": "exploded", "cause": "strikes", "strikes": 1},
     )
-    until(lambda: web.service.webhooks.delivered == 1)
+    until(lambda: web.webhooks.delivered == 1)

@@ -11,8 +11,10 @@ import socket
 from firmware.app import build_daemon, close_daemon
 from firmware.devices.displays import open_dummy_device
 from firmware.room.commands import GameMaster
+from firmware.services import webhooks
+from firmware.services.webhooks.settings import Webhook, WebhookSettings
 from firmware.web.attach import attach_web
-from firmware.web.settings import Webhook, WebSettings
+from firmware.web.settings import WebSettings
 from tests.conftest import ROOT, Rig, make_config
 from tests.test_web_webhooks import Receiver
 
@@ -36,8 +38,10 @@ def test_the_docs_webhook_body_is_what_a_receiver_gets(mock_factory):
     receiver = Receiver()
     config = make_config(state={"file": ""}, control={"socket": ""})
     daemon = build_daemon(config, pin_factory=mock_factory, device_factory=open_dummy_device, rng=random.Random(1))
-    settings = WebSettings(enabled=True, port=0, webhooks=(Webhook("strike", receiver.url("/hook"), "POST"),))
-    service = attach_web(daemon, GameMaster(daemon, default_limits=config.limits), settings)
+    settings = WebSettings(enabled=True, port=0)
+    hooks = WebhookSettings((Webhook("strike", receiver.url("/hook"), "POST"),))
+    commands = GameMaster(daemon, default_limits=config.limits)
+    service = attach_web(daemon, commands, settings, extensions=[webhooks.console_factory(hooks)])
     assert service is not None
     try:
         daemon.start()

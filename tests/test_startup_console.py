@@ -115,9 +115,9 @@ SENDER = """
 import asyncio, json, sys
 sys.path.insert(0, sys.argv[1])
 from firmware.web.client_tls import import_server_side, bare
-import_server_side("firmware.web.webhooks")
-from firmware.web.settings import Webhook
-from firmware.web.webhooks import WebhookSender
+import_server_side("firmware.services.webhooks.sender")
+from firmware.services.webhooks.settings import Webhook
+from firmware.services.webhooks.sender import WebhookSender
 before = bare()
 sender = WebhookSender((Webhook("solved", sys.argv[2], "POST"),), retries=0, timeout=30)
 async def send():

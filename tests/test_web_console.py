@@ -8,6 +8,7 @@ import pytest
 from baccarat_core.records import replace
 from firmware.web.server import WebService
 from tests import browser as helpers
+from tests.browser import console_parts
 
 web_factory = helpers.web_factory  # the fixtures
 chromium, page = helpers.chromium, helpers.page
@@ -20,7 +21,8 @@ def restart(web) -> None:
     a new start that knows no session (the daemon behind it carries on: only the page is tested)."""
     port = web.service.port
     web.service.stop()
-    service = WebService(web.backend, replace(web.service.settings, port=port), webhook_backoff=0.05)
+    _, extensions = console_parts({})
+    service = WebService(web.backend, replace(web.service.settings, port=port), extensions=extensions)
     service.start()
     web.service = service
 

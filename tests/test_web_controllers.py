@@ -10,7 +10,7 @@ import urllib.request
 
 import pytest
 
-from firmware.web.controllers import CONTROLLER_ACTIONS
+from firmware.services.erm.endpoints import CONTROLLER_ACTIONS
 from tests import browser
 from tests.browser import TOKEN
 
@@ -204,7 +204,7 @@ def test_json_is_the_frameworks_state(web_factory):
 
 
 def test_json_lists_outputs_from_the_state_document():
-    from firmware.web.controllers import controller_json
+    from firmware.services.erm.endpoints import controller_json
 
     state = {"solved": True, "enabled": True, "strikes": 2, "outputs": [{"name": "door", "on": True}]}
     assert controller_json(state) == {

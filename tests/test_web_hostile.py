@@ -29,9 +29,9 @@ import pytest
 
 from firmware.cli.gm import request as control_request
 from firmware.config import DEFAULT_CONFIG
+from firmware.services.webhooks.settings import Webhook
 from firmware.system.noise import Noise
 from firmware.web.guard import ACCEPT_BACKLOG, MAX_CONNECTIONS, MAX_PER_ADDRESS, MAX_REFUSED
-from firmware.web.settings import Webhook
 from tests import browser
 from tests.browser import TOKEN
 from tests.conftest import ROOT

@@ -19,9 +19,9 @@ import pytest
 
 from firmware.app import close_daemon
 from firmware.cli.gm import request as control_request
-from firmware.web import outbox as outbox_module
-from firmware.web.outbox import MAX_ENTRIES, Outbox, hook_key
-from firmware.web.settings import Webhook
+from firmware.services.webhooks import outbox as outbox_module
+from firmware.services.webhooks.outbox import MAX_ENTRIES, Outbox, hook_key
+from firmware.services.webhooks.settings import Webhook
 from tests import browser
 from tests.conftest import ROOT
 from tests.mosquitto import free_port
@@ -62,7 +62,7 @@ def test_a_solve_in_flight_when_the_prop_dies_is_sent_at_the_next_start(web_fact
     requests = receiver.wait_for(first + 1)
     assert requests[first][2] == entry["body"] and receiver.ids[first] == entry["id"], "not the same delivery"
     until(lambda: not path.exists())  # answered: out of the outbox
-    assert again.service.webhooks.delivered == 1
+    assert again.webhooks.delivered == 1
     assert f"webhook solved: sending again after a restart (id {entry['id']})" in caplog.text
 
 
@@ -194,7 +194,7 @@ def test_an_event_before_the_console_listens_is_sent_once_it_does(receiver):
     for no loop and was dropped without a line. It waits for the loop now (64 at most)."""
     import asyncio
 
-    from firmware.web.webhooks import MAX_EARLY, WebhookSender
+    from firmware.services.webhooks.sender import MAX_EARLY, WebhookSender
 
     sender = WebhookSender((Webhook("solved", receiver.url("/door"), "POST"),), backoff=0.05, prop="p")
     sender.on_events([{"event": "solved", "forced": True}] * (MAX_EARLY + 5))  # the game thread, early

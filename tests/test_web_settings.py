@@ -1,20 +1,37 @@
-"""The [web] section: defaults per platform, one clear line per bad value, secrets never shown."""
+"""The [web] section: defaults per platform, one clear line per bad value, secrets never shown.
+
+The table is read as a config file's is: the console's keys by the web service, the controller
+token by Escape Room Master's (:mod:`firmware.services.erm`), the webhooks' by theirs
+(:mod:`firmware.services.webhooks`)."""
 
 from __future__ import annotations
 
 import pytest
 
+from firmware.config import Config, parse_config
 from firmware.errors import ConfigError
-from firmware.web.settings import WebConfigError, WebSettings, is_loopback, parse_web_section, redact_url
+from firmware.system.redact import redact_url
+from firmware.web.settings import WebConfigError, WebSettings, is_loopback, parse_web_section
+from tests.conftest import config_data
 
 SECRET = "hunter2-very-secret"
 TOKEN = "erm-token-0123456789"
 
 
+def read(web: dict | None) -> Config:
+    """A whole config with this ``[web]`` table (None: none)."""
+    data = config_data(state={"file": ""}, control={"socket": ""})
+    if web is not None:
+        data["web"] = web
+    return parse_config(data)
+
+
 def test_defaults_simulator_on_pi_off():
     sim = parse_web_section(None, simulate=True)
     assert sim.enabled and sim.front_panel and sim.bind == "127.0.0.1" and sim.port == 8080
-    assert sim.password is None and sim.controller_token is None and sim.webhooks == ()
+    assert sim.password is None
+    config = read(None)
+    assert config.settings["erm"].token is None and config.settings["webhooks"].hooks == ()
     pi = parse_web_section(None, simulate=False)
     assert not pi.enabled and not pi.front_panel
     configured = parse_web_section({}, simulate=False)
@@ -22,7 +39,7 @@ def test_defaults_simulator_on_pi_off():
 
 
 def test_a_full_section():
-    settings = parse_web_section(
+    config = read(
         {
             "bind": "0.0.0.0",
             "port": 8081,
@@ -35,14 +52,15 @@ def test_a_full_section():
                 {"event": "solved", "url": "http://houdini:14999/baccarat_solved"},
                 {"event": "strike", "url": "https://nodered.local/hook", "method": "post"},
             ],
-        },
-        simulate=False,
+        }
     )
+    settings = config.settings["web"].resolved(simulate=False)
+    erm, hooks = config.settings["erm"], config.settings["webhooks"]
     assert settings.bind == "0.0.0.0" and settings.port == 8081 and settings.front_panel
-    assert settings.password == SECRET and settings.controller_token == TOKEN
-    assert settings.webhook_timeout_seconds == 2.0 and settings.webhook_retries == 5
-    assert [(h.event, h.method) for h in settings.webhooks] == [("solved", "GET"), ("strike", "POST")]
-    assert SECRET not in repr(settings) and TOKEN not in repr(settings)
+    assert settings.password == SECRET and erm.token == TOKEN
+    assert hooks.timeout_seconds == 2.0 and hooks.retries == 5
+    assert [(h.event, h.method) for h in hooks.hooks] == [("solved", "GET"), ("strike", "POST")]
+    assert SECRET not in repr(settings) and TOKEN not in repr(erm) and TOKEN not in repr(config)
 
 
 @pytest.mark.parametrize(
@@ -79,8 +97,8 @@ def test_a_full_section():
     ],
 )
 def test_bad_values_name_the_key(section, message):
-    with pytest.raises(WebConfigError) as caught:
-        parse_web_section(section, simulate=False)
+    with pytest.raises(ConfigError) as caught:
+        read(section)
     text = str(caught.value)
     assert message in text
     assert "\n" not in text
@@ -90,15 +108,15 @@ def test_bad_values_name_the_key(section, message):
 @pytest.mark.parametrize("key", ["password", "controller_token"])
 def test_secrets_never_in_messages(key):
     for value in ("xyz", " " + SECRET, SECRET + "\x07", "short"):
-        with pytest.raises(WebConfigError) as caught:
-            parse_web_section({key: value}, simulate=False)
+        with pytest.raises(ConfigError) as caught:
+            read({key: value})
         assert value.strip() not in str(caught.value)
 
 
 def test_webhook_urls_are_redacted_in_messages():
     url = "ftp://user:pa55word@example.net/hook?key=s3cret"
-    with pytest.raises(WebConfigError) as caught:
-        parse_web_section({"webhooks": [{"event": "solved", "url": url}]}, simulate=False)
+    with pytest.raises(ConfigError) as caught:
+        read({"webhooks": [{"event": "solved", "url": url}]})
     assert "pa55word" not in str(caught.value) and "s3cret" not in str(caught.value)
     assert redact_url("http://u:p@host:81/path?token=1") == "http://host:81/path"
 

@@ -89,7 +89,7 @@ def hooks(receiver: Receiver, *items: tuple[str, str, str]) -> dict:
 
 
 def _hook(receiver: Receiver, event: str, path: str, method: str):
-    from firmware.web.settings import Webhook
+    from firmware.services.webhooks.settings import Webhook
 
     return Webhook(event, receiver.url(path), method)
 
@@ -122,10 +122,10 @@ def test_delivered_on_solve_strike_and_reset(web_factory, receiver):
     assert web.command({"command": "reset"})[1]["ok"]
     requests = receiver.wait_for(3)
     assert requests[2][:2] == ("POST", "/reset?key=1") and requests[2][2]["event"] == "reset"
-    until(lambda: web.service.webhooks.delivered == 3)
+    until(lambda: web.webhooks.delivered == 3)
     time.sleep(0.2)
     assert len(receiver.requests) == 3, "a hook fired for an event it was not configured for"
-    assert web.service.webhooks.failed == 0
+    assert web.webhooks.failed == 0
 
 
 def test_retried_when_it_fails_and_each_failure_logged(web_factory, receiver, caplog):
@@ -139,7 +139,7 @@ def test_retried_when_it_fails_and_each_failure_logged(web_factory, receiver, ca
     assert len(failures) == 2
     assert "failed (attempt 1 of 4): HTTP 500" in failures[0] and "failed (attempt 2 of 4): HTTP 503" in failures[1]
     assert all("secret=abc" not in message for message in failures)
-    until(lambda: web.service.webhooks.delivered == 1)
+    until(lambda: web.webhooks.delivered == 1)
 
 
 def test_given_up_after_the_retries(web_factory, receiver, caplog):
@@ -164,14 +164,14 @@ def test_unreachable_receiver(web_factory, caplog):
     with socket.socket() as probe:  # a port with nobody listening
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    from firmware.web.settings import Webhook
+    from firmware.services.webhooks.settings import Webhook
 
     web = web_factory(settings={"webhooks": (Webhook("strike", f"http://127.0.0.1:{port}/x"),), "webhook_retries": 1})
     web.rig.deal()
     deadline = time.monotonic() + 5
-    while web.service.webhooks.failed < 2 and time.monotonic() < deadline:
+    while web.webhooks.failed < 2 and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert web.service.webhooks.failed == 2
+    assert web.webhooks.failed == 2
     assert web.state()["strikes"] == 1
 
 

@@ -85,7 +85,7 @@ def redact_config(data: Any) -> Any:
             if key in SECRET_KEYS and value not in (None, ""):
                 out[key] = SECRET
             elif key in URL_KEYS and isinstance(value, str):
-                from ..web.settings import redact_url
+                from ..system.redact import redact_url
 
                 out[key] = redact_url(value)
             else:
@@ -119,7 +119,7 @@ def removed_secrets(original: Any, redacted: Any) -> set[str]:
 
 def _path_secrets(path: str) -> set[str]:
     """The segments of a URL's path that :func:`~firmware.web.settings.redact_path` hides."""
-    from ..web.settings import PATH_SECRET, redact_path
+    from ..system.redact import PATH_SECRET, redact_path
 
     hidden = zip(path.split("/"), redact_path(path).split("/"), strict=True)
     return {before for before, after in hidden if after == PATH_SECRET and before != PATH_SECRET}
@@ -147,7 +147,7 @@ class Bundle:
     def write(self, out: Path, secrets: set[str], kind: str = "zip") -> None:
         """The archive (``kind``: :data:`FORMATS`), every text scrubbed of ``secrets``, written whole
         or not at all (0600), beside ``out`` then renamed over it."""
-        from ..web.settings import redact_url_paths  # an older log line may quote a webhook's URL whole
+        from ..system.redact import redact_url_paths  # an older log line may quote a webhook's URL whole
 
         readme = "\n".join(
             [

@@ -16,7 +16,10 @@ what it needs from here, and nothing else of the prop's (the prop's own services
 - the events its hooks receive: :class:`Event` and each kind (:class:`Solved`,
   :class:`Strike`, :class:`RoundPlayed`, ...), documented with their fields in the docs'
   "Add a room service" page;
-- a quiet log for hostile input: :class:`Noise`;
+- a quiet log for hostile input: :class:`Noise`; a URL fit for a log line: :func:`redact_url`,
+  :func:`scrub_urls`;
+- what it adds to the web console (routes on its port, work on its loop): :class:`ConsoleExtension`,
+  handed over with :meth:`Prop.extend_console`;
 - for the test suite of a plugin: :mod:`firmware.plugin.testing` (a pytest plugin, on by
   itself once the prop is installed).
 
@@ -111,7 +114,14 @@ if TYPE_CHECKING:
     from firmware.services.probe import tcp_reachable
     from firmware.system.netaddr import reachable_urls
     from firmware.system.noise import QUIET_SECONDS, Noise
+    from firmware.system.redact import redact_url, scrub_urls
+    from firmware.web.auth import same_secret
+    from firmware.web.client_tls import aiohttp_bare, ready_for_clients
+    from firmware.web.extension import ConsoleExtension
+    from firmware.web.host import ConsoleHost
+    from firmware.web.replies import json_reply, text_reply, wait_words
     from firmware.web.settings import is_loopback
+    from firmware.web.throttle import Throttle, address_key
 
 __all__ = [
     "AreaCleared",
@@ -126,6 +136,8 @@ __all__ = [
     "CommandError",
     "CommandSpec",
     "Config",
+    "ConsoleExtension",
+    "ConsoleHost",
     "ConfigError",
     "Convention",
     "Daemon",
@@ -170,14 +182,18 @@ __all__ = [
     "SolvedCountChanged",
     "Strike",
     "TRIGGER_EVENTS",
+    "Throttle",
     "TimeAdded",
     "TimerStarted",
     "WARN",
+    "address_key",
+    "aiohttp_bare",
     "check_values",
     "did_you_mean",
     "failure_reason",
     "gpio_problem",
     "is_loopback",
+    "json_reply",
     "mqtt_config",
     "one_of",
     "output_name",
@@ -185,14 +201,20 @@ __all__ = [
     "private_dir",
     "reachable_urls",
     "read_keys",
+    "ready_for_clients",
+    "redact_url",
     "room_settings",
+    "same_secret",
+    "scrub_urls",
     "set_edgework",
     "show_setting",
     "speaks_tls",
     "start_on_mqtt",
     "state_path",
     "tcp_reachable",
+    "text_reply",
     "topic_level_problem",
+    "wait_words",
     "within",
     "write_atomic",
 ]
@@ -240,6 +262,19 @@ _LAZY = {
     "mqtt_config": "firmware.broker.settings",
     "room_settings": "firmware.broker.settings",
     "topic_level_problem": "firmware.broker.settings",
+    # what a service adds to the web console (firmware.web.extension), and what it may log of a URL
+    "ConsoleExtension": "firmware.web.extension",
+    "ConsoleHost": "firmware.web.host",
+    "ready_for_clients": "firmware.web.client_tls",
+    "aiohttp_bare": "firmware.web.client_tls",
+    "redact_url": "firmware.system.redact",
+    "scrub_urls": "firmware.system.redact",
+    "Throttle": "firmware.web.throttle",
+    "address_key": "firmware.web.throttle",
+    "same_secret": "firmware.web.auth",
+    "json_reply": "firmware.web.replies",
+    "text_reply": "firmware.web.replies",
+    "wait_words": "firmware.web.replies",
 }
 
 

@@ -3,6 +3,7 @@ leaves running) and :class:`Prop` (what its start is given). Import them from :m
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -18,6 +19,9 @@ if TYPE_CHECKING:
     from firmware.plugin.hooks import HookRunner
     from firmware.room.command_table import CommandSpec
     from firmware.room.commands import GameMaster
+    from firmware.web.extension import ExtensionFactory
+
+log = logging.getLogger("baccarat")
 
 __all__ = ["Finding", "Key", "PinUse", "Prop", "Running", "Section", "Service"]
 
@@ -72,6 +76,23 @@ class Prop:
         self.running: dict[str, Any] = {}
         #: The third parties' hook runners, by service name (:mod:`firmware.plugin.hooks`).
         self.plugins: dict[str, HookRunner] = {}
+        self._console: list[ExtensionFactory] | None = []
+
+    def extend_console(self, factory: ExtensionFactory) -> bool:
+        """Add to the web console: ``factory(host)`` makes a :class:`~firmware.web.extension.ConsoleExtension`
+        (routes on its port, work on its event loop) when the console is made, on its thread once
+        the game is ready. False, with one log line, once the console has taken its extensions
+        (call it from a service's ``start`` whose ``order`` is below the web service's 50)."""
+        if self._console is None:
+            log.warning("console extension %r refused: the console has started; start the service before it", factory)
+            return False
+        self._console.append(factory)
+        return True
+
+    def console_extensions(self) -> list[ExtensionFactory]:
+        """The factories handed over so far, for the console (it takes them once: later ones are refused)."""
+        factories, self._console = self._console or [], None
+        return factories
 
     def drain(self, timeout: float = 5.0) -> bool:
         """Wait until every third-party plugin's queued hooks have run (tests, tools); False when

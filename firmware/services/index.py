@@ -22,6 +22,14 @@ INDEX: dict[str, dict[str, Any]] = {
         "after": [],
         "commands": False,
     },
+    "firmware.services.erm:Erm": {
+        "name": "erm",
+        "table": "web",
+        "always": True,
+        "order": 46,
+        "after": [],
+        "commands": False,
+    },
     "firmware.services.history:History": {
         "name": "history",
         "table": None,
@@ -100,6 +108,14 @@ INDEX: dict[str, dict[str, Any]] = {
         "always": True,
         "order": 50,
         "after": ["history"],
+        "commands": False,
+    },
+    "firmware.services.webhooks:Webhooks": {
+        "name": "webhooks",
+        "table": "web",
+        "always": True,
+        "order": 47,
+        "after": [],
         "commands": False,
     },
 }

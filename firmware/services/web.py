@@ -1,5 +1,6 @@
-"""The web console: the game master's page, the players' pages, the room controllers' endpoints
-(Escape Room Master, Houdini) and the webhooks, on one port (``[web]``).
+"""The web console: the game master's page and the players' pages on one port (``[web]``), with
+what services add to it (Escape Room Master's endpoints: :mod:`firmware.services.erm`; the
+webhooks: :mod:`firmware.services.webhooks`).
 
 Read always: on in the simulator by default, on a Pi once ``[web]`` exists. Docs:
 ``docs/run/console.md``.
@@ -21,7 +22,7 @@ log = logging.getLogger("baccarat")
 
 
 class Web(Service):
-    """The console and the controllers' HTTP endpoints (:mod:`firmware.web`)."""
+    """The console (:mod:`firmware.web`) and what other services add to it."""
 
     name = "web"
     title = "Web console"
@@ -38,12 +39,8 @@ class Web(Service):
         web = settings.resolved(simulate=False)
         if not web.enabled:
             return []
-        extras = [
-            "password set" if web.password else "no password (localhost only)",
-            "controllers' token set" if web.controller_token else "no controllers' token",
-            f"{len(web.webhooks)} webhook(s)",
-        ]
-        return [f"Web console: http://{web.bind}:{web.port}/ ({', '.join(extras)})"]
+        extra = "password set" if web.password else "no password (localhost only)"
+        return [f"Web console: http://{web.bind}:{web.port}/ ({extra})"]
 
     def start(self, prop: Prop, settings: WebSection) -> Running | None:
         """Make the console's backend now (its log then has the game's first events) and serve the
@@ -53,9 +50,6 @@ class Web(Service):
         web = settings.resolved(simulate=prop.simulate)
         if not web.enabled:
             return None
-        from firmware.plugin import state_path
-
-        web = web.with_outbox(state_path(prop.config))  # the webhooks that must arrive wait beside the state
         from ..web.attach import LateConsole
 
         simulate = prop.simulate
@@ -77,6 +71,7 @@ class Web(Service):
             web,
             pin_driver=prop.pin_driver,
             history=prop.service("history"),
+            extensions=prop.console_extensions(),  # Escape Room Master's endpoints, the webhooks, a plugin's
             listening=listening,
             at_once=simulate,  # on a PC start-up time does not matter, and the party's tablet needs it early
         )

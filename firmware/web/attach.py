@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from firmware.game.daemon import Daemon
@@ -26,6 +26,7 @@ from .settings import WebSettings
 if TYPE_CHECKING:
     from ..history.keeper import HistoryKeeper
     from .backend import DaemonBackend
+    from .extension import ExtensionFactory
     from .history import HistoryPages
     from .server import WebService
 
@@ -44,6 +45,7 @@ def attach_web(
     pin_driver: PinDriver | None = None,
     name: str | None = None,
     history: HistoryKeeper | None = None,
+    extensions: Sequence[ExtensionFactory] = (),
 ) -> WebService | None:
     """Start the console for ``daemon``; returns the running service (``.stop()``, ``.url``) or None.
 
@@ -59,11 +61,15 @@ def attach_web(
     from .backend import DaemonBackend
 
     backend = DaemonBackend(daemon, commands, pin_driver if settings.front_panel else None, name=name)
-    return _serve(daemon, backend, settings, history)
+    return _serve(daemon, backend, settings, history, extensions)
 
 
 def _serve(
-    daemon: Daemon, backend: DaemonBackend, settings: WebSettings, history: HistoryKeeper | None
+    daemon: Daemon,
+    backend: DaemonBackend,
+    settings: WebSettings,
+    history: HistoryKeeper | None,
+    extensions: Sequence[ExtensionFactory] = (),
 ) -> WebService | None:
     """Make the server for ``backend`` and start it (:class:`~.server.WebService`); None if it cannot listen."""
     from .client_tls import import_server_side
@@ -82,7 +88,7 @@ def _serve(
         def pages(service: WebService) -> HistoryPages:
             return HistoryPages(service, keeper, displays)
 
-    service = WebService(backend, settings, history=pages)
+    service = WebService(backend, settings, history=pages, extensions=extensions)
     try:
         service.start()
     except WebError as error:
@@ -114,6 +120,7 @@ class LateConsole:
         history: HistoryKeeper | None = None,
         listening: Callable[[WebService], None] | None = None,
         at_once: bool = False,
+        extensions: Sequence[ExtensionFactory] = (),
     ) -> None:
         settings.check_listen()
         from .backend import DaemonBackend
@@ -121,6 +128,7 @@ class LateConsole:
         self.backend = DaemonBackend(daemon, commands, pin_driver if settings.front_panel else None)
         self.service: WebService | None = None
         self._daemon, self._settings, self._history, self._listening = daemon, settings, history, listening
+        self._extensions = tuple(extensions)
         self._lock = threading.Lock()
         self._armed = True
         self._stopped = False
@@ -145,7 +153,7 @@ class LateConsole:
 
     def _start(self) -> None:
         try:
-            service = _serve(self._daemon, self.backend, self._settings, self._history)
+            service = _serve(self._daemon, self.backend, self._settings, self._history, self._extensions)
             with self._lock:
                 self.service = service
                 stopped = self._stopped

@@ -75,7 +75,7 @@ def _whole_then(name: str) -> object:
 def ready_for_clients() -> None:
     """Run aiohttp's ``__init__`` in the bare package, once: the client loads and its TLS contexts
     read the CA store (blocking, a fraction of a second on a Pi: call it from a thread, as
-    :class:`~firmware.web.webhooks.WebhookSender` does before its first delivery). Nothing to do
+    :class:`~firmware.services.webhooks.sender.WebhookSender` does before its first delivery). Nothing to do
     once aiohttp is whole."""
     with _lock:
         module = sys.modules.get("aiohttp")
@@ -92,3 +92,7 @@ def bare() -> bool:
     """True while aiohttp's package is bare (its client not loaded, the CA store not read)."""
     module = sys.modules.get("aiohttp")
     return module is not None and bool(module.__dict__.get(_BARE))
+
+
+#: :func:`bare` under the name the plugin API gives it.
+aiohttp_bare = bare

@@ -34,13 +34,12 @@ from __future__ import annotations
 import asyncio
 import errno
 import logging
-import re
 from collections import OrderedDict
 from typing import Any
 
 from firmware.system.noise import Noise
+from firmware.system.redact import scrub_urls
 
-from .settings import redact_url_paths
 from .throttle import address_key
 
 log = logging.getLogger("baccarat.web")
@@ -120,21 +119,6 @@ def http_logger(episodes: Noise) -> logging.Logger:
         logger.removeFilter(old)
     logger.addFilter(HttpLogFilter(episodes))
     return logger
-
-
-_URL_SECRETS = re.compile(r"(//)[^/@\s'\"]*@|\?[^\s'\"<>)]*|#[^\s'\"<>)]*")
-
-
-def scrub_urls(text: str) -> str:
-    """``text`` with every URL's credentials, query and fragment cut out, and the secrets of its path
-    (:func:`~.settings.redact_path`) hidden (for log lines).
-
-    >>> scrub_urls("Too many redirects: http://u:pw@h/x?token=abc")
-    'Too many redirects: http://h/x'
-    >>> scrub_urls("Cannot reach http://ha:8123/api/webhook/my-id?x=1")
-    'Cannot reach http://ha:8123/api/webhook/<secret>'
-    """
-    return redact_url_paths(_URL_SECRETS.sub(lambda m: m.group(1) or "", text))
 
 
 class ConnectionGuard:

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from .backend import ConsoleBackend
     from .language import PageTexts
     from .live import View
-    from .throttle import Throttle
 
 
 class Host(LoginHost, Protocol):
@@ -27,7 +26,6 @@ class Host(LoginHost, Protocol):
     backend: ConsoleBackend
     sessions: Sessions
     boot: str
-    token_throttle: Throttle
     texts: PageTexts
 
     @property
@@ -59,3 +57,7 @@ class Host(LoginHost, Protocol):
 
     async def press_panel(self, request: web.Request, *, name_inputs: bool = True) -> web.Response:
         """A press on the front panel."""
+
+
+#: :class:`Host` under the name the plugin API gives it (what a console extension's factory gets).
+ConsoleHost = Host

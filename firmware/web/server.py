@@ -1,4 +1,4 @@
-"""The web service: the console page, its live updates, the controllers' endpoints, webhooks.
+"""The web service: the console page, its live updates, the players' pages, and what services add.
 
 aiohttp serves everything from one thread of its own with its own event loop,
 beside the game thread; while nobody uses it, that loop sleeps in ``epoll``
@@ -9,9 +9,7 @@ Routes:
 
 =============================  ==========================================================
 ``GET /``, ``/login`` ...      the console, its login, session, stream and commands (:mod:`.console`)
-``GET /status`` ... ``/reset``  Escape Room Master polling and requests (``?token=``; :mod:`.controllers`)
-``GET /json``                  the same state as JSON (``?token=``)
-``GET /output/<name>/<state>``  switch an output ``on``, ``off`` or ``pulse`` (``?token=``)
+``GET /status`` ... ``/reset``  Escape Room Master's, when it runs (:mod:`firmware.services.erm`)
 ``GET /static/...``            the page's CSS and JavaScript
 ``GET /i18n/<code>.js``        the pages' JavaScript messages in a language (:mod:`.language`)
 ``GET /casing``, ``/play`` ...  the players' pages (:mod:`.players`)
@@ -20,7 +18,10 @@ Routes:
 
 Every request passes :meth:`WebService._guard` first: the connection guard's caps
 (:mod:`.guard`), with the connections kept for trusted requests (a console session,
-the controller's right token).
+an extension's right credentials: the controller's token).
+
+Services add routes and work on the loop through :class:`~.extension.ConsoleExtension` factories,
+made here when the service is (:mod:`.extension`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import logging
 import secrets
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +41,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from firmware.system.noise import Noise
+from firmware.system.redact import scrub_urls
 
 from ..devices.wiring import INPUT_NAMES
 from ..errors import PropError
@@ -47,18 +49,17 @@ from ..room import COMMAND_TIMEOUT
 from .auth import COOKIE, CSRF_HEADER, LoginForms, LoginPage, Session, Sessions, origin_ok
 from .backend import ConsoleBackend
 from .console import ConsolePages
-from .controllers import ControllerEndpoints, cors_middleware, is_controller_path
-from .guard import ACCEPT_BACKLOG, BODY_SECONDS, IDLE_SECONDS, ConnectionGuard, http_logger, scrub_urls
-from .health import HEALTH_PATHS, GameHealth
+from .cors import cors_middleware
+from .extension import ExtensionFactory, make_extensions
+from .guard import ACCEPT_BACKLOG, BODY_SECONDS, IDLE_SECONDS, ConnectionGuard, http_logger
+from .health import GameHealth
 from .language import PageTexts
 from .live import LiveHub, View, event_stream
-from .outbox import Outbox
 from .players import PlayerPages
 from .replies import MAX_BODY, SECURITY_HEADERS, json_body
 from .replies import json_reply as _json
 from .settings import WebSettings, is_loopback
 from .throttle import Throttle
-from .webhooks import WebhookSender
 
 if TYPE_CHECKING:
     from .history import HistoryPages
@@ -103,8 +104,8 @@ class WebService:
         *,
         static_dir: Path = STATIC,
         command_timeout: float = COMMAND_TIMEOUT,
-        webhook_backoff: float = 0.5,
         history: HistoryPagesFactory | None = None,
+        extensions: Sequence[ExtensionFactory] = (),
     ) -> None:
         self.backend = backend
         self.settings = settings
@@ -117,32 +118,21 @@ class WebService:
         self.guard = ConnectionGuard(self.episodes)
         #: Wrong passwords: ten per address in five minutes (docs/run/console-security.md says so).
         self.throttle = Throttle()
-        #: Wrong controller tokens: ten per address a minute.
-        self.token_throttle = Throttle(window=60.0)
         self.wrong_secret_pause = WRONG_SECRET_PAUSE
         self.body_seconds = BODY_SECONDS
         self.hub = LiveHub(backend)
         #: Whether the game thread comes round, for the controllers' health answers (:mod:`.health`).
         self.health = GameHealth(getattr(backend, "probe", None))
-        self.webhooks = WebhookSender(
-            settings.webhooks,
-            timeout=settings.webhook_timeout_seconds,
-            retries=settings.webhook_retries,
-            backoff=webhook_backoff,
-            prop=backend.name,
-            outbox=Outbox(settings.webhook_outbox),
-        )
-        if settings.webhooks:
-            backend.subscribe_events(self.webhooks.on_events)
         self.port = settings.port
         #: The pages in each language, and which one a request gets (:mod:`.language`).
         self.texts = PageTexts(static_dir, settings)
         self.console = ConsolePages(self)
         self.players = PlayerPages(self)
-        self.controllers = ControllerEndpoints(self)
         self.logins = LoginForms(self)
         #: The History view (:mod:`.history`), when the prop records its games.
         self.history = history(self) if history is not None else None
+        #: What services add (:mod:`.extension`): Escape Room Master's endpoints, the webhooks.
+        self.extensions = make_extensions(extensions, self)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
         self._thread: threading.Thread | None = None
@@ -208,8 +198,9 @@ class WebService:
     async def _open(self) -> None:
         loop = asyncio.get_running_loop()
         self.hub.bind(loop)
-        self.webhooks.bind(loop)
         self.episodes.bind(loop)
+        for extension in self.extensions:
+            extension.bind(loop)
         self._runner = web.AppRunner(
             self._app(),
             access_log=None,
@@ -233,16 +224,18 @@ class WebService:
     async def _close(self) -> None:
         self.hub.close()
         self.episodes.close_all()
-        await self.webhooks.close()
+        for extension in self.extensions:
+            await extension.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
 
     def _app(self) -> web.Application:
-        cors = cors_middleware(is_controller_path)
+        cors = cors_middleware(self._cross_origin)
         app = web.Application(client_max_size=MAX_BODY, middlewares=[cors, self._guard])
         self.console.register(app)
-        self.controllers.register(app)
+        for extension in self.extensions:
+            extension.register(app)
         app.router.add_static("/static/", self.static_dir, follow_symlinks=False)
         self.texts.register(app)
         self.players.register(app)
@@ -280,9 +273,11 @@ class WebService:
         return response
 
     async def _unhealthy(self, request: web.Request, trusted: bool) -> web.Response | None:
-        """A controller's health answer (:data:`~.health.HEALTH_PATHS`, with the right token) while the
+        """A controller's health answer (an extension's ``health_paths``, with the right token) while the
         game thread does not come round: ``503`` and why, never the state it froze in (:mod:`.health`)."""
-        if not trusted or request.path not in HEALTH_PATHS or request.method not in ("GET", "HEAD"):
+        if not trusted or request.method not in ("GET", "HEAD"):
+            return None
+        if not any(request.path in extension.health_paths for extension in self.extensions):
             return None
         problem = await self.health.problem()
         if problem is None:
@@ -292,11 +287,17 @@ class WebService:
 
     def _trusted(self, request: web.Request) -> bool:
         """The request may use the connections kept for the game master and the controller: it has
-        a console session's cookie, or it is a controller's with the right token (checked, and
-        counted if wrong, by the one token check: :meth:`~.controllers.ControllerEndpoints.check`)."""
-        if is_controller_path(request.path):
-            return self.controllers.check(request) == "ok"
+        a console session's cookie, or it is an extension's with the right credentials (the
+        controller's token: checked, and counted if wrong, once per request by the extension)."""
+        for extension in self.extensions:
+            trusted = extension.trusted(request)
+            if trusted is not None:
+                return trusted
         return self.sessions.get(request.cookies.get(COOKIE)) is not None
+
+    def _cross_origin(self, path: str) -> bool:
+        """A page of another origin may read ``path``'s answers: an extension says so (:mod:`.cors`)."""
+        return any(extension.cross_origin(path) for extension in self.extensions)
 
     def _host_is_local(self, request: web.Request) -> bool:
         """Without a password: the Host header must name this machine's loopback (no DNS rebinding)."""

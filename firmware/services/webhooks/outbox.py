@@ -28,7 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..room.state_file import write_atomic
+from firmware.plugin import write_atomic
+
 from .settings import Webhook
 
 log = logging.getLogger("baccarat.web")

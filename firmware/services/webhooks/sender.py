@@ -21,18 +21,19 @@ from typing import Any
 
 import aiohttp
 
-from .guard import scrub_urls
-from .outbox import DURABLE, HEADER, Outbox, new_id
-from .settings import Webhook
+from firmware.plugin import ConsoleExtension, aiohttp_bare, ready_for_clients, scrub_urls
 
-log = logging.getLogger("baccarat.web")
+from .outbox import DURABLE, HEADER, Outbox, new_id
+from .settings import Webhook, WebhookSettings
+
+log = logging.getLogger("baccarat.web")  # the name its lines always had
 
 #: Deliveries kept for the loop while the console starts; beyond, the events are not sent.
 MAX_EARLY = 64
 
 
-class WebhookSender:
-    """Delivers events to the configured webhooks from an asyncio loop."""
+class WebhookSender(ConsoleExtension):
+    """Delivers events to the configured webhooks from the console's asyncio loop."""
 
     def __init__(
         self,
@@ -58,6 +59,18 @@ class WebhookSender:
         self._tasks: set[asyncio.Task[bool]] = set()
         self._early: list[tuple[Webhook, dict[str, Any]]] = []
         self._early_lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, settings: WebhookSettings, *, prop: str, backoff: float = 0.5) -> WebhookSender:
+        """A sender of ``settings``' hooks, its outbox where they say."""
+        return cls(
+            settings.hooks,
+            timeout=settings.timeout_seconds,
+            retries=settings.retries,
+            backoff=backoff,
+            prop=prop,
+            outbox=Outbox(settings.outbox),
+        )
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """The loop the requests run on (the web service's); on it, the deliveries a previous run
@@ -111,9 +124,7 @@ class WebhookSender:
     async def deliver(self, hook: Webhook, body: dict[str, Any], delivery: str) -> bool:
         """Send ``body`` (the event, the prop's name and the id) to one hook, retrying; True once delivered."""
         if self._session is None:
-            from .client_tls import bare, ready_for_clients
-
-            if bare():  # aiohttp's client (its TLS contexts, the CA store), put off at the start: off the loop
+            if aiohttp_bare():  # aiohttp's client (its TLS contexts, the CA store), put off at the start: off the loop
                 await asyncio.to_thread(ready_for_clients)
             # No keep-alive: webhooks are rare, and an idle pooled connection would mean a timer.
             self._session = aiohttp.ClientSession(

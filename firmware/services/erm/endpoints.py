@@ -1,44 +1,35 @@
-"""The room controllers' endpoints (Escape Room Master), and what lets a controller in a browser reach them.
+"""Escape Room Master's endpoints on the console's port: ``/status``, ``/enable_status``, ``/json``,
+the actions (:data:`CONTROLLER_ACTIONS`) and ``/output/<name>/<state>``, each behind ``?token=``
+(``[web] controller_token``).
 
-:class:`ControllerEndpoints` serves ``/status``, ``/enable_status``, ``/json``, the actions
-(:data:`CONTROLLER_ACTIONS`) and ``/output/<name>/<state>``, each behind ``?token=``.
+:class:`ErmEndpoints` is a :class:`~firmware.plugin.ConsoleExtension`: the console serves its
+routes, lets a page of another origin read their answers (Escape Room Master polls with ``fetch``
+from its own page: :mod:`firmware.web.cors`), keeps connections for a request with the right token,
+and answers ``503`` on the health paths while the game does not come round.
 
-Escape Room Master polls props with ``fetch`` from its own page, so the
-browser lets it read an answer only when the answer says
-``Access-Control-Allow-Origin: *`` (the reference prop framework for it,
-Escape Room Techs' FX framework, sends that header on every reply and says
-Escape Room Master cannot connect without it). :func:`cors_middleware` adds the
-header to the controllers' endpoints only, and answers a browser's ``OPTIONS``
-preflight there. Every other route (the console's pages, its session routes,
-its event stream, its commands) keeps the browser's same-origin rule: a page
-of another origin can neither read them nor post to them.
-
-The wildcard carries no credentials: a browser never sends cookies on a
-request answered with ``*`` unless the page asked, and never lets the page read
-such an answer then. The endpoints need no cookie: their ``?token=`` is the
-secret, and it is checked as before.
-
-:func:`controller_json` is the framework's ``GET /json``: the state as JSON
-numbers (``status`` 1 once solved, ``enabled`` 1 while the table is open),
-``strikes``, and ``outputs``.
+:func:`controller_json` is the framework's ``GET /json``: the state as JSON numbers (``status`` 1
+once solved, ``enabled`` 1 while the table is open), ``strikes``, and ``outputs``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
 from aiohttp import web
-from aiohttp.typedefs import Handler, Middleware
 
-from .auth import same_secret
-from .replies import json_reply, text_reply, wait_words
-from .throttle import address_key
-
-if TYPE_CHECKING:
-    from .host import Host as WebService  # its shape: server.py imports this module
+from firmware.plugin import (
+    ConsoleExtension,
+    ConsoleHost,
+    Throttle,
+    address_key,
+    json_reply,
+    same_secret,
+    text_reply,
+    wait_words,
+)
 
 log = logging.getLogger("baccarat.web")
 
@@ -52,78 +43,19 @@ CONTROLLER_ACTIONS: dict[str, tuple[str, ...]] = {
     "reset_disable": ("reset", "disable"),
 }
 #: The controllers' endpoints (token-gated): the only paths a page of another origin may read
-#: (``Access-Control-Allow-Origin: *``, see :func:`cors_middleware`).
+#: (``Access-Control-Allow-Origin: *``: :mod:`firmware.web.cors`).
 CONTROLLER_PATHS = frozenset({"/status", "/enable_status", "/json", *(f"/{action}" for action in CONTROLLER_ACTIONS)})
 #: The controllers' output switches, ``/output/<name>/<state>`` (token-gated like the paths above).
 CONTROLLER_OUTPUT_PREFIX = "/output/"
-#: Where a request keeps its token check's outcome (:meth:`ControllerEndpoints.check`).
+#: The answers that say how the prop is: ``503`` (with the right token) while the game does not come round.
+HEALTH_PATHS = frozenset({"/status", "/enable_status", "/json"})
+#: Where a request keeps its token check's outcome (:meth:`ErmEndpoints.check`).
 _CHECKED = web.RequestKey("baccarat.token", str)
 
 
 def is_controller_path(path: str) -> bool:
     """A controllers' endpoint: one of :data:`CONTROLLER_PATHS`, or an output switch."""
     return path in CONTROLLER_PATHS or path.startswith(CONTROLLER_OUTPUT_PREFIX)
-
-
-#: Added to every answer of a controller endpoint (success, refusal, error).
-CORS_HEADERS = {"Access-Control-Allow-Origin": "*"}
-#: Methods a controller endpoint takes (aiohttp answers ``HEAD`` for each ``GET`` route).
-CONTROLLER_METHODS = "GET, HEAD, OPTIONS"
-#: How long a browser may reuse a preflight's answer, in seconds.
-PREFLIGHT_MAX_AGE = 600
-#: Longest ``Access-Control-Request-Headers`` echoed back (a browser sends a few names).
-MAX_REQUEST_HEADERS = 512
-
-
-def cors_middleware(is_controller_path: Callable[[str], bool]) -> Middleware:
-    """An aiohttp middleware: ``Access-Control-Allow-Origin: *`` on the paths ``is_controller_path``
-    accepts (whatever the answer: 200, 403, 405, 500), and an answer to their ``OPTIONS`` preflight.
-
-    Place it first (outermost), so that it sees every answer of those paths, a raised one too.
-    """
-
-    @web.middleware
-    async def cors(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if not is_controller_path(request.path):
-            return await handler(request)
-        if request.method == "OPTIONS":
-            return preflight(request)
-        try:
-            response = await handler(request)
-        except web.HTTPException as exc:
-            exc.headers.update(CORS_HEADERS)
-            raise
-        if not response.prepared:
-            response.headers.update(CORS_HEADERS)
-        return response
-
-    return cors
-
-
-def preflight(request: web.Request) -> web.Response:
-    """The answer to a browser's ``OPTIONS`` before a cross-origin request that is not "simple".
-
-    A ``fetch`` with a header of its own (``Cache-Control``, ``Authorization``) asks first; the
-    answer allows ``GET`` with those headers and, where Chrome asks whether a page of a public
-    site may reach this private address (Private Network Access), says yes: the token still decides.
-    """
-    headers = {
-        **CORS_HEADERS,
-        "Access-Control-Allow-Methods": CONTROLLER_METHODS,
-        "Access-Control-Max-Age": str(PREFLIGHT_MAX_AGE),
-        "Cache-Control": "no-store",
-    }
-    asked = request.headers.get("Access-Control-Request-Headers", "")
-    if asked and len(asked) <= MAX_REQUEST_HEADERS and all(_is_header_name(n.strip()) for n in asked.split(",")):
-        headers["Access-Control-Allow-Headers"] = asked
-    if request.headers.get("Access-Control-Request-Private-Network", "").lower() == "true":
-        headers["Access-Control-Allow-Private-Network"] = "true"
-    return web.Response(status=204, headers=headers)
-
-
-def _is_header_name(name: str) -> bool:
-    """An HTTP header name (a token: letters, digits and ``!#$%&'*+-.^_`|~``)."""
-    return bool(name) and all(c.isascii() and (c.isalnum() or c in "!#$%&'*+-.^_`|~") for c in name)
 
 
 def controller_json(state: Mapping[str, Any]) -> dict[str, Any]:
@@ -140,12 +72,25 @@ def controller_json(state: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-class ControllerEndpoints:
-    """The token-gated endpoints of :class:`~.server.WebService` (its backend, settings, token
-    throttle and command path)."""
+class ErmEndpoints(ConsoleExtension):
+    """The token-gated endpoints, on the console ``host`` (its backend, quiet log and command
+    path); ``token`` is ``[web] controller_token`` (None: unset, every request refused)."""
 
-    def __init__(self, service: WebService) -> None:
-        self.service = service
+    health_paths = HEALTH_PATHS
+
+    def __init__(self, host: ConsoleHost, token: str | None) -> None:
+        self.service = host
+        self.token = token
+        #: Wrong controller tokens: ten per address a minute.
+        self.token_throttle = Throttle(window=60.0)
+
+    def cross_origin(self, path: str) -> bool:
+        """Every endpoint: Escape Room Master reads them from its own page."""
+        return is_controller_path(path)
+
+    def trusted(self, request: Any) -> bool | None:
+        """An endpoint's request with the right token (checked once: :meth:`check`)."""
+        return self.check(request) == "ok" if is_controller_path(request.path) else None
 
     def register(self, app: web.Application) -> None:
         """Add the routes to ``app``."""
@@ -165,8 +110,8 @@ class ControllerEndpoints:
         in the same browser (:class:`~.throttle.Throttle`)."""
         if _CHECKED in request:
             return request[_CHECKED]
-        throttle = self.service.token_throttle
-        expected = self.service.settings.controller_token
+        throttle = self.token_throttle
+        expected = self.token
         address, origin = request.remote, request.headers.get("Origin")
         if expected is None:
             outcome = "unset"
@@ -188,7 +133,7 @@ class ControllerEndpoints:
             return web.Response(status=403, text="forbidden: set [web] controller_token to use these endpoints\n")
         address = request.remote
         if outcome == "locked":
-            wait = service.token_throttle.retry_after(address, request.headers.get("Origin"))
+            wait = self.token_throttle.retry_after(address, request.headers.get("Origin"))
             service.episodes.note(
                 "token", f"web: {request.path} refused to {address_key(address)}: too many wrong tokens"
             )
