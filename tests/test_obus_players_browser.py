@@ -89,9 +89,12 @@ def test_the_tablet_and_the_casing_list_every_module_of_the_bomb_and_follow_it(
             # the list is on the screen, beside the casing, and every line of it can be read
             shown = play.evaluate(
                 "() => { const r = document.querySelector('#bomb-list').getBoundingClientRect();"
-                " return r.width > 0 && r.height > 0 && r.bottom <= innerHeight && r.right <= innerWidth; }"
+                " const c = document.querySelector('#casing').getBoundingClientRect();"
+                " const p = document.querySelector('#panel-face').getBoundingClientRect();"
+                " return r.width > 0 && r.height > 0 && r.bottom <= innerHeight && r.right <= innerWidth"
+                " && r.top >= c.bottom && r.left >= p.right; }"
             )
-            assert shown
+            assert shown  # on the screen, under the casing, beside the panel: over neither
             assert play.get_attribute("#bomb-list-modules li:first-child", "class") == "bomb-module self"
         finally:
             play_context.close()

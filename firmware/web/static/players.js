@@ -88,8 +88,12 @@
   function showBomb(bomb) {
     const box = $("#bomb-list");
     if (!box) return;
+    const shown = !box.hidden;
     box.hidden = !bomb;
-    if (!bomb) return;
+    if (!bomb) {
+      if (shown) legible();
+      return;
+    }
     const words = window.baccaratBomb;
     const count = $("#bomb-count");
     const said = words.solvedWords(bomb);
@@ -106,6 +110,7 @@
       return item;
     });
     $("#bomb-list-modules").replaceChildren(...items);
+    legible(); // the list takes room from the casing: its words may need the zoom now
   }
 
   function apply(update) {
