@@ -99,6 +99,7 @@ def test_the_bombs_end_after_the_games_is_a_bomb_line_every_reader_takes(tmp_pat
     summary = games[-1].summary()
     assert summary["bomb"] == FINAL and summary["outcome"] == "solved"
     assert games[-1].end is not None and games[-1].end["obus"]["solved"] == 2  # the end line as it was
+    assert [line["t"] for line in games[-1].lines()][-2:] == ["end", "bomb"]  # the JSON download's lines
     # a start after it finds the game ended (no "interrupted" record, no resume)
     again = FileStore(store.path)
     assert [line["t"] for line in again.last_game()] == ["end"]

@@ -51,5 +51,11 @@ def test_the_history_has_the_bomb_as_it_ended_after_the_props_solve(mock_factory
             assert record["solved"] == 3 and record["puzzles"] == 3 and record["strikes"] == 1
             assert [m["solved"] for m in record["modules"]] == [True, True, True, False]  # the needy one never
             assert first()["outcome"] == "solved"
+            download = page.evaluate(
+                "async () => (await (await fetch('/history/games.json', {credentials: 'same-origin'})).json())"
+            )
+            kept = download["games"][-1]
+            assert [line["t"] for line in kept["lines"]][-2:] == ["end", "bomb"]  # every line, the bomb's too
+            assert kept["summary"]["bomb"] == record
         finally:
             context.close()

@@ -61,6 +61,10 @@ class Game:
         else:
             self.entries.append(entry)
 
+    def lines(self) -> list[dict[str, Any]]:
+        """Every line of the game in order: its start, entries, end and an OBUS bomb's ``bomb`` line."""
+        return [self.start, *self.entries, *(line for line in (self.end, self.bomb_end) if line is not None)]
+
     def of_kind(self, kind: str) -> list[dict[str, Any]]:
         """The entries of one type, in order."""
         return [entry for entry in self.entries if entry["t"] == kind]

@@ -162,10 +162,7 @@ class HistoryPages:
             games, _, _ = self._read()
             return json.dumps(
                 {
-                    "games": [
-                        {"summary": g.summary(), "lines": [g.start, *g.entries, *([g.end] if g.end else [])]}
-                        for g in games
-                    ],
+                    "games": [{"summary": g.summary(), "lines": g.lines()} for g in games],
                     "averages": averages(games),
                 },
                 indent=1,
