@@ -25,7 +25,7 @@ INDEX: dict[str, dict[str, Any]] = {
     "firmware.services.erm:Erm": {
         "name": "erm",
         "table": "web",
-        "always": True,
+        "always": False,
         "order": 46,
         "after": [],
         "commands": False,
@@ -113,7 +113,7 @@ INDEX: dict[str, dict[str, Any]] = {
     "firmware.services.webhooks:Webhooks": {
         "name": "webhooks",
         "table": "web",
-        "always": True,
+        "always": False,
         "order": 47,
         "after": [],
         "commands": False,

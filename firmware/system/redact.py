@@ -8,7 +8,6 @@ One rule for the prop (the console's log lines, the webhooks', the support bundl
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urlsplit
 
 from baccarat_core.patterns import Pattern
@@ -70,7 +69,7 @@ def redact_url_paths(text: str) -> str:
     return _URL_IN_TEXT.sub(lambda m: m.group(1) + redact_path(m.group(2)), text)
 
 
-_URL_SECRETS = re.compile(r"(//)[^/@\s'\"]*@|\?[^\s'\"<>)]*|#[^\s'\"<>)]*")
+_URL_SECRETS = Pattern(r"(//)[^/@\s'\"]*@|\?[^\s'\"<>)]*|#[^\s'\"<>)]*")
 
 
 def scrub_urls(text: str) -> str:

@@ -241,32 +241,21 @@ def discovery_payload(
                 payload_off=_command("disable"),
                 icon="mdi:power",
             ),
-            entity(
-                "strike_event",
-                "event",
-                "Strike",
-                state_topic=events,
-                event_types=["strike"],
-                value_template=templates.STRIKE_TEMPLATE,
-                icon="mdi:alert-octagon",
-            ),
-            entity(
-                "solved_event",
-                "event",
-                "Solve",
-                state_topic=events,
-                event_types=["solved"],
-                value_template=templates.SOLVED_TEMPLATE,
-                icon="mdi:check-decagram",
-            ),
-            entity(
-                "exploded_event",
-                "event",
-                "Explosion",
-                state_topic=events,
-                event_types=["exploded"],
-                value_template=templates.EXPLODED_TEMPLATE,
-                icon="mdi:bomb-off",
+            *(
+                entity(
+                    f"{kind}_event",
+                    "event",
+                    title,
+                    state_topic=events,
+                    event_types=[kind],
+                    value_template=template,
+                    icon=icon,
+                )
+                for kind, title, template, icon in (
+                    ("strike", "Strike", templates.STRIKE_TEMPLATE, "mdi:alert-octagon"),
+                    ("solved", "Solve", templates.SOLVED_TEMPLATE, "mdi:check-decagram"),
+                    ("exploded", "Explosion", templates.EXPLODED_TEMPLATE, "mdi:bomb-off"),
+                )
             ),
             entity(
                 "firmware",

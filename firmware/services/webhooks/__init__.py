@@ -28,7 +28,6 @@ class Webhooks(Service):
     title = "Webhooks"
     keys = WEBHOOK_KEYS
     error = WebhookConfigError
-    always = True
     order = 47  # before the console (50), which takes the extensions when it is made
     docs = "integrate/webhooks.md"
     reader = webhook_settings

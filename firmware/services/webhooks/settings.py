@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from baccarat_core.records import record, replace
-from firmware.plugin import ConfigError, Key, Section, redact_url, show_setting, within
+from firmware.plugin import ConfigError, Key, Section, show_setting, within
 
 #: Events a webhook can be sent on, as named in the config and in the event's JSON (``"event"``).
 WEBHOOK_EVENTS: tuple[str, ...] = ("solved", "strike", "reset", "exploded")
@@ -53,6 +52,8 @@ class Webhook:
 
     def redacted_url(self) -> str:
         """The URL without credentials or query string, fit for a log line."""
+        from firmware.plugin import redact_url
+
         return redact_url(self.url)
 
 
@@ -83,6 +84,12 @@ def webhook_settings(values: dict[str, Any], section: Section) -> WebhookSetting
 
 def parse_webhooks(raw: Any) -> tuple[Webhook, ...]:
     """The ``webhooks`` list, each table checked: one line naming the entry and key when one cannot work."""
+    if raw == []:
+        return ()
+    from urllib.parse import urlsplit
+
+    from firmware.plugin import redact_url  # loaded for a config that has webhooks, not at every start
+
     if not isinstance(raw, list):
         raise WebhookConfigError(
             "[web] webhooks: must be a list of tables, e.g. "
