@@ -53,6 +53,7 @@ def main(argv: list[str]) -> int:
     # The `baccarat` console script turns Python's cyclic collector off for `run` before its
     # first import, until "ready" (firmware/console.py); so does this stand-in, before its fakes.
     gc.disable()
+    import firmware  # noqa: F401 - loaded first, as by the console script (it defers Pillow's tag tables)
     from tests import fakeos
 
     kernel = fakeos.install_for_process()

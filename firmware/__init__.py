@@ -24,6 +24,8 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
+from firmware.system import deferred
+
 if TYPE_CHECKING:
     from importlib.abc import Loader  # importing it costs every start 5 ms: a loader is duck-typed
 
@@ -110,3 +112,4 @@ def __getattr__(name: str) -> Any:
 
 
 install()  # the old names of the modules that moved, for one release
+deferred.defer_all()  # Pillow's EXIF and TIFF tag tables, run when first used (firmware/system/deferred.py)
