@@ -112,4 +112,4 @@ def __getattr__(name: str) -> Any:
 
 
 install()  # the old names of the modules that moved, for one release
-deferred.defer_all()  # Pillow's EXIF and TIFF tag tables, run when first used (firmware/system/deferred.py)
+deferred.install()  # Pillow's EXIF and TIFF tag tables, run when first used (firmware/system/deferred.py)

@@ -7,7 +7,9 @@ import subprocess
 import sys
 import threading
 
-from firmware.system.deferred import defer
+import pytest
+
+from firmware.system.deferred import install
 from tests.conftest import ROOT
 
 
@@ -39,8 +41,9 @@ def test_the_first_use_runs_the_module_once_whatever_the_threads(tmp_path, monke
     monkeypatch.syspath_prepend(str(tmp_path))
     import builtins
 
-    defer("counted_once")
-    module = sys.modules["counted_once"]
+    install(("counted_once",))
+    import counted_once as module
+
     assert getattr(builtins, "RUNS", 0) == 0
     seen: list[int] = []
     threads = [threading.Thread(target=lambda: seen.append(module.VALUE)) for _ in range(8)]
@@ -53,8 +56,19 @@ def test_the_first_use_runs_the_module_once_whatever_the_threads(tmp_path, monke
     del sys.modules["counted_once"]
 
 
-def test_a_name_already_loaded_or_not_there_is_left_alone():
+def test_a_name_already_loaded_stays_and_one_not_there_is_not_found(tmp_path, monkeypatch):
     before = sys.modules["json"]
-    defer("json")
-    defer("no_such_module_anywhere")
-    assert sys.modules["json"] is before and "no_such_module_anywhere" not in sys.modules
+    install(("json", "no_such_module_anywhere"))
+    import json
+
+    assert json is before
+    with pytest.raises(ModuleNotFoundError):
+        import no_such_module_anywhere  # noqa: F401
+
+
+def test_the_package_names_its_deferred_submodule_as_a_plain_import_does():
+    out = run(
+        "import firmware, PIL.ExifTags, PIL.Image\n"
+        "print(PIL.ExifTags.Base.Orientation.value, PIL.Image.ExifTags is PIL.ExifTags)"
+    )
+    assert out == "274 True"

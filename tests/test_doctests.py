@@ -80,7 +80,7 @@ def test_every_module_with_examples_has_its_examples_collected(request):
     if not collected:
         pytest.skip("this run collected none of the product's modules (run without arguments, or name them)")
     wanted = _modules_with_examples()
-    assert {"baccarat_core.timer", "firmware.game.pacing", "firmware.web.guard", "firmware.casing.model"} <= wanted
+    assert {"baccarat_core.timer", "firmware.game.pacing", "firmware.system.redact", "firmware.casing.model"} <= wanted
     assert wanted <= collected, f"examples pytest did not collect: {sorted(wanted - collected)}"
 
 
