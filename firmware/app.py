@@ -264,6 +264,10 @@ def _start_third(service: Service, prop: Prop, settings: object, closers: list[C
 
     def stop() -> None:
         runner.close()
+        if not runner.drain(PLUGIN_START_SECONDS):  # its last events reach it before its own stop
+            log.error(
+                "service %s: its hooks had not caught up after %.0f s; stopping it", service.name, PLUGIN_START_SECONDS
+            )
         if result is not None:
             state, error = run_bounded(service.name, result.stop, PLUGIN_START_SECONDS)
             if state != "ok":

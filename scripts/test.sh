@@ -30,11 +30,17 @@ apt_packages=(mosquitto tmux chromium libatomic1 fonts-dejavu-core systemd shell
 . "$(dirname "$0")/_venv.sh" test
 . scripts/_nodered.sh  # Node-RED in .nodered/ (npm) for tests/test_redscape_nodered.py; _venv.sh cd-ed to the repo
 . scripts/_axe.sh  # axe-core in .nodered/ (npm) for tests/test_a11y_pages.py
+# Every xdist worker collects the whole suite, and pytest rewrites each test module's asserts as it
+# imports it, keeping the result as bytecode: where none is written (PYTHONDONTWRITEBYTECODE, as on
+# some CI machines) each worker rewrote all of them again, a third of the fast tier's CPU. The
+# bytecode goes to the venv's own folder, not beside the sources.
+export PYTHONPYCACHEPREFIX="$PWD/$venv/pycache"
+unset PYTHONDONTWRITEBYTECODE
 pytest_args=(-n auto --dist loadfile)
 if [ "$fast" = 1 ]; then
-  # Three workers a core: the fast tier's tests mostly wait (timers, sockets, a broker), so a
-  # 2-core machine runs it in under two minutes this way, not three and a half with one a core.
-  pytest_args=(-n "$(( 3 * $(nproc) ))" --dist loadfile --fast)
+  # Three workers a core: the fast tier's tests mostly wait (timers, sockets, a broker). worksteal:
+  # a worker that is done takes tests from one that is not (a file's tests may share out).
+  pytest_args=(-n "$(( 3 * $(nproc) ))" --dist worksteal --fast)
 else
   .venv/bin/ruff check .
   .venv/bin/ruff format --check .
@@ -42,6 +48,10 @@ else
   .venv/bin/python scripts/check_pi_wheels.py
 fi
 status=0
+if [ "$fast" = 1 ]; then
+  # Collected once first, by one process: the workers then find the rewritten modules ready.
+  "$venv"/bin/python -m pytest --collect-only -q -p no:cacheprovider --fast "$@" >/dev/null 2>&1 || true
+fi
 "$venv"/bin/python -m pytest "${pytest_args[@]}" "$@" || status=$?
 
 find_python() {

@@ -15,7 +15,7 @@ import pytest
 
 from firmware.plugin import hooks
 from firmware.services import registry
-from tests.conftest import make_config, served_prop
+from tests.conftest import make_config, served_prop, start_served
 
 #: Released at the end of each test: a hook that "sleeps 30 s" waits on it instead (no sleep in
 #: the suite; what matters is that it does not return while the game is tried).
@@ -280,3 +280,50 @@ def test_a_built_in_hook_that_keeps_failing_is_one_traceback_then_a_count(caplog
     said = [r for r in caplog.records if "broken" in r.getMessage()]
     assert [r.exc_info is not None for r in said] == [True, False, False]
     assert said[1].getMessage().endswith(f"has failed {FAILURES_SAID_EVERY} times (SystemExit: bad 99)")
+
+
+STOPPING = """\
+import baccarat_test_gate as gate
+from firmware.plugin import Running, Service
+
+
+class Finisher(Service):
+    name = "finisher"
+    always = True
+    section = None
+
+    def start(self, prop, settings):
+        def hook(events, module):
+            if any(e.kind == "solved" for e in events):
+                gate.calls.append("hook began")
+                gate.release.wait(30)
+                gate.calls.append("hook done")
+        prop.daemon.on_settled.append(hook)
+        return Running(lambda: gate.calls.append("stopped"), None)
+"""
+
+
+def test_a_clean_stop_lets_a_plugins_queued_hooks_run_before_its_own_stop(site, mock_factory, short_dir):
+    """The solve a plugin's hook is still handling when the prop stops reaches it whole, and only
+    then is the plugin stopped (its file closed, its connection dropped)."""
+    _plugin(site, "finisher", STOPPING)
+    import baccarat_test_gate as gate
+
+    config = _config(short_dir)
+    rig, stop = start_served(config, mock_factory)
+    stopping = threading.Thread(target=stop)
+    try:
+        assert rig.master.handle({"command": "force_solve"}).result(10)["ok"]
+        deadline = time.monotonic() + 30
+        while "hook began" not in gate.calls:
+            assert time.monotonic() < deadline, "the plugin's hook was never called"
+            time.sleep(0.01)
+        stopping.start()
+        stopping.join(1.0)  # a stop that does not wait for the hook is done by now, most likely
+    finally:
+        gate.release.set()
+        if stopping.ident is None:
+            stop()  # failed before the stop began
+        else:
+            stopping.join(30)
+    assert gate.calls == ["hook began", "hook done", "stopped"]
