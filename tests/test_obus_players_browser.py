@@ -64,6 +64,11 @@ def test_the_tablet_and_the_casing_list_every_module_of_the_bomb_and_follow_it(
                 assert [item[1:3] for item in items] == [["false", "0"]] * 4
                 assert min(item[3] for item in items) >= 12, items  # no word under 12 px
             assert play.text_content("#bomb-count") == "0 of 3 puzzle modules solved"
+            said = play.evaluate(
+                "() => ['waiting', 'playing', undefined].map((phase) =>"
+                " window.baccaratBomb.moduleState({prop: true, solved: false, type: 1}, phase))"
+            )
+            assert said == ["waiting to register", "registered, not solved", "registered, not solved"]
             casing.wait_for_selector("#casing #solved[data-marks='000']")
             bomb.prop.run(command="start")
             bomb.prop.until(lambda s: s["obus"]["phase"] == "playing")
@@ -136,3 +141,6 @@ def test_the_players_view_of_the_part() -> None:
         }
     }
     assert bomb_count({"obus": {**part, "modules": [{"type": "x"}]}}) == {"bomb": None}  # logged, nothing shown
+    # the prop on the bus, its REGISTER not yet ACKed: the page says so of its own row
+    assert bomb_count({"obus": {**part, "phase": "waiting"}})["bomb"]["phase"] == "waiting"
+    assert "phase" not in bomb_count({"obus": {**part, "phase": "playing"}})["bomb"]

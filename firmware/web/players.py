@@ -284,7 +284,8 @@ def bomb_count(doc: dict[str, Any]) -> dict[str, Any]:
     """``{"bomb": {...}}``: an OBUS bomb as the players see it beside the casing's timer (the state
     document's ``obus`` part): every module of the bomb, the prop's own first (``modules``: each
     one's ``type`` and ``id`` on the bus, ``solved``, ``strikes``; the prop's marked ``prop``; every
-    one listed is registered), and the puzzle modules ``solved`` and in all (``puzzles``) once the
+    one listed is registered but the prop's own while ``phase`` says it waits for the controller's
+    ACK), and the puzzle modules ``solved`` and in all (``puzzles``) once the
     bomb's count is known; the record the history keeps (:func:`~firmware.history.bomb.bomb_record`).
     ``{}`` without a part, ``{"bomb": None}`` for one that says no role."""
     part = doc.get("obus")
@@ -300,7 +301,13 @@ def bomb_count(doc: dict[str, Any]) -> dict[str, Any]:
     if record is None:
         return {"bomb": None}
     shown = {key: record[key] for key in ("modules", "solved", "puzzles", "strikes") if key in record}
+    if part.get("phase") in UNREGISTERED:
+        shown["phase"] = part["phase"]  # the prop's own module is not registered yet: its row says so
     return {"bomb": shown}
+
+
+#: The module role's phases before the controller's ACK: the prop is on the bus, not yet in a game.
+UNREGISTERED = frozenset({"idle", "info", "waiting"})
 
 
 def _json(data: dict[str, Any], status: int = 200) -> web.Response:

@@ -9,6 +9,7 @@
     idle: _("idle"), info: _("info round"), registering: _("registration round"), waiting: _("waiting to register"),
     registered: _("registered"), playing: _("playing"), over: _("over"),
   };
+  const UNREGISTERED = ["idle", "info", "waiting"]; // the module role before the controller's ACK
   const ENDS = { solved: _("defused"), timer: _("time ran out"), strikes: _("struck out") };
 
   // "puzzle module 2", "needy module 1"; the prop's own: "Baccarat (this prop)".
@@ -21,7 +22,9 @@
       : _("puzzle module {id}", { id: module.id });
   }
 
-  function moduleState(module) {
+  // "solved", "registered, not solved"; the prop's own, as a module not yet ACKed: "waiting to register".
+  function moduleState(module, phase) {
+    if (module.prop && UNREGISTERED.includes(phase)) return PHASES[phase];
     if (module.solved) return _("solved");
     return module.type === 2 ? _("registered (needy: never solves)") : _("registered, not solved");
   }
@@ -97,8 +100,9 @@
     const warning = document.getElementById("bomb-warning");
     warning.textContent = warnings.join(" ");
     warning.hidden = !warnings.length;
-    const rows = modulesOf(part).map((module) => cellRow(
-      [moduleName(module), moduleState(module), window.baccaratI18n.formatNumber(module.strikes)], module.prop));
+    const rows = modulesOf(part).map((module) => cellRow([
+      moduleName(module), moduleState(module, part.phase), window.baccaratI18n.formatNumber(module.strikes),
+    ], module.prop));
     document.querySelector("#bomb-modules tbody").replaceChildren(...rows);
   }
 

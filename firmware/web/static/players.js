@@ -106,7 +106,7 @@
       item.dataset.strikes = String(module.strikes);
       const strikes = ngettext("{n} strike", "{n} strikes", module.strikes);
       item.textContent = _("{module}: {state}, {strikes}",
-        { module: words.moduleName(module), state: words.moduleState(module), strikes });
+        { module: words.moduleName(module), state: words.moduleState(module, bomb.phase), strikes });
       return item;
     });
     $("#bomb-list-modules").replaceChildren(...items);
