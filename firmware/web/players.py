@@ -300,7 +300,7 @@ def bomb_count(doc: dict[str, Any]) -> dict[str, Any]:
         record = None
     if record is None:
         return {"bomb": None}
-    shown = {key: record[key] for key in ("modules", "solved", "puzzles", "strikes") if key in record}
+    shown: dict[str, Any] = {key: record[key] for key in ("modules", "solved", "puzzles", "strikes") if key in record}
     if part.get("phase") in UNREGISTERED:
         shown["phase"] = part["phase"]  # the prop's own module is not registered yet: its row says so
     return {"bomb": shown}
