@@ -4,12 +4,14 @@ a test's subprocesses may take, and hypothesis's profiles (docs/develop/tests.md
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from hypothesis import settings
 
 from tests import tiers
+from tests.conftest import ROOT
 from tests.mosquitto import Broker
 
 
@@ -55,17 +57,19 @@ def test_the_suites_own_tests_carry_their_markers(request):
     assert request.node.get_closest_marker("browser") is None and request.node.get_closest_marker("broker") is None
 
 
-def test_the_install_tests_files_come_first(monkeypatch):
-    def item(name: str, install: bool) -> SimpleNamespace:
+def test_the_install_tests_files_come_first_then_the_longest(monkeypatch):
+    def item(name: str, install: bool, file: str = "test_quick.py") -> SimpleNamespace:
         marker = object() if install else None
         return SimpleNamespace(
-            name=name, get_closest_marker=lambda m, marker=marker: marker if m == "install" else None
+            name=name, path=Path(file), get_closest_marker=lambda m, marker=marker: marker if m == "install" else None
         )
 
-    items = [item("a", False), item("b", True), item("c", False), item("d", True)]
+    long = sorted(tiers.LONG_FILES)[0]
+    items = [item("a", False), item("b", True), item("c", False), item("d", True), item("e", False, long)]
     monkeypatch.setattr(tiers, "tiers_of", lambda item: set())  # markers are not the point here
     tiers.pytest_collection_modifyitems(SimpleNamespace(getoption=lambda name: False), items)
-    assert [i.name for i in items] == ["b", "d", "a", "c"]
+    assert [i.name for i in items] == ["b", "d", "e", "a", "c"]
+    assert all((ROOT / "tests" / name).is_file() for name in tiers.LONG_FILES)  # none renamed away
 
 
 def test_a_subprocess_gets_what_is_left_of_its_tests_time(monkeypatch):

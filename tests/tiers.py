@@ -39,6 +39,23 @@ settings.load_profile("ci")
 
 #: The markers the fast tier leaves out.
 NOT_FAST = ("install", "browser")
+#: Test files whose tests take longest on the clock, mostly waiting (measured with ``--durations``).
+LONG_FILES = frozenset(
+    {
+        "test_obus_module.py",
+        "test_obus_controller.py",
+        "test_web_trust.py",
+        "test_selftest.py",
+        "test_bench.py",
+        "test_obus_hostile.py",
+        "test_clue_control_flood.py",
+        "test_web_hostile.py",
+        "test_simulator_terminal.py",
+        "test_redscape.py",
+        "test_mqtt_commands.py",
+        "test_history.py",
+    }
+)
 
 
 def examples(full: int) -> int:
@@ -112,7 +129,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # The install tests' files first (each takes minutes, mostly waiting on pip and daemons): with
     # pytest-xdist's --dist loadfile they start at once on their own workers while the others share
     # the rest, instead of starting last. The order within a file stays.
-    items.sort(key=lambda item: item.get_closest_marker("install") is None)
+    # Then the files whose tests wait longest (a bomb of processes, real timeouts): started first, they
+    # overlap the rest instead of being the last to finish (pytest-xdist's worksteal takes the queue's
+    # tail from a busy worker, never a test that runs).
+    items.sort(key=lambda item: (item.get_closest_marker("install") is None, item.path.name not in LONG_FILES))
     if config.getoption("fast"):
         keep = [item for item in items if not any(item.get_closest_marker(name) for name in NOT_FAST)]
         if len(keep) < len(items):
