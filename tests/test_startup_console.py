@@ -42,6 +42,7 @@ def ask(url):
         out["status"], out["page"] = page.status, page.read().decode()
     out["bare"] = client_tls.bare()
     out["at_answer"] = sorted(sys.modules)
+    out["threads_at_answer"] = sorted(t.name for t in threading.enumerate())
     import aiohttp
     out["session"] = aiohttp.ClientSession.__name__  # the bare package made whole by the first name asked
     import aiohttp.connector as c
@@ -102,6 +103,7 @@ def test_the_game_is_ready_before_the_console_loads_and_the_console_answers_afte
     early = sorted(m for m in at_ready if m.split(".")[0] in ("aiohttp", "ssl", "asyncio", "yarl", "multidict"))
     assert early == [], f"loaded before ready: {early}"
     assert not any(name.startswith("baccarat-web") for name in seen["threads_at_ready"])
+    assert "baccarat-asyncio" not in seen["threads_at_ready"]  # no event loop before ready either
     # Then the console answers, with its page ...
     assert seen["status"] == 200 and "<title>Baccarat prop</title>" in seen["page"]
     # ... without aiohttp's client (its TLS contexts read the CA store at import): loaded when first asked for.
@@ -254,3 +256,18 @@ def test_a_console_stopped_before_the_game_was_ready_never_starts(daemon):
     daemon.wait_idle(10)  # the first on_settled call has come and gone
     assert console.service is None
     assert not any(t.name.startswith("baccarat-web") for t in threading.enumerate())
+
+
+def test_the_console_and_clue_control_share_one_event_loop(tmp_path, pki):
+    """Issue 44 item 2: the services that need an asyncio loop (the console and what rides on it,
+    Clue Control's link) run on one, started once (firmware/system/aloop.py): one thread for it,
+    none of their own."""
+    extra = (
+        f"\n[web]\nport = {_free_port()}\n"
+        f'\n[clue_control]\nport = {_free_port()}\nbind = "127.0.0.1"\ncontroller = "127.0.0.1:{_free_port()}"\n'
+    )
+    seen = _start(tmp_path, {"SSL_CERT_FILE": str(pki / "ca.crt")}, extra)
+    assert seen["status"] == 200
+    threads = seen["threads_at_answer"]
+    assert threads.count("baccarat-asyncio") == 1, threads
+    assert not {"baccarat-web", "baccarat-clue-control"} & set(threads), threads

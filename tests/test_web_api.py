@@ -5,10 +5,12 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+import threading
 import time
 
 import pytest
 
+from firmware.system import aloop
 from firmware.web.server import WebError, WebService
 from firmware.web.settings import WebConfigError, WebSettings
 from firmware.web.throttle import Throttle
@@ -260,9 +262,9 @@ def _switches(thread_id: int) -> int:
 
 
 def test_no_wakeups_without_a_page(web_factory):
-    """The web thread sleeps while no page is open, even while the game is played."""
+    """The web thread (the services' shared loop's) sleeps while no page is open, even while the game is played."""
     web = web_factory()
-    thread = web.service._thread.native_id
+    thread = next(t for t in threading.enumerate() if t.name == aloop.THREAD).native_id
     web.login()
     stream = Stream(web)
     stream.update()

@@ -18,6 +18,8 @@ what it needs from here, and nothing else of the prop's (the prop's own services
   "Add a room service" page;
 - a quiet log for hostile input: :class:`Noise`; a URL fit for a log line: :func:`redact_url`,
   :func:`scrub_urls`;
+- the services' one asyncio event loop: :func:`event_loop` (started by the first that asks),
+  :func:`release_event_loop` when done;
 - what it adds to the web console (routes on its port, work on its loop): :class:`ConsoleExtension`,
   handed over with :meth:`Prop.extend_console`;
 - for the test suite of a plugin: :mod:`firmware.plugin.testing` (a pytest plugin, on by
@@ -112,6 +114,8 @@ if TYPE_CHECKING:
     from firmware.room.state_file import write_atomic
     from firmware.selftest.parts import SelfTestResult, SelfTestStep
     from firmware.services.probe import tcp_reachable
+    from firmware.system.aloop import acquire as event_loop
+    from firmware.system.aloop import release as release_event_loop
     from firmware.system.netaddr import reachable_urls
     from firmware.system.noise import QUIET_SECONDS, Noise
     from firmware.system.redact import redact_url, scrub_urls
@@ -190,6 +194,7 @@ __all__ = [
     "aiohttp_bare",
     "check_values",
     "did_you_mean",
+    "event_loop",
     "failure_reason",
     "gpio_problem",
     "is_loopback",
@@ -203,6 +208,7 @@ __all__ = [
     "read_keys",
     "ready_for_clients",
     "redact_url",
+    "release_event_loop",
     "room_settings",
     "same_secret",
     "scrub_urls",
@@ -221,7 +227,7 @@ __all__ = [
 
 #: Names loaded when first asked for: the command table loads at the first command, not at a
 #: start (a start runs none), and the quiet log only for a service that needs one.
-_LAZY = {
+_LAZY: dict[str, str | tuple[str, str]] = {
     "Argument": "firmware.room.command_table",
     "CommandError": "firmware.room.command_table",
     "CommandSpec": "firmware.room.command_table",
@@ -270,6 +276,9 @@ _LAZY = {
     "redact_url": "firmware.system.redact",
     "scrub_urls": "firmware.system.redact",
     "Throttle": "firmware.web.throttle",
+    # the services' one asyncio loop (firmware.system.aloop): event_loop() to use it, release after
+    "event_loop": ("firmware.system.aloop", "acquire"),
+    "release_event_loop": ("firmware.system.aloop", "release"),
     "address_key": "firmware.web.throttle",
     "same_secret": "firmware.web.auth",
     "json_reply": "firmware.web.replies",
@@ -279,9 +288,10 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
+    where = _LAZY.get(name)
+    if where is None:
         raise AttributeError(f"module 'firmware.plugin' has no attribute {name!r}")
-    value = getattr(__import__(module, fromlist=[name]), name)
+    module, attribute = where if isinstance(where, tuple) else (where, name)
+    value = getattr(__import__(module, fromlist=[attribute]), attribute)
     globals()[name] = value
     return value

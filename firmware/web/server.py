@@ -1,7 +1,7 @@
 """The web service: the console page, its live updates, the players' pages, and what services add.
 
-aiohttp serves everything from one thread of its own with its own event loop,
-beside the game thread; while nobody uses it, that loop sleeps in ``epoll``
+aiohttp serves everything from the services' shared event loop (:mod:`firmware.system.aloop`),
+on its own thread beside the game thread; while nobody uses it, that loop sleeps in ``epoll``
 without a timer. Every command goes through the backend's one command path
 (the same as MQTT and the control socket).
 
@@ -30,7 +30,6 @@ import asyncio
 import errno
 import logging
 import secrets
-import threading
 import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -40,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
+from firmware.system import aloop
 from firmware.system.noise import Noise
 from firmware.system.redact import scrub_urls
 
@@ -135,9 +135,6 @@ class WebService:
         self.extensions = make_extensions(extensions, self)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
-        self._error: BaseException | None = None
 
     # -- life ---------------------------------------------------------------------------------
     @property
@@ -151,49 +148,43 @@ class WebService:
         return f"http://{host}:{self.port}/"
 
     def start(self) -> None:
-        """Listen, on a thread of its own; raises :class:`WebError` with one clear line if it cannot."""
+        """Listen, on the services' shared event loop (:mod:`firmware.system.aloop`); raises
+        :class:`WebError` with one clear line if it cannot."""
         self.settings.check_listen()
-        self._thread = threading.Thread(target=self._run, name="baccarat-web", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(15):
-            raise WebError("web console did not start within 15 s")
-        if self._error is not None:
-            error = self._error
+        loop = aloop.acquire()
+        try:
+            aloop.run(self._open(), timeout=15)
+        except TimeoutError:
+            self._give_back(loop)
+            raise WebError("web console did not start within 15 s") from None
+        except (OSError, ValueError) as error:
+            self._give_back(loop)
             if getattr(error, "errno", None) == errno.EADDRINUSE:
                 raise WebError(
                     f"web console: port {self.settings.port} on {self.settings.bind} is taken (another simulator?); "
                     "choose another with --port N or [web] port"
-                )
+                ) from None
             reason = getattr(error, "strerror", None) or str(error)
-            raise WebError(f"web console cannot listen on {self.settings.bind} port {self.settings.port}: {reason}")
+            raise WebError(
+                f"web console cannot listen on {self.settings.bind} port {self.settings.port}: {reason}"
+            ) from None
+        self._loop = loop
         log.info("web console on %s%s", self.url, "" if self.settings.password else " (no password: this machine only)")
 
     def stop(self) -> None:
-        """Close the pages' streams, drop pending webhooks, stop the thread."""
-        loop, thread = self._loop, self._thread
-        if loop is None or thread is None or not thread.is_alive():
-            return
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
+        """Close the pages' streams, drop pending webhooks, give the loop back."""
+        loop, self._loop = self._loop, None
+        if loop is not None:
+            self._give_back(loop)
 
-    def _run(self) -> None:
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
+    def _give_back(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Close what :meth:`_open` opened (on the loop), then release the loop."""
         try:
-            loop.run_until_complete(self._open())
-        except (OSError, ValueError) as error:
-            self._error = error
-            loop.run_until_complete(self._close())
-            loop.close()
-            self._ready.set()
-            return
-        self._loop = loop
-        self._ready.set()
-        try:
-            loop.run_forever()
+            aloop.run(self._close(), timeout=10)
+        except Exception as error:  # noqa: BLE001 - a stop goes on whatever the close did
+            log.warning("web console: closing it failed (%s: %s)", type(error).__name__, error)
         finally:
-            loop.run_until_complete(self._close())
-            loop.close()
+            aloop.release()
 
     async def _open(self) -> None:
         loop = asyncio.get_running_loop()

@@ -1,8 +1,9 @@
-"""Both Clue Control roles on one thread of their own, for a caller that has threads, not a loop.
+"""Both Clue Control roles on the services' shared event loop, for a caller that has threads, not a loop.
 
 :class:`ClueControl` runs the :class:`~.switch.Switch` (Clue Control commands the prop)
-and the :class:`~.trigger.Trigger` (the prop writes Clue Control's coils) on one asyncio
-loop in a thread. pymodbus is imported there (about 0.1 s on a PC, more on a small Pi), so
+and the :class:`~.trigger.Trigger` (the prop writes Clue Control's coils) on the one asyncio
+loop the prop's services share (:func:`firmware.plugin.event_loop`; the console runs there too),
+on its own thread. pymodbus is imported there (about 0.1 s on a PC, more on a small Pi), so
 the caller's thread does not wait for it; :meth:`ClueControl.start` returns once the
 switch listens, or raises :class:`ClueControlError` with one line saying why it cannot.
 :meth:`ClueControl.update` may be called from any thread. pymodbus's own log lines are
@@ -17,6 +18,7 @@ import errno
 import logging
 import threading
 from collections.abc import Collection, Mapping, Sequence
+from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
 from firmware.plugin import Noise, PropError
@@ -81,7 +83,8 @@ class ClueControl:
         self.switch: Switch | None = None
         self.trigger: Trigger | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
+        #: The link's work on the services' shared event loop, once started.
+        self._running: Future[None] | None = None
         #: Set once the link's thread has opened what it could, after :attr:`outcome` says what happened.
         self.ready = threading.Event()
         #: What the start came to, once :attr:`ready`: "listening on 0.0.0.0 port 502", or the one
@@ -121,10 +124,12 @@ class ClueControl:
 
     def _start_now(self) -> None:
         with self._lock:
-            if self._stopped.is_set() or self._thread is not None:
+            if self._stopped.is_set() or self._running is not None:
                 return
-            self._thread = threading.Thread(target=self._run, name="baccarat-clue-control", daemon=True)
-            self._thread.start()
+            from firmware.plugin import event_loop
+
+            loop = event_loop()
+            self._running = asyncio.run_coroutine_threadsafe(self._main(loop), loop)
         if not self.ready.wait(START_SECONDS):
             raise ClueControlError(f"Clue Control: the link did not start within {START_SECONDS:g} s")
         if self._error is not None:
@@ -147,11 +152,18 @@ class ClueControl:
             self.update(solved=False, enabled=False, outputs=dict.fromkeys(self.outputs, False))
         with self._lock:
             self._stopped.set()
-            loop, thread, stopping = self._loop, self._thread, self._stopping
+            loop, running, stopping = self._loop, self._running, self._stopping
             if loop is not None and stopping is not None:
                 loop.call_soon_threadsafe(stopping.set)
-        if thread is not None:
-            thread.join(10)
+        if running is not None:
+            from firmware.plugin import release_event_loop
+
+            try:
+                running.result(10)
+            except Exception as error:  # noqa: BLE001 - a stop goes on whatever the link did
+                log.warning("Clue Control: the link did not end cleanly (%s: %s)", type(error).__name__, error)
+            finally:
+                release_event_loop()
 
     def update(
         self, *, solved: bool | None = None, enabled: bool | None = None, outputs: Mapping[str, bool] | None = None
@@ -176,15 +188,7 @@ class ClueControl:
             for key, on in changes:
                 self.trigger.set(key, on)
 
-    # -- the thread ----------------------------------------------------------------------
-    def _run(self) -> None:
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
-        try:
-            loop.run_until_complete(self._main(loop))
-        finally:
-            loop.close()
-
+    # -- on the shared loop ----------------------------------------------------------------
     async def _main(self, loop: asyncio.AbstractEventLoop) -> None:
         try:
             try:
