@@ -72,3 +72,13 @@ def test_the_package_names_its_deferred_submodule_as_a_plain_import_does():
         "print(PIL.ExifTags.Base.Orientation.value, PIL.Image.ExifTags is PIL.ExifTags)"
     )
     assert out == "274 True"
+
+
+def test_gpiozero_s_metadata_lookup_loads_no_mail_parser_until_a_distribution_s_metadata_is_read():
+    out = run(
+        "import sys, firmware, gpiozero, importlib.metadata\n"
+        "mail = lambda: sorted(m for m in sys.modules if m.startswith(('email.', 'calendar')))\n"
+        "print(mail())\n"
+        "print(importlib.metadata.metadata('gpiozero')['Name'], 'email.message' in sys.modules)\n"
+    )
+    assert out.splitlines() == ["[]", "gpiozero True"]

@@ -4,9 +4,11 @@ TIFF tags, and three modules of the standard library that a start imports and ne
 ``PIL.Image`` imports ``PIL.ExifTags`` and ``PIL.TiffTags`` at its top, and they build enums of
 several hundred members: about 30 million instructions of every start (a twentieth of it), for
 tables the prop reads only when it opens a photograph, never while it draws on its displays.
-``importlib.metadata`` (gpiozero looks up its pin factories with it) imports ``zipfile`` and
-``csv``, and ``linecache`` (by way of ``logging``) imports ``tokenize``, each used only inside
-functions a start does not call (a traceback's source lines, a zipped distribution): 3.3 M more.
+``importlib.metadata`` (gpiozero looks up its pin factories with it) imports ``zipfile``, ``csv``
+and its ``_adapters``, whose parser of a distribution's metadata is the standard library's
+mail parser (``email.message`` and a dozen modules with it), and ``linecache`` (by way of
+``logging``) imports ``tokenize``: each used only inside functions a start does not call (a
+traceback's source lines, a zipped distribution, a distribution's metadata): 15.4 M together.
 A module a library uses as it loads (``textwrap``: ``from textwrap import dedent``) gains nothing.
 :class:`DeferringFinder`, first on ``sys.meta_path``, answers the import of such a module with a
 module made from its spec but not run (the import system puts it in ``sys.modules`` and on its
@@ -38,7 +40,9 @@ from types import ModuleType
 from typing import Any
 
 #: The modules a start puts off (see the module's text).
-DEFERRED = frozenset({"PIL.ExifTags", "PIL.TiffTags", "tokenize", "zipfile", "csv"})
+DEFERRED = frozenset(
+    {"PIL.ExifTags", "PIL.TiffTags", "tokenize", "zipfile", "csv", "calendar", "quopri", "importlib.metadata._adapters"}
+)
 
 _lock = threading.RLock()
 #: What the import system asks of a module as it sets it up: answered without running it.
