@@ -31,10 +31,9 @@ apt_packages=(mosquitto tmux chromium libatomic1 fonts-dejavu-core systemd shell
 . scripts/_nodered.sh  # Node-RED in .nodered/ (npm) for tests/test_redscape_nodered.py; _venv.sh cd-ed to the repo
 . scripts/_axe.sh  # axe-core in .nodered/ (npm) for tests/test_a11y_pages.py
 # Every xdist worker collects the whole suite, and pytest rewrites each test module's asserts as it
-# imports it, keeping the result as bytecode: where none is written (PYTHONDONTWRITEBYTECODE, as on
-# some CI machines) each worker rewrote all of them again, a third of the fast tier's CPU. The
-# bytecode goes to the venv's own folder, not beside the sources.
-export PYTHONPYCACHEPREFIX="$PWD/$venv/pycache"
+# imports it, keeping the result as bytecode in __pycache__ (git ignores it): where none is written
+# (PYTHONDONTWRITEBYTECODE, as on some CI machines) each worker rewrote all of them again, a third
+# of the fast tier's CPU.
 unset PYTHONDONTWRITEBYTECODE
 pytest_args=(-n auto --dist loadfile)
 if [ "$fast" = 1 ]; then
