@@ -171,10 +171,10 @@ class Painter:
         """Capitals and digits with their ink starting at ``xy``."""
         x, y = xy
         fill = self.ink(rgb) if fill is None else fill
+        glyphs = text_mask(text)  # drawn once per text (a rank, a word), pasted in this frame's ink
         if scale == 1:
-            draw_text(self.draw, (x, y - _TOP), text, fill)
+            self.image.paste(fill, (x, y - _TOP), glyphs)
             return
-        glyphs = text_mask(text)
         big = glyphs.resize((glyphs.width * scale, glyphs.height * scale), Image.Resampling.NEAREST)
         self.image.paste(fill, (x, y - _TOP * scale), big)
 
@@ -191,25 +191,15 @@ class Painter:
         x, y = xy
         fill = self.ink() if fill is None else fill
         for char in text.upper():
-            glyph = _TINY_GLYPHS.get(char, _TINY_GLYPHS[" "])
-            for row, bits in enumerate(glyph):
-                for col, bit in enumerate(bits):
-                    if bit == "#":
-                        self.draw.point((x + col, y + row), fill=fill)
-            x += len(glyph[0]) + 1
+            glyph = _tiny_mask(char if char in _TINY_GLYPHS else " ")
+            self.image.paste(fill, (x, y), glyph)
+            x += glyph.width + 1
         return tiny_width(text)
 
     def suit(self, xy: tuple[int, int], suit: str, *, scale: int = 1) -> None:
         """A 7x7 suit icon (hearts and diamonds red on a colour display)."""
-        x, y = xy
         rgb = (230, 40, 40) if suit in "HD" else (255, 255, 255)
-        for row, bits in enumerate(SUIT_ICONS[suit]):
-            for col, bit in enumerate(bits):
-                if bit == "#":
-                    self.draw.rectangle(
-                        (x + col * scale, y + row * scale, x + col * scale + scale - 1, y + row * scale + scale - 1),
-                        fill=self.ink(rgb),
-                    )
+        self.image.paste(self.ink(rgb), xy, _suit_mask(suit, scale))
 
     def card(self, xy: tuple[int, int], card: str, *, scale: int = 1, drawn: bool = False) -> int:
         """A card as rank and suit icon (``drawn``: a third card, in a frame); returns its width."""
@@ -233,14 +223,42 @@ class Painter:
         w, h = SIDEWAYS_SIZE if sideways else BACK_SIZE
         top = y if sideways else y - scale
         self.draw.rectangle((x, top, x + w * scale - 1, top + h * scale - 1), outline=self.ink(), width=scale)
-        pattern = BACK_PATTERNS.get(deck_color, _blue_back)
-        fill = self.ink(DECK_RGB.get(deck_color))
-        for row in range(1, h - 1):
-            for col in range(1, w - 1):
-                if pattern(col, row):
-                    cx, cy = x + col * scale, top + row * scale
-                    self.draw.rectangle((cx, cy, cx + scale - 1, cy + scale - 1), fill=fill)
+        self.image.paste(self.ink(DECK_RGB.get(deck_color)), (x, top), _back_mask(deck_color, sideways, scale))
         return w * scale
+
+
+# Icons drawn once as 1-bit masks, then pasted in the ink of the moment: a frame costs a paste per
+# icon, not a rectangle per pixel (a deal's frames are drawn again whole; issue 44 item 5).
+
+
+@lru_cache(maxsize=64)
+def _tiny_mask(char: str) -> Image.Image:
+    """A glyph of the 3x5 font as a 1-bit mask."""
+    glyph = _TINY_GLYPHS[char]
+    mask = Image.new("1", (len(glyph[0]), len(glyph)))
+    mask.putdata([1 if bit == "#" else 0 for bits in glyph for bit in bits])
+    return mask
+
+
+@lru_cache(maxsize=64)
+def _suit_mask(suit: str, scale: int) -> Image.Image:
+    """A suit icon (:data:`SUIT_ICONS`) as a 1-bit mask, each of its pixels ``scale`` square."""
+    rows = SUIT_ICONS[suit]
+    mask = Image.new("1", (len(rows[0]), len(rows)))
+    mask.putdata([1 if bit == "#" else 0 for bits in rows for bit in bits])
+    return mask.resize((mask.width * scale, mask.height * scale), Image.Resampling.NEAREST)
+
+
+@lru_cache(maxsize=64)
+def _back_mask(deck_color: str, sideways: bool, scale: int) -> Image.Image:
+    """The pattern inside a card back's frame (:data:`BACK_PATTERNS`) as a 1-bit mask of the whole card."""
+    w, h = SIDEWAYS_SIZE if sideways else BACK_SIZE
+    pattern = BACK_PATTERNS.get(deck_color, _blue_back)
+    mask = Image.new("1", (w, h))
+    mask.putdata(
+        [1 if 0 < col < w - 1 and 0 < row < h - 1 and pattern(col, row) else 0 for row in range(h) for col in range(w)]
+    )
+    return mask.resize((w * scale, h * scale), Image.Resampling.NEAREST)
 
 
 @lru_cache(maxsize=256)
