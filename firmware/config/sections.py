@@ -105,6 +105,23 @@ def within(low: float, high: float, *, above: bool = False) -> Check:
     return check
 
 
+def secret_problem(minimum: int) -> Check:
+    """A check for a password or a token: empty (none set), or at least ``minimum`` characters with
+    no spaces at either end and no control characters (its message never quotes the value)."""
+
+    def check(value: str) -> str | None:
+        if value == "":
+            return None
+        if len(value) < minimum:
+            return f"must be at least {minimum} characters"
+        if value != value.strip() or any(not c.isprintable() for c in value):
+            return "must not start or end with spaces or hold control characters"
+        return None
+
+    check.__doc__ = f"at least {minimum} characters"
+    return check
+
+
 def one_of(*choices: str) -> Check:
     """A check for a value among ``choices`` (``must be "none", "alsa" or "buzzer"``)."""
     words = (

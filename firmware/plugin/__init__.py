@@ -8,7 +8,8 @@ what it needs from here, and nothing else of the prop's (the prop's own services
 - the base classes: :class:`Service`, :class:`Running`, :class:`Prop`;
 - its config section: :class:`Key`, :class:`Section`, :class:`PinUse` and the checks
   (:func:`within`, :func:`one_of`, :func:`port_problem`, :func:`gpio_problem`,
-  :func:`show_setting`, :func:`did_you_mean`, :func:`read_keys`), :class:`ConfigError`;
+  :func:`show_setting`, :func:`did_you_mean`, :func:`read_keys`, :func:`secret_problem`),
+  :class:`ConfigError`;
 - its ``check-config`` and ``doctor`` lines: :class:`Finding` with :data:`OK`, :data:`WARN`,
   :data:`FAIL`;
 - the commands it adds to the one command path: :class:`CommandSpec`, :class:`Argument`,
@@ -79,6 +80,7 @@ from firmware.config.sections import (
     one_of,
     port_problem,
     read_keys,
+    secret_problem,
     show_setting,
     within,
 )
@@ -211,6 +213,7 @@ __all__ = [
     "release_event_loop",
     "room_settings",
     "same_secret",
+    "secret_problem",
     "scrub_urls",
     "set_edgework",
     "show_setting",

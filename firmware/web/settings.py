@@ -11,12 +11,10 @@ never appear in a message or a repr.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable
 from typing import Any
 
-from baccarat_core.patterns import Pattern
 from baccarat_core.records import field, record, replace
-from firmware.config.sections import MAX_STRING, Key, Section, port_problem, read_keys
+from firmware.config.sections import MAX_STRING, Key, Section, port_problem, read_keys, secret_problem
 
 from ..errors import ConfigError
 from ..i18n import language_problem
@@ -29,8 +27,6 @@ LOOPBACK_BIND = "127.0.0.1"
 #: characters of 4 UTF-8 bytes each, percent-encoded, are 12,288 bytes, so the longest password
 #: allowed can always be typed in, and a passphrase of a few dozen words fits with room to spare.
 MAX_PASSWORD = MAX_STRING
-#: Characters a controller token may use: URL-safe, so it goes into ``?token=`` as typed.
-_TOKEN = Pattern(r"[A-Za-z0-9._~-]{12,128}")
 
 
 class WebConfigError(ConfigError):
@@ -94,20 +90,6 @@ class WebSection:
         return replace(self, settings=replace(self.settings, port=port))
 
 
-def _password_problem(minimum: int) -> Callable[[str], str | None]:
-    def check(value: str) -> str | None:
-        if value == "":
-            return None
-        if len(value) < minimum:
-            return f"must be at least {minimum} characters"
-        if value != value.strip() or any(not c.isprintable() for c in value):
-            return "must not start or end with spaces or hold control characters"
-        return None
-
-    check.__doc__ = f"at least {minimum} characters"
-    return check
-
-
 #: The ``[web]`` keys.
 WEB_KEYS: tuple[Key, ...] = (
     Key("enabled", bool, True, help="the console and the controllers' endpoints (a [web] section turns them on)"),
@@ -123,7 +105,7 @@ WEB_KEYS: tuple[Key, ...] = (
         "password",
         str,
         "",
-        check=_password_problem(8),
+        check=secret_problem(8),
         help="the console's login (needed beyond localhost)",
         secret=True,
     ),

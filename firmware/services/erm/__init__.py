@@ -15,26 +15,24 @@ from typing import TYPE_CHECKING, Any
 
 from baccarat_core.patterns import Pattern
 from baccarat_core.records import field, record
-from firmware.plugin import OK, ConfigError, Finding, Key, Prop, Running, Section, Service
+from firmware.plugin import OK, ConfigError, Finding, Key, Prop, Running, Section, Service, secret_problem
 
 if TYPE_CHECKING:
     from firmware.plugin import ConsoleExtension, ConsoleHost
 
 #: Characters a controller token may use: URL-safe, so it goes into ``?token=`` as typed.
 _TOKEN = Pattern(r"[A-Za-z0-9._~-]{12,128}")
+#: The secret's rule, at a token's length.
+_SECRET = secret_problem(12)
 
 
 def token_problem(value: str) -> str | None:
-    """What is wrong with a controller token (``""``: none set, fine), or None."""
-    if value == "":
-        return None
-    if len(value) < 12:
-        return "must be at least 12 characters"
-    if value != value.strip() or any(not c.isprintable() for c in value):
-        return "must not start or end with spaces or hold control characters"
-    if not _TOKEN.fullmatch(value):
-        return "must be 12-128 letters, digits or . _ ~ - (it goes into the controllers' URLs as typed)"
-    return None
+    """What is wrong with a controller token (``""``: none set, fine), or None: a secret's rule
+    (:func:`~firmware.plugin.secret_problem`), then URL-safe characters only."""
+    problem = _SECRET(value)
+    if problem or value == "" or _TOKEN.fullmatch(value):
+        return problem
+    return "must be 12-128 letters, digits or . _ ~ - (it goes into the controllers' URLs as typed)"
 
 
 token_problem.__doc__ = "12-128 letters, digits or . _ ~ -"
