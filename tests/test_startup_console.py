@@ -21,10 +21,11 @@ from typing import Any
 
 import pytest
 
-from tests import test_mqtt_tls
+from tests import test_mqtt_tls, test_web_attach
 from tests.test_startup_loads import ROOT
 
 pki = test_mqtt_tls.pki  # the fixture: a CA, and a certificate for 127.0.0.1 it signed
+daemon = test_web_attach.daemon  # the fixture: a daemon on mock pins, stopped at the end
 
 CHILD = """
 import json, logging, os, sys, threading
@@ -195,25 +196,6 @@ def test_a_webhook_to_a_server_the_store_does_not_trust_is_refused(tls_receiver,
 
 
 # -- LateConsole in the process: started at ready, stopped before or after --------------------------
-
-
-@pytest.fixture
-def daemon(mock_factory):
-    import random
-
-    from firmware.app import build_daemon, close_daemon
-    from firmware.devices.displays import open_dummy_device
-    from tests.conftest import make_config
-
-    made = build_daemon(
-        make_config(state={"file": ""}, control={"socket": ""}),
-        pin_factory=mock_factory,
-        device_factory=open_dummy_device,
-        rng=random.Random(1),
-    )
-    yield made
-    made.stop()
-    close_daemon(made)
 
 
 def test_the_console_listens_once_the_game_is_ready_and_stops_with_the_prop(daemon):
