@@ -19,6 +19,7 @@ import pytest
 
 from firmware.app import close_daemon
 from firmware.cli.gm import request as control_request
+from firmware.errors import PropError
 from firmware.services.webhooks import outbox as outbox_module
 from firmware.services.webhooks.outbox import MAX_ENTRIES, Outbox, hook_key
 from firmware.services.webhooks.settings import Webhook
@@ -183,9 +184,11 @@ def test_a_kill_9_mid_delivery_then_a_start_delivers_it_once_more(receiver, tmp_
 
 
 def _answered(path) -> bool:
+    """Whether the prop at ``path`` answers ``status`` now: a socket not there yet, or bound and not
+    yet listening (refused: the client says "stale socket"), is not yet."""
     try:
         return bool(control_request(path, {"command": "status"}, timeout=5).get("ok"))
-    except OSError:
+    except (OSError, PropError):
         return False
 
 
