@@ -32,6 +32,7 @@ import time
 from array import array
 from collections import OrderedDict, deque
 from collections.abc import Callable
+from dataclasses import InitVar, dataclass
 
 #: The longest origin kept for counting (a real one is a scheme, a host and a port).
 MAX_ORIGIN = 200
@@ -100,6 +101,7 @@ class Crowd:
         return max(0.0, (self.level(key, now) - (self.attempts - 1)) / self.rate)
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class Throttle:
     """At most ``attempts`` wrong secrets per guesser (an address, or an address and a page's
     origin) in ``window`` seconds.
@@ -118,22 +120,15 @@ class Throttle:
     True
     """
 
-    def __init__(
-        self,
-        *,
-        attempts: int = 10,
-        window: float = 300.0,
-        max_addresses: int = 1024,
-        max_origins: int = 4,
-        crowd_cells: int = 4096,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.attempts = attempts
-        self.window = window
-        self.max_addresses = max_addresses
-        self.max_origins = max_origins
-        self.crowd = Crowd(attempts, window, crowd_cells)
-        self._clock = clock
+    attempts: int = 10
+    window: float = 300.0
+    max_addresses: int = 1024
+    max_origins: int = 4
+    crowd_cells: InitVar[int] = 4096
+    clock: Callable[[], float] = time.monotonic
+
+    def __post_init__(self, crowd_cells: int) -> None:
+        self.crowd = Crowd(self.attempts, self.window, crowd_cells)
         self._failures: dict[str, deque[float]] = {}
         self._origins: dict[str, int] = {}  # address key -> how many of its origins have a count
         self._good: OrderedDict[str, None] = OrderedDict()
@@ -173,7 +168,7 @@ class Throttle:
 
     def allow(self, address: str | None, origin: str | None = None) -> bool:
         """True when the guesser may try a secret now."""
-        now = self._clock()
+        now = self.clock()
         with self._lock:
             key = self._key(address, origin)
             times = self._recent(key, now)
@@ -183,7 +178,7 @@ class Throttle:
 
     def fail(self, address: str | None, origin: str | None = None) -> None:
         """Count a wrong secret (right after :meth:`allow` said True)."""
-        now = self._clock()
+        now = self.clock()
         with self._lock:
             key = self._key(address, origin)
             times = self._recent(key, now)
@@ -214,7 +209,7 @@ class Throttle:
 
     def retry_after(self, address: str | None, origin: str | None = None) -> int:
         """Whole seconds until the guesser may try again (at least 1)."""
-        now = self._clock()
+        now = self.clock()
         with self._lock:
             key = self._key(address, origin)
             times = self._recent(key, now)
