@@ -9,8 +9,9 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future
+from dataclasses import KW_ONLY, dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -44,27 +45,22 @@ if TYPE_CHECKING:
 log = logging.getLogger("baccarat.selftest")
 
 
+@dataclass(eq=False, repr=False)
 class SelfTest:
     """One run of the test: a :class:`~firmware.game.daemon.Mode` (see the module's docstring)."""
 
-    def __init__(
-        self,
-        daemon: Daemon,
-        settings: SelfTestSettings,
-        done: Future[dict[str, Any]],
-        *,
-        sound: Callable[[str], None] | None = None,
-        cues: Sequence[str] = (),
-        outputs: Outputs | None = None,
-        switch: Sequence[str] = (),
-    ) -> None:
-        self.daemon = daemon
-        self.settings = settings
-        self.done = done
-        self.sound = sound
-        self.cues = tuple(cues)
-        self.outputs = outputs
-        self.switch = frozenset(switch)
+    daemon: Daemon
+    settings: SelfTestSettings
+    done: Future[dict[str, Any]]
+    _: KW_ONLY
+    sound: Callable[[str], None] | None = None
+    cues: Sequence[str] = ()
+    outputs: Outputs | None = None
+    switch: Collection[str] = ()
+
+    def __post_init__(self) -> None:
+        self.cues = tuple(self.cues)
+        self.switch = frozenset(self.switch)
         self.due = 0.0
         self.finished = False
         self.parts: dict[tuple[str, str], SelfTestPart] = {}
