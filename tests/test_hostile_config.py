@@ -87,6 +87,15 @@ def _with(text: str, section: str, key: str, value: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.parametrize("table", ["displays", "outputs"])
+def test_a_list_of_tables_given_as_a_long_string_is_named_and_shown_short(tmp_path, capsys, table):
+    head = REFERENCE[: REFERENCE.index("\n[[")]
+    path = tmp_path / "bad.toml"
+    path.write_text(f'{table} = "{"x" * 5000}"\n' + head)
+    message = one_line_error(path, capsys)
+    assert f'[[{table}]] must be a list of tables, not "xxx' in message and len(message) < 200, message
+
+
 def test_mqtt_upper_bounds(tmp_path, capsys):
     for key, value in (("queue_limit", "1" + "0" * 40), ("keepalive", "70000"), ("reconnect_max_seconds", "inf")):
         path = tmp_path / "bad.toml"

@@ -12,8 +12,9 @@ and bus validator: ``check-config``, ``run`` and ``hardware/generate.py`` all as
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from baccarat_core import strict
 from baccarat_core.records import replace
@@ -201,10 +202,18 @@ def _core(data: dict[str, Any], source: str) -> Config:
     )
 
 
-def _displays(raw: Any) -> tuple[DisplaySpec, ...]:
+T = TypeVar("T")
+
+
+def _tables(raw: Any, name: str, read: Callable[[Section], T]) -> tuple[T, ...]:
+    """Each table of ``[[name]]``, read as ``name.0``, ``name.1``, ..."""
     if not isinstance(raw, list):
-        raise ConfigError(f"[[displays]] must be a list of tables, not {raw!r}")
-    displays = tuple(read_display(Section(f"displays.{i}", d)) for i, d in enumerate(raw))
+        raise ConfigError(f"[[{name}]] must be a list of tables, not {show_setting(raw)}")
+    return tuple(read(Section(f"{name}.{i}", table)) for i, table in enumerate(raw))
+
+
+def _displays(raw: Any) -> tuple[DisplaySpec, ...]:
+    displays = _tables(raw, "displays", read_display)
     role = repeated(d.role for d in displays)
     if role is not None:
         raise ConfigError(f'[displays] role = "{role}": used by more than one display')
@@ -221,9 +230,7 @@ def _displays(raw: Any) -> tuple[DisplaySpec, ...]:
 
 
 def _outputs(raw: Any) -> tuple[OutputWiring, ...]:
-    if not isinstance(raw, list):
-        raise ConfigError(f"[[outputs]] must be a list of tables, not {show_setting(raw)}")
-    outputs = tuple(read_output(Section(f"outputs.{i}", o)) for i, o in enumerate(raw))
+    outputs = _tables(raw, "outputs", read_output)
     name = repeated(o.name for o in outputs)
     if name is not None:
         raise ConfigError(f'[[outputs]] name = "{name}": used by more than one output')
