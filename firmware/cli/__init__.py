@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from baccarat_core import BaccaratError, strict
+from baccarat_core.numbers import parse_count
 
 from ..errors import PropError
 
@@ -51,6 +52,19 @@ def arg_type(parse: Callable[[str], object]) -> Callable[[str], object]:
             raise argparse.ArgumentTypeError(str(error)) from None
 
     return convert
+
+
+def whole_number(what: str, *, minimum: int = 0, maximum: int | None = None) -> Callable[[str], object]:
+    """An argparse ``type=`` for a whole number from ``minimum`` to ``maximum``, its errors naming ``what``.
+
+    >>> port = whole_number("port", minimum=1, maximum=65535)
+    >>> port("8080")
+    8080
+    >>> port("0")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: port 0 is below the least allowed (1)
+    """
+    return arg_type(lambda text: parse_count(text, what, minimum=minimum, maximum=maximum))
 
 
 class _Version(argparse.Action):

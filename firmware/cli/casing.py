@@ -10,7 +10,7 @@ from baccarat_core import BaccaratError
 from baccarat_core.bomb import RandomBombs
 from baccarat_core.numbers import parse_count
 
-from . import Parser, arg_type
+from . import Parser, arg_type, whole_number
 from .deck_play import _given, add_edgework_arguments, config_edgework, edgework_from, game_number, seed_number
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     casing.add_argument(
         "--minutes",
-        type=arg_type(lambda t: parse_count(t, "minutes", maximum=600)),
+        type=whole_number("minutes", maximum=600),
         default=None,
         help="the bomb's countdown, printed as its full time (default: NO TIMER)",
     )

@@ -18,7 +18,7 @@ from baccarat_core.inputs import Input, parse_input
 from baccarat_core.numbers import parse_count, parse_dollars
 from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 
-from . import Parser, arg_type
+from . import Parser, arg_type, whole_number
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -38,7 +38,7 @@ def add_edgework_arguments(parser: argparse.ArgumentParser, *, limits: bool = Tr
     group.add_argument("--batteries", help="battery holders, comma-separated: AA (two cells) or D (one)")
     group.add_argument(
         "--solved",
-        type=arg_type(lambda t: parse_count(t, "solved count", maximum=MAX_SOLVED)),
+        type=whole_number("solved count", maximum=MAX_SOLVED),
         default=None,
         help="solved modules (default 0)",
     )

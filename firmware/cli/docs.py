@@ -15,8 +15,8 @@ import urllib.error
 import urllib.request
 
 from ..errors import PropError
-from . import Parser, arg_type
-from .run import _port, config_path
+from . import Parser
+from .run import config_path, port_number
 
 #: How long the prop has to answer.
 TIMEOUT = 3.0
@@ -89,6 +89,6 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
         ),
     )
     docs.add_argument("--config", help="the prop's config (default: the one run reads)")
-    docs.add_argument("--port", type=arg_type(_port), help="the console's port, if not the config's")
+    docs.add_argument("--port", type=port_number, help="the console's port, if not the config's")
     docs.add_argument("--print", dest="open", action="store_false", help="print the addresses only, open nothing")
     docs.set_defaults(handler=cmd_docs)

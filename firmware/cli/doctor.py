@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from . import Parser
-from .run import SYSTEM_CONFIG, config_path
+from .run import add_config_option, config_path
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -31,10 +31,3 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     add_config_option(command)
     command.set_defaults(handler=cmd_doctor)
-
-
-def add_config_option(command: argparse.ArgumentParser) -> None:
-    """``--config``, as the commands that look at the installed prop take it (doctor, support)."""
-    command.add_argument(
-        "--config", help=f"config file (default {SYSTEM_CONFIG} if present, else the reference build's)"
-    )

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from baccarat_core import BaccaratError, strict
-from baccarat_core.numbers import format_dollars, parse_count, parse_dollars, show_value
+from baccarat_core.numbers import format_dollars, parse_dollars, show_value
 from baccarat_core.strict import MAX_SOLVED, MAX_TABLE_MAXIMUM
 from baccarat_core.timer import check_seconds, clock_text
 from firmware.services.control.socket import read_reply, socket_path
@@ -27,7 +27,7 @@ from ..devices.wiring import INPUT_NAMES, OUTPUT_STATES
 from ..errors import PropError
 from ..room import COMMAND_TIMEOUT
 from ..selftest import DEFAULT_BUTTON_SECONDS, MAX_BUTTON_SECONDS
-from . import Parser, arg_type
+from . import Parser, arg_type, whole_number
 
 
 def _group_of(path: Path) -> str | None:
@@ -296,7 +296,7 @@ def cmd_self_test(args: argparse.Namespace) -> int:
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     """``solved``, ``reset``, ``force-solve``, ``hint``, ``status``, ``bet``, ``output``: talk to a running daemon."""
-    count = arg_type(lambda t: parse_count(t, "solved count", maximum=MAX_SOLVED))
+    count = whole_number("solved count", maximum=MAX_SOLVED)
     dollars = arg_type(lambda t: parse_dollars(t, "amount", maximum=MAX_TABLE_MAXIMUM))
 
     def parser(name: str, help_text: str, handler: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:

@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from baccarat_core import BaccaratError
-from baccarat_core.numbers import parse_count
 
-from . import Parser, arg_type
+from . import Parser, whole_number
 
 #: Where the service keeps its state (and so its history), when it is installed.
 SERVICE_STATE_DIRECTORY = Path("/var/lib/baccarat")
@@ -143,10 +142,6 @@ def _averages_line(result: dict[str, Any]) -> str:
     )
 
 
-def _last(text: str) -> int:
-    return parse_count(text, "--last", minimum=1, maximum=100_000)
-
-
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     """Register ``history``."""
     history = sub.add_parser(
@@ -160,5 +155,6 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
         "--config", metavar="FILE", help="the prop's config: where its state file is (default: as run finds it)"
     )
     history.add_argument("--file", metavar="FILE", help="read this history file instead")
-    history.add_argument("--last", type=arg_type(_last), default=None, metavar="N", help="only the last N games")
+    last = whole_number("--last", minimum=1, maximum=100_000)
+    history.add_argument("--last", type=last, default=None, metavar="N", help="only the last N games")
     history.set_defaults(handler=cmd_history)

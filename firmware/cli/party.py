@@ -15,13 +15,11 @@ import tomllib
 from gettext import NullTranslations
 from typing import Any
 
-from baccarat_core.numbers import parse_count
-
 from ..config import Config, parse_config
 from ..errors import ConfigError
 from ..i18n import room_language, translations
-from . import Parser, arg_type
-from .run import VIEWS, config_path, run_config
+from . import Parser, arg_type, whole_number
+from .run import VIEWS, config_path, port_number, run_config
 
 #: The pages' port a party takes when ``--port`` is not given (or the next free one, up to
 #: :data:`PORTS_TRIED` further: a simulator already running has 8080).
@@ -213,22 +211,6 @@ def cmd_party(args: argparse.Namespace) -> int:
     return run_config(run_args, config, before_start=before_start)
 
 
-def _minutes(text: str) -> int:
-    return parse_count(text, "minutes", minimum=0, maximum=600)
-
-
-def _strikes(text: str) -> int:
-    return parse_count(text, "strikes", minimum=0, maximum=99)
-
-
-def _port(text: str) -> int:
-    return parse_count(text, "port", minimum=1, maximum=65535)
-
-
-def _seed(text: str) -> int:
-    return parse_count(text, "seed", minimum=0, maximum=2**63 - 1)
-
-
 def _password(text: str) -> str:
     from baccarat_core import BaccaratError
 
@@ -249,13 +231,20 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
             "a QR code of it and the password are printed first)."
         ),
     )
-    party.add_argument("--minutes", type=arg_type(_minutes), default=5, help="the countdown (0: none; default 5)")
     party.add_argument(
-        "--strikes", type=arg_type(_strikes), default=3, help="the bomb explodes at this strike (0: never; default 3)"
+        "--minutes", type=whole_number("minutes", maximum=600), default=5, help="the countdown (0: none; default 5)"
     )
-    party.add_argument("--seed", type=arg_type(_seed), help="the same bombs each time (default: new ones)")
     party.add_argument(
-        "--port", type=arg_type(_port), default=None, help="the pages' port (default 8080, or the next free one)"
+        "--strikes",
+        type=whole_number("strikes", maximum=99),
+        default=3,
+        help="the bomb explodes at this strike (0: never; default 3)",
+    )
+    party.add_argument(
+        "--seed", type=whole_number("seed", maximum=2**63 - 1), help="the same bombs each time (default: new ones)"
+    )
+    party.add_argument(
+        "--port", type=port_number, default=None, help="the pages' port (default 8080, or the next free one)"
     )
     party.add_argument("--password", type=arg_type(_password), help="the pages' password (default: a new one)")
     party.add_argument("--config", help="start from this config (default: the reference build's)")

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from baccarat_core import BaccaratError
-from baccarat_core.numbers import parse_count, show_value
+from baccarat_core.numbers import show_value
 from baccarat_core.records import replace
 from firmware.config.perms import warn_if_readable
 
 from ..config import DEFAULT_CONFIG, Config, describe_wiring, load_config
 from ..errors import ConfigError, PropError
-from . import Parser, arg_type
+from . import Parser, arg_type, whole_number
 
 if TYPE_CHECKING:
     from ..room.saved_state import SavedGame
@@ -219,14 +219,15 @@ def _card_seconds(text: str) -> float:
     return seconds
 
 
-def _scale(text: str) -> int:
-    """``--scale``: a whole number from 1 to 16."""
-    return parse_count(text, "scale", minimum=1, maximum=16)
+#: ``--port``, as the commands that take a console's or a page's port read it (run, party, docs).
+port_number = whole_number("port", minimum=1, maximum=65535)
 
 
-def _port(text: str) -> int:
-    """``--port``: a whole number from 1 to 65535."""
-    return parse_count(text, "port", minimum=1, maximum=65535)
+def add_config_option(command: argparse.ArgumentParser) -> None:
+    """``--config``, as run and the commands that look at the installed prop take it (doctor, support)."""
+    command.add_argument(
+        "--config", help=f"config file (default {SYSTEM_CONFIG} if present, else the reference build's)"
+    )
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -238,14 +239,14 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.make_epilog = _run_epilog  # made when the help is shown
-    run.add_argument("--config", help=f"config file (default {SYSTEM_CONFIG} if present, else the reference build's)")
+    add_config_option(run)
     run.add_argument(
         "--simulate", action="store_true", help="run on a PC: mock pins, emulated displays, keyboard input"
     )
     run.add_argument("--view", choices=VIEWS, default="auto", help="the simulator's view (below; default auto)")
     run.add_argument(
         "--scale",
-        type=arg_type(_scale),
+        type=whole_number("scale", minimum=1, maximum=16),
         default=None,
         metavar="N",
         help="window pixels per display pixel, 1-16 (default: the largest that fits the screen)",
@@ -253,7 +254,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     run.add_argument("--gm", action="store_true", help="show the game master's details in the simulator")
     run.add_argument(
         "--port",
-        type=arg_type(_port),
+        type=port_number,
         default=None,
         metavar="N",
         help="the web console's port, 1-65535 (overrides [web] port; the simulator's default is 8080)",

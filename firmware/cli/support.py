@@ -30,8 +30,7 @@ from urllib.parse import urlsplit
 from ..config import SECRET_KEYS
 from ..errors import ConfigError, PropError
 from . import Parser
-from .doctor import add_config_option
-from .run import config_path
+from .run import add_config_option, config_path
 
 if TYPE_CHECKING:
     from ..doctor import Host
