@@ -39,6 +39,8 @@ from ..i18n import SOURCE, translations
 from .live import png_data_url
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..history.keeper import HistoryKeeper
     from .host import Host as WebService  # its shape: server.py imports this module
 
@@ -139,25 +141,13 @@ class HistoryPages:
         return _json({"ok": True, "now": time.time(), **self.keeper.document()})
 
     async def _csv(self, request: web.Request) -> web.StreamResponse:
-        refused = self._refused(request)
-        if refused is not None:
-            return refused
-
         def build() -> str:
             games, _, _ = self._read()
             return to_csv(g.summary() for g in games)
 
-        return web.Response(
-            text=await self._in_worker(build),
-            content_type="text/csv",
-            headers={"Cache-Control": "no-store", "Content-Disposition": 'attachment; filename="baccarat-games.csv"'},
-        )
+        return await self._download(request, build, "text/csv", "baccarat-games.csv")
 
     async def _json_download(self, request: web.Request) -> web.StreamResponse:
-        refused = self._refused(request)
-        if refused is not None:
-            return refused
-
         def build() -> str:
             games, _, _ = self._read()
             return json.dumps(
@@ -168,10 +158,19 @@ class HistoryPages:
                 indent=1,
             )
 
+        return await self._download(request, build, "application/json", "baccarat-games.json")
+
+    async def _download(
+        self, request: web.Request, build: Callable[[], str], content_type: str, filename: str
+    ) -> web.StreamResponse:
+        """A file to save, made by ``build`` on a worker thread, for a signed-in console only."""
+        refused = self._refused(request)
+        if refused is not None:
+            return refused
         return web.Response(
             text=await self._in_worker(build),
-            content_type="application/json",
-            headers={"Cache-Control": "no-store", "Content-Disposition": 'attachment; filename="baccarat-games.json"'},
+            content_type=content_type,
+            headers={"Cache-Control": "no-store", "Content-Disposition": f'attachment; filename="{filename}"'},
         )
 
     async def _replay(self, request: web.Request) -> web.StreamResponse:
