@@ -229,20 +229,15 @@ class Session(asyncio.Protocol):
                 transport.pause_reading()
 
     def _garbage(self, protocol: int, length: int) -> None:
-        self.switch.tally.note(
-            "garbage",
-            f"Clue Control switch: closed a connection from {self.peer}: not Modbus TCP "
-            f"(protocol id {protocol}, length {length})",
-        )
-        self.drop()
+        self._close("garbage", f"not Modbus TCP (protocol id {protocol}, length {length})")
 
     def _stalled(self) -> None:
         self._frame_timer = None
-        self.switch.tally.note(
-            "stalled",
-            f"Clue Control switch: closed a connection from {self.peer}: a frame not whole "
-            f"within {self.switch.frame_seconds:g} s",
-        )
+        self._close("stalled", f"a frame not whole within {self.switch.frame_seconds:g} s")
+
+    def _close(self, kind: str, why: str) -> None:
+        """Drop the connection, the reason counted in the switch's tally by ``kind``."""
+        self.switch.tally.note(kind, f"Clue Control switch: closed a connection from {self.peer}: {why}")
         self.drop()
 
     def _stop_timer(self) -> None:
