@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from firmware.config.findings import Finding
@@ -42,6 +43,7 @@ class Running:
         self._stop()
 
 
+@dataclass(eq=False, repr=False)
 class Prop:
     """What a service gets at its start: the prop to listen to and command, and its neighbours.
 
@@ -56,27 +58,18 @@ class Prop:
       makes its pins).
     """
 
-    def __init__(
-        self,
-        daemon: Daemon,
-        commands: GameMaster,
-        config: Config,
-        *,
-        simulate: bool = False,
-        pin_factory: Factory | None = None,
-        pin_driver: Any = None,
-    ) -> None:
-        self.daemon = daemon
-        self.commands = commands
-        self.config = config
-        self.simulate = simulate
-        self.pin_factory = pin_factory
-        self.pin_driver = pin_driver
-        #: The started services' values, by name (:attr:`Running.value`).
-        self.running: dict[str, Any] = {}
-        #: The third parties' hook runners, by service name (:mod:`firmware.plugin.hooks`).
-        self.plugins: dict[str, HookRunner] = {}
-        self._console: list[ExtensionFactory] | None = []
+    daemon: Daemon
+    commands: GameMaster
+    config: Config
+    _: KW_ONLY
+    simulate: bool = False
+    pin_factory: Factory | None = None
+    pin_driver: Any = None
+    #: The started services' values, by name (:attr:`Running.value`).
+    running: dict[str, Any] = field(init=False, default_factory=dict)
+    #: The third parties' hook runners, by service name (:mod:`firmware.plugin.hooks`).
+    plugins: dict[str, HookRunner] = field(init=False, default_factory=dict)
+    _console: list[ExtensionFactory] | None = field(init=False, default_factory=list)
 
     def extend_console(self, factory: ExtensionFactory) -> bool:
         """Add to the web console: ``factory(host)`` makes a :class:`~firmware.web.extension.ConsoleExtension`
