@@ -19,6 +19,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Hashable
+from dataclasses import KW_ONLY, dataclass
 
 from gpiozero import DigitalInputDevice
 
@@ -106,6 +107,7 @@ class HoldTimer:
                     self._cond.notify_all()
 
 
+@dataclass(eq=False, repr=False)
 class BettingArea:
     """One betting area: ``on_press()`` after a short press, ``on_hold()`` at the
     moment the hold time passes (its release then adds nothing).
@@ -115,38 +117,29 @@ class BettingArea:
     the area is pressed (False for a button to GND on a pull-up).
     """
 
-    def __init__(
-        self,
-        button: DigitalInputDevice,
-        *,
-        on_press: Callable[[], None],
-        on_hold: Callable[[], None],
-        holds: HoldTimer,
-        hold_seconds: float = 0.5,
-        debounce: float = 0.02,
-        pressed_high: bool = False,
-        clock: Clock = time.monotonic,
-    ) -> None:
-        self.button = button
-        self.pressed_high = pressed_high
-        self.on_press = on_press
-        #: Called on the hold timer's thread when the hold time has passed (a benchmark may wrap it).
-        self.on_hold = on_hold
-        self._holds = holds
-        self._hold_seconds = hold_seconds
-        self._debounce = debounce
-        self._clock = clock
+    button: DigitalInputDevice
+    _: KW_ONLY
+    on_press: Callable[[], None]
+    #: Called on the hold timer's thread when the hold time has passed (a benchmark may wrap it).
+    on_hold: Callable[[], None]
+    holds: HoldTimer
+    hold_seconds: float = 0.5
+    debounce: float = 0.02
+    pressed_high: bool = False
+    clock: Clock = time.monotonic
+
+    def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._closed_at: float | None = None
         self._held = False
-        button.when_activated = self._pressed
-        button.when_deactivated = self._released
+        self.button.when_activated = self._pressed
+        self.button.when_deactivated = self._released
 
     def _pressed(self) -> None:
         with self._lock:
-            self._closed_at = closed_at = self._clock()
+            self._closed_at = closed_at = self.clock()
             self._held = False
-        self._holds.arm(self, self._hold_seconds, self._hold_passed, since=closed_at)
+        self.holds.arm(self, self.hold_seconds, self._hold_passed, since=closed_at)
 
     def _hold_passed(self) -> None:
         with self._lock:
@@ -156,17 +149,18 @@ class BettingArea:
         self.on_hold()
 
     def _released(self) -> None:
-        self._holds.cancel(self)
+        self.holds.cancel(self)
         with self._lock:
             closed_at, held = self._closed_at, self._held
             self._closed_at = None
             self._held = False
         if held or closed_at is None:
             return
-        if self._clock() - closed_at >= self._debounce:
+        if self.clock() - closed_at >= self.debounce:
             self.on_press()
 
 
+@dataclass(eq=False, repr=False)
 class DebouncedButton:
     """A button or sensor that calls ``on_press()`` once per real press.
 
@@ -174,34 +168,28 @@ class DebouncedButton:
     once); edges within ``debounce`` of the last accepted press are bounce.
     """
 
-    def __init__(
-        self,
-        button: DigitalInputDevice,
-        *,
-        on_press: Callable[[], None],
-        debounce: float = 0.02,
-        pressed_high: bool = False,
-        clock: Clock = time.monotonic,
-    ) -> None:
-        self.button = button
-        self.pressed_high = pressed_high
-        self._on_press = on_press
-        self._debounce = debounce
-        self._clock = clock
+    button: DigitalInputDevice
+    _: KW_ONLY
+    on_press: Callable[[], None]
+    debounce: float = 0.02
+    pressed_high: bool = False
+    clock: Clock = time.monotonic
+
+    def __post_init__(self) -> None:
         self._last: float | None = None
         self._lock = threading.Lock()
-        button.when_activated = self._pressed
-        button.when_deactivated = self._released
+        self.button.when_activated = self._pressed
+        self.button.when_deactivated = self._released
 
     def _pressed(self) -> None:
-        now = self._clock()
+        now = self.clock()
         with self._lock:
-            if self._last is not None and now - self._last < self._debounce:
+            if self._last is not None and now - self._last < self.debounce:
                 self._last = now
                 return
             self._last = now
-        self._on_press()
+        self.on_press()
 
     def _released(self) -> None:
         with self._lock:
-            self._last = self._clock()
+            self._last = self.clock()
