@@ -35,6 +35,7 @@ import asyncio
 import errno
 import logging
 from collections import OrderedDict
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from firmware.system.noise import Noise
@@ -121,6 +122,7 @@ def http_logger(episodes: Noise) -> logging.Logger:
     return logger
 
 
+@dataclass(eq=False, repr=False)
 class ConnectionGuard:
     """Counts the server's connections and closes the ones that cost without asking anything.
 
@@ -129,22 +131,15 @@ class ConnectionGuard:
     :meth:`end` around each request.
     """
 
-    def __init__(
-        self,
-        episodes: Noise,
-        *,
-        max_connections: int = MAX_CONNECTIONS,
-        max_per_address: int = MAX_PER_ADDRESS,
-        reserved: int = RESERVED,
-        head_seconds: float = HEAD_SECONDS,
-        idle_seconds: float = IDLE_SECONDS,
-    ) -> None:
-        self.episodes = episodes
-        self.max_connections = max_connections
-        self.max_per_address = max_per_address
-        self.reserved = reserved
-        self.head_seconds = head_seconds
-        self.idle_seconds = idle_seconds
+    episodes: Noise
+    _: KW_ONLY
+    max_connections: int = MAX_CONNECTIONS
+    max_per_address: int = MAX_PER_ADDRESS
+    reserved: int = RESERVED
+    head_seconds: float = HEAD_SECONDS
+    idle_seconds: float = IDLE_SECONDS
+
+    def __post_init__(self) -> None:
         # handler -> [transport, address key, requests in progress, timer, its last request trusted]
         self._open: OrderedDict[Any, list[Any]] = OrderedDict()
         self._untrusted = 0  # requests in progress that are not trusted
