@@ -13,6 +13,7 @@ import termios
 import threading
 import tty
 from collections.abc import Sequence
+from dataclasses import KW_ONLY, dataclass
 from typing import TextIO
 
 from firmware.game.daemon import Daemon
@@ -113,15 +114,18 @@ def _terminal_size(fd: int) -> tuple[int, int]:
     return size.columns, size.lines
 
 
+@dataclass(eq=False, repr=False)
 class _Screen:
     """Chooses the view for the terminal's size and draws it when something changed."""
 
-    def __init__(self, daemon: Daemon, recent: RecentLog, *, view: str, gm: bool, unicode: bool) -> None:
-        self.daemon = daemon
-        self.recent = recent
-        self.view = view
-        self.gm = gm
-        self.unicode = unicode
+    daemon: Daemon
+    recent: RecentLog
+    _: KW_ONLY
+    view: str
+    gm: bool
+    unicode: bool
+
+    def __post_init__(self) -> None:
         self.changed = threading.Event()
         self.changed.set()
         self.last_lines: list[str] | None = None
