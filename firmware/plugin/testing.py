@@ -144,6 +144,7 @@ class PropMaker:
         from firmware.plugin.base import Prop
         from firmware.room.commands import GameMaster
         from firmware.simulator.pins import ManualClock, PinDriver
+        from firmware.system.said import Said
 
         config = self._core(core)
         settings = self._settings(service, section, config)
@@ -165,15 +166,15 @@ class PropMaker:
 
         self._stops.append(stop)
         under_test = PluginProp(prop, service, settings, PinDriver(daemon.board, clock=clock))
-        said = _Lines()
+        said = Said(logging.ERROR)
         logging.getLogger("baccarat").addHandler(said)
         try:
             _start(service, prop, settings, closers)
         finally:
             logging.getLogger("baccarat").removeHandler(said)
         runner = prop.plugins.get(service.name)
-        if (runner is not None and runner.disabled) or (runner is None and said.lines):
-            pytest.fail(f"service {service.name} did not start: {'; '.join(said.lines) or 'see the log'}")
+        if (runner is not None and runner.disabled) or (runner is None and said.messages):
+            pytest.fail(f"service {service.name} did not start: {'; '.join(said.messages) or 'see the log'}")
         daemon.start()
         if not daemon.ready.wait(WAIT_SECONDS):
             raise AssertionError(f"the prop did not get ready within {WAIT_SECONDS:g} s")
@@ -206,17 +207,6 @@ class PropMaker:
         settings = service.configure(read_keys(section, service.keys, finish=False), section, config)
         section.finish()
         return settings
-
-
-class _Lines(logging.Handler):
-    """The error lines the prop logs while a service starts."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
 
 
 @pytest.fixture

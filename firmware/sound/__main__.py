@@ -17,19 +17,11 @@ import time
 
 from ..errors import ConfigError
 from ..services.sound import parse_sound_section
+from ..system.said import Said
 from . import CUES, make_player
 from .cues import BUZZER_SEQUENCES, sequence_seconds
 from .players import AlsaPlayer, BuzzerPlayer, load_clips
 from .synth import read_wav
-
-
-class _Complaints(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
 
-    complaints = _Complaints()
+    complaints = Said(logging.WARNING)
     logger = logging.getLogger("baccarat.sound")
     logger.addHandler(complaints)
     player = make_player(settings, simulate=args.simulate)
