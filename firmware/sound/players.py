@@ -20,6 +20,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import KW_ONLY, InitVar, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -118,6 +119,7 @@ class Players:
                 log.exception("closing %r failed", player)
 
 
+@dataclass(eq=False, repr=False)
 class AlsaPlayer:
     """Plays the cues' WAV files on an ALSA device with ``aplay`` (alsa-utils, on Raspberry Pi OS).
 
@@ -132,25 +134,19 @@ class AlsaPlayer:
     tries again, and a success is logged.
     """
 
-    def __init__(
-        self,
-        device: str = "default",
-        volume: float = 1.0,
-        *,
-        wav_dir: Path = WAV_DIR,
-        aplay: str = "aplay",
-        retry_seconds: float = 30.0,
-        stale_seconds: float = 0.5,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.device = device
-        self.aplay = aplay
-        self.retry_seconds = retry_seconds
-        self.stale_seconds = stale_seconds
-        self.clock = clock
+    device: str = "default"
+    volume: InitVar[float] = 1.0
+    _: KW_ONLY
+    wav_dir: InitVar[Path] = WAV_DIR
+    aplay: str = "aplay"
+    retry_seconds: float = 30.0
+    stale_seconds: float = 0.5
+    clock: Callable[[], float] = time.monotonic
+
+    def __post_init__(self, volume: float, wav_dir: Path) -> None:
         self._clips = load_clips(wav_dir, volume)
         self._seconds = {cue: _clip_seconds(data) for cue, data in self._clips.items()}
-        self._once = _Once(f"sound device {device!r}")
+        self._once = _Once(f"sound device {self.device!r}")
         self._off_until = float("-inf")
         self._queue: queue.Queue[tuple[str, float] | None] = queue.Queue(maxsize=16)
         self._lock = threading.Lock()
