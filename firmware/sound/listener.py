@@ -16,6 +16,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import KW_ONLY, dataclass
 
 from baccarat_core import events as ev
 
@@ -28,20 +29,17 @@ log = logging.getLogger("baccarat.sound")
 MAX_PENDING = 64
 
 
+@dataclass(eq=False, repr=False)
 class SoundListener:
     """Schedules the cues of the daemon's events and plays them on ``player`` off the game thread."""
 
-    def __init__(
-        self,
-        player: Player,
-        *,
-        card_seconds: float = 0.6,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.player = player
-        self.card_seconds = card_seconds
-        self.clock = clock
-        flip = FLIP_AFTER if card_seconds <= 0 else min(FLIP_AFTER, card_seconds / 2)
+    player: Player
+    _: KW_ONLY
+    card_seconds: float = 0.6
+    clock: Callable[[], float] = time.monotonic
+
+    def __post_init__(self) -> None:
+        flip = FLIP_AFTER if self.card_seconds <= 0 else min(FLIP_AFTER, self.card_seconds / 2)
         self.planner = CuePlanner(flip_after=flip)
         self._cond = threading.Condition()
         self._pending: list[tuple[float, int, str]] = []
