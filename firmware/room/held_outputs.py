@@ -29,6 +29,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -136,24 +137,20 @@ def held_outputs(saved: object, config: Config, path: Path, now: float) -> dict[
     return held
 
 
+@dataclass(eq=False, repr=False)
 class Checkpoints:
     """The state keeper's outputs: while one with a cut-off is on, the last document saved is
     handed to ``hand`` again every :data:`CHECKPOINT_SECONDS` (timed by ``schedule``) with the
     outputs' time left as it is then, counted on ``clock`` from that save; at the stop, once
     more with the time left as at the stop (:meth:`stopped`)."""
 
-    def __init__(
-        self,
-        hand: Callable[[str], None],
-        *,
-        clock: Callable[[], float] = time.monotonic,
-        wall_clock: Callable[[], float] = time.time,
-        schedule: Schedule = thread_timer,
-    ) -> None:
-        self._hand = hand
-        self.clock = clock
-        self.wall_clock = wall_clock
-        self.schedule = schedule
+    hand: Callable[[str], None]
+    _: KW_ONLY
+    clock: Callable[[], float] = time.monotonic
+    wall_clock: Callable[[], float] = time.time
+    schedule: Schedule = thread_timer
+
+    def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._doc: dict[str, Any] | None = None  # the last document saved, its outputs and when (clock)
         self._held: dict[str, float | None] = {}
@@ -179,7 +176,7 @@ class Checkpoints:
                 return
             spent = self.clock() - self._at
             held = {name: None if left is None else max(0.0, left - spent) for name, left in self._held.items()}
-            self._hand(json.dumps({**self._doc, "outputs": encode(held, self.wall_clock())}, sort_keys=True))
+            self.hand(json.dumps({**self._doc, "outputs": encode(held, self.wall_clock())}, sort_keys=True))
             if counting(held):
                 self._arm()
 
