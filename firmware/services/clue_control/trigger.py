@@ -29,6 +29,7 @@ import logging
 import socket
 from collections import deque
 from collections.abc import Awaitable, Callable
+from dataclasses import KW_ONLY, dataclass, field
 
 from pymodbus.client import AsyncModbusTcpClient
 from pymodbus.exceptions import ModbusException
@@ -52,6 +53,7 @@ class ControllerDown(Exception):
     """Clue Control cannot be reached or did not answer (the text says how)."""
 
 
+@dataclass(eq=False, repr=False)
 class Trigger:
     """Writes the prop's state to Clue Control's coils; :meth:`start` and every call on one event loop.
 
@@ -68,30 +70,19 @@ class Trigger:
     ({('solved', 0): True, ('output', 0): True}, [(('solved', 0), True), (('output', 0), True)], False)
     """
 
-    def __init__(
-        self,
-        host: str,
-        port: int = MODBUS_PORT,
-        *,
-        coil_base: int | None = None,
-        timeout: float = TIMEOUT,
-        first_retry: float = FIRST_RETRY,
-        longest_retry: float = LONGEST_RETRY,
-        max_edges: int = MAX_EDGES,
-        tally: Noise | None = None,
-        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
-        route: Callable[[str, int], str] = route_address,
-    ) -> None:
-        self.host = host
-        self.port = port
-        self.coil_base = coil_base
-        self.timeout = timeout
-        self.first_retry = first_retry
-        self.longest_retry = longest_retry
-        self.tally = tally or Noise(log)
-        self._sleep = sleep
-        self._route = route
-        self.max_edges = max_edges
+    host: str
+    port: int = MODBUS_PORT
+    _: KW_ONLY
+    coil_base: int | None = None
+    timeout: float = TIMEOUT
+    first_retry: float = FIRST_RETRY
+    longest_retry: float = LONGEST_RETRY
+    max_edges: int = MAX_EDGES
+    tally: Noise = field(default_factory=lambda: Noise(log))
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep
+    route: Callable[[str, int], str] = route_address
+
+    def __post_init__(self) -> None:
         self._want: dict[Key, bool] = {}  # the latest value of each coil, in the order they changed
         self._told: dict[Key, bool] = {}  # what Clue Control acknowledged (under the current coil numbers)
         self._edges: deque[tuple[Key, bool]] = deque()  # the changes not yet acknowledged, oldest first
@@ -192,7 +183,7 @@ class Trigger:
                             self.longest_retry,
                         )
                     self.up = False
-                    await self._sleep(delay)
+                    await self.sleep(delay)
                     delay = min(2 * delay, self.longest_retry)
                     continue
                 if self.up is False:
@@ -240,7 +231,7 @@ class Trigger:
         try:
             found = await loop.getaddrinfo(self.host, self.port, family=socket.AF_INET, type=socket.SOCK_STREAM)
             address = str(found[0][4][0])
-            coils = Coils(self.coil_base if self.coil_base is not None else last_octet(self._route(address, self.port)))
+            coils = Coils(self.coil_base if self.coil_base is not None else last_octet(self.route(address, self.port)))
         except OSError as error:
             raise ControllerDown(f"no IPv4 route to it ({_reason(error)})") from None
         client = AsyncModbusTcpClient(
