@@ -25,6 +25,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from . import protocol as p
@@ -64,27 +65,21 @@ def open_bus(interface: str, channel: str, options: dict[str, Any]) -> can.BusAB
     return can.Bus(interface=interface, channel=channel, **options)
 
 
+@dataclass(eq=False, repr=False)
 class Link:
     """The bus's thread: see the module's text. ``node`` is this prop's address on the bus."""
 
-    def __init__(
-        self,
-        node: p.Node,
-        noise: Noise,
-        *,
-        interface: str,
-        channel: str,
-        options: dict[str, Any] | None = None,
-        opener: Callable[[str, str, dict[str, Any]], can.BusABC] = open_bus,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.node = node
-        self.noise = noise
-        self.interface = interface
-        self.channel = channel
-        self.options = dict(options or {})
-        self.opener = opener
-        self.clock = clock
+    node: p.Node
+    noise: Noise
+    _: KW_ONLY
+    interface: str
+    channel: str
+    options: dict[str, Any] = field(default_factory=dict)
+    opener: Callable[[str, str, dict[str, Any]], can.BusABC] = open_bus
+    clock: Callable[[], float] = time.monotonic
+
+    def __post_init__(self) -> None:
+        self.options = dict(self.options)  # a copy: the caller's dict may change
         self.role: Role | None = None
         self.bus: can.BusABC | None = None
         #: True while the bus is open and working; ``opened``: it was open once.
