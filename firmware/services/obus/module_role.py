@@ -19,6 +19,7 @@ It follows the protocol as OBUS's module library (``lib/obus_module.cpp``) does:
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from . import protocol as p
@@ -40,15 +41,18 @@ RESYNC = ("strike", "reset", "enabled", "time_added")
 _ENDS = {p.SOLVED: "solved", p.TIMEOUT: "timer", p.STRIKEOUT: "strikes"}
 
 
+@dataclass(eq=False, repr=False)
 class ModuleRole:
     """The module's state machine: see the module's text. ``count`` is ``left`` or ``solved``."""
 
-    def __init__(self, node: p.Node, send: Send, game: Game, *, count: str = "left", note: Note = log_note) -> None:
-        self.node = node
-        self.note = note
-        self.send = send
-        self.game = game
-        self.count = count
+    node: p.Node
+    send: Send
+    game: Game
+    _: KW_ONLY
+    count: str = "left"
+    note: Note = log_note
+
+    def __post_init__(self) -> None:
         self.phase = IDLE
         #: The edgework the info modules sent since the last INFO START (``set_edgework``'s keys).
         self.edgework: dict[str, Any] = {}
