@@ -18,8 +18,14 @@ instance costs about half a microsecond more to make than a dataclass's (0.8
 against 0.35 µs for three fields on the benchmark's PC); a chip press makes a
 handful.
 
-What is left out, because nothing here uses it: ``order``, ``kw_only``,
-``InitVar``, ``unsafe_hash``, ``fields()`` and ``astuple()``. ``asdict()``
+A class that keeps its constructor's arguments and has behaviour of its own
+(a device, a service's state) is a record too: ``@record(frozen=False, eq=False,
+repr=False)`` keeps ``object``'s identity, hash and repr, and a ``_: KW_ONLY``
+line (``dataclasses.KW_ONLY``, imported for the type checker only) makes the
+fields after it keyword-only, as in a dataclass.
+
+What is left out, because nothing here uses it: ``order``, the ``kw_only``
+argument, ``InitVar``, ``unsafe_hash``, ``fields()`` and ``astuple()``. ``asdict()``
 copies records, lists, tuples and dicts as ``dataclasses.asdict`` does, and
 shares every other value instead of deep-copying it (the records here hold
 strings, numbers and tuples).
@@ -51,7 +57,7 @@ class FrozenInstanceError(AttributeError):
 class Field:
     """One field of a record: its name, default and whether it shows in ``repr`` and counts in ``==``."""
 
-    __slots__ = ("name", "default", "default_factory", "repr", "compare")
+    __slots__ = ("name", "default", "default_factory", "repr", "compare", "kw_only")
 
     def __init__(
         self,
@@ -67,6 +73,7 @@ class Field:
         self.default_factory = default_factory
         self.repr = repr
         self.compare = compare
+        self.kw_only = False  # after a ``_: KW_ONLY`` line of its class
 
     def __repr__(self) -> str:
         return f"Field(name={self.name!r}, default={self.default!r}, default_factory={self.default_factory!r})"
@@ -91,15 +98,24 @@ def _is_class_var(annotation: object) -> bool:
     return repr(text).startswith("typing.ClassVar")
 
 
+#: ``_: KW_ONLY``, as the annotation reads under ``from __future__ import annotations`` (as everywhere here).
+_KW_ONLY = frozenset({"KW_ONLY", "dataclasses.KW_ONLY"})
+
+
 def _own_fields(cls: type) -> list[Field]:
     found = []
+    kw_only = False
     for name, annotation in cls.__dict__.get("__annotations__", {}).items():
         if _is_class_var(annotation):
+            continue
+        if annotation.__class__ is str and annotation in _KW_ONLY:
+            kw_only = True
             continue
         value = cls.__dict__.get(name, MISSING)
         given = isinstance(value, Field)  # field(...): the class attribute becomes its default, or goes
         spec = value if given else Field(default=value)
         spec.name = name
+        spec.kw_only = kw_only
         if isinstance(spec.default, (list, dict, set)):
             raise ValueError(
                 f"mutable default {type(spec.default)} for field {name} of {cls.__qualname__} is not allowed: "
@@ -125,6 +141,8 @@ def _collect_fields(cls: type) -> tuple[Field, ...]:
     ordered = tuple(fields.values())
     seen_default = False
     for spec in ordered:
+        if spec.kw_only:
+            continue  # given by name: a default before it is no matter
         if spec.default is not MISSING or spec.default_factory is not MISSING:
             seen_default = True
         elif seen_default:
@@ -144,6 +162,11 @@ def _key(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
 def _make_init(cls: type, fields: tuple[Field, ...], frozen: bool) -> Callable[..., None]:
     names = tuple(spec.name for spec in fields)
     count = len(names)
+    keywords = [spec for spec in fields if spec.kw_only]
+    if keywords:  # the fields given by position come first, then the keyword-only ones (as dataclasses)
+        fields = tuple(spec for spec in fields if not spec.kw_only) + tuple(keywords)
+        count -= len(keywords)
+    whole = not keywords  # every field can be given by position
     post_init = hasattr(cls, "__post_init__")
     set_field = object.__setattr__ if frozen else setattr
     title = cls.__qualname__
@@ -156,7 +179,7 @@ def _make_init(cls: type, fields: tuple[Field, ...], frozen: bool) -> Callable[.
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         nonlocal direct
         made: Any = self.__class__  # (a subclass that is no record goes the long way: it may add a __setattr__)
-        if len(args) == count and not kwargs and made is cls:
+        if whole and len(args) == count and not kwargs and made is cls:
             if direct is None:
                 direct = (
                     cls.__dictoffset__ != 0
@@ -170,8 +193,8 @@ def _make_init(cls: type, fields: tuple[Field, ...], frozen: bool) -> Callable[.
                 return
         if len(args) > count:
             raise TypeError(f"{title}() takes {count} positional arguments but {len(args)} were given")
-        for name, value in zip(names, args, strict=False):
-            set_field(self, name, value)
+        for spec, value in zip(fields, args, strict=False):
+            set_field(self, spec.name, value)
         for spec in fields[len(args) :]:
             name = spec.name
             if name in kwargs:
@@ -194,7 +217,7 @@ def _make_init(cls: type, fields: tuple[Field, ...], frozen: bool) -> Callable[.
     return __init__
 
 
-def _make_methods(cls: type[Any], fields: tuple[Field, ...], frozen: bool) -> dict[str, Any]:
+def _make_methods(cls: type[Any], fields: tuple[Field, ...], frozen: bool, eq: bool, show: bool) -> dict[str, Any]:
     shown = tuple(spec.name for spec in fields if spec.repr)
     key = _key(tuple(spec.name for spec in fields if spec.compare))
     names = frozenset(spec.name for spec in fields)
@@ -220,7 +243,11 @@ def _make_methods(cls: type[Any], fields: tuple[Field, ...], frozen: bool) -> di
             raise FrozenInstanceError(f"cannot delete field {name!r}")
         super(cls, self).__delattr__(name)
 
-    methods: dict[str, Any] = {"__init__": _make_init(cls, fields, frozen), "__repr__": __repr__, "__eq__": __eq__}
+    methods: dict[str, Any] = {"__init__": _make_init(cls, fields, frozen)}
+    if show:
+        methods["__repr__"] = __repr__
+    if eq:
+        methods["__eq__"] = __eq__
     if frozen:
         methods.update(__hash__=__hash__, __setattr__=__setattr__, __delattr__=__delattr__)
     return methods
@@ -248,7 +275,7 @@ def _setstate(self: Any, state: tuple[Any, ...]) -> None:
         object.__setattr__(self, spec.name, value)
 
 
-def _build(cls: type, frozen: bool, slots: bool) -> type:
+def _build(cls: type, frozen: bool, slots: bool, eq: bool = True, show: bool = True) -> type:
     for base in cls.__mro__[1:]:
         if "__record_fields__" in base.__dict__ and base.__dict__["__record_frozen__"] != frozen:
             raise TypeError(f"{cls.__qualname__}: a frozen record cannot inherit from a non-frozen one, or back")
@@ -259,8 +286,8 @@ def _build(cls: type, frozen: bool, slots: bool) -> type:
     cls.__record_fields__ = fields  # type: ignore[attr-defined]
     cls.__record_frozen__ = frozen  # type: ignore[attr-defined]
     # setattr: mypy takes a class's __match_args__ (and __getstate__ below) as fixed; this one is being built
-    setattr(cls, "__match_args__", tuple(spec.name for spec in fields))  # noqa: B010
-    methods = _make_methods(cls, fields, frozen)
+    setattr(cls, "__match_args__", tuple(spec.name for spec in fields if not spec.kw_only))  # noqa: B010
+    methods = _make_methods(cls, fields, frozen, eq, show)
     for name in ("__setattr__", "__delattr__"):
         if name in methods and name in cls.__dict__:
             raise TypeError(f"cannot overwrite attribute {name} in frozen record {cls.__qualname__}")
@@ -273,7 +300,7 @@ def _build(cls: type, frozen: bool, slots: bool) -> type:
             continue
         method.__qualname__ = f"{cls.__qualname__}.{name}"
         setattr(cls, name, method)
-    if not frozen and not explicit_hash:
+    if eq and not frozen and not explicit_hash:
         cls.__hash__ = None  # type: ignore[assignment]  # mutable and compared by value, as dataclasses
     if slots and frozen:
         setattr(cls, "__getstate__", _getstate)  # noqa: B010
@@ -284,15 +311,31 @@ def _build(cls: type, frozen: bool, slots: bool) -> type:
 @overload
 def record(cls: type[T], /) -> type[T]: ...
 @overload
-def record(*, frozen: bool = True, slots: bool = False) -> Callable[[type[T]], type[T]]: ...
+def record(
+    *,
+    frozen: bool = True,
+    slots: bool = False,
+    eq: bool = True,
+    repr: bool = True,  # noqa: A002 - the name dataclasses uses
+) -> Callable[[type[T]], type[T]]: ...
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(field, Field))
-def record(cls: type[T] | None = None, /, *, frozen: bool = True, slots: bool = False) -> Any:
-    """Make ``cls`` a record: ``@record``, ``@record(frozen=False)`` or ``@record(slots=True)``."""
+def record(
+    cls: type[T] | None = None,
+    /,
+    *,
+    frozen: bool = True,
+    slots: bool = False,
+    eq: bool = True,
+    repr: bool = True,  # noqa: A002 - the name dataclasses uses
+) -> Any:
+    """Make ``cls`` a record: ``@record``, ``@record(frozen=False)`` or ``@record(slots=True)``;
+    ``eq=False`` and ``repr=False`` leave ``object``'s ``==``, hash and repr."""
+    show = repr
 
     def wrap(cls: type[T]) -> type[T]:
-        return _build(cls, frozen, slots)
+        return _build(cls, frozen, slots, eq, show)
 
     return wrap if cls is None else wrap(cls)
 

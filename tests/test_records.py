@@ -299,3 +299,46 @@ def test_made_by_position_as_by_keyword_whatever_keeps_the_fields():
         Checked(3, 2)
     with pytest.raises(FrozenInstanceError):
         Checked(1, 2).a = 5
+
+
+def _twins_with_keyword_only_fields():
+    """The same class twice, by ``dataclasses`` and by ``record``: a ``_: KW_ONLY`` line, no
+    ``==`` or repr of its own, and a ``__post_init__`` that keeps private state."""
+    made = []
+    for decorate in (dataclasses.dataclass(eq=False, repr=False), record(frozen=False, eq=False, repr=False)):
+
+        @decorate
+        class Button:
+            pin: int
+            _: dataclasses.KW_ONLY
+            on_press: object
+            debounce: float = 0.02
+            high: bool = False
+
+            def __post_init__(self):
+                self._presses = 0
+
+        made.append(Button)
+    return made
+
+
+def test_keyword_only_fields_are_taken_and_refused_as_dataclasses_does():
+    for cls in _twins_with_keyword_only_fields():
+        button = cls(17, on_press=print, high=True)
+        assert (button.pin, button.on_press, button.debounce, button.high, button._presses) == (17, print, 0.02, True, 0)
+        assert cls(pin=4, on_press=None).pin == 4
+        assert cls.__match_args__ == ("pin",)
+        with pytest.raises(TypeError, match="positional"):
+            cls(17, print)
+        with pytest.raises(TypeError, match="on_press"):
+            cls(17)
+        with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
+            cls(17, on_press=None, colour="red")
+
+
+def test_eq_and_repr_false_keep_objects_identity_hash_and_repr():
+    for cls in _twins_with_keyword_only_fields():
+        a, b = cls(1, on_press=None), cls(1, on_press=None)
+        assert a != b and a == a and len({a, b}) == 2
+        assert hash(a) == object.__hash__(a)
+        assert repr(a) == object.__repr__(a)
