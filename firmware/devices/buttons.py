@@ -19,9 +19,14 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Hashable
-from dataclasses import KW_ONLY, dataclass
+from typing import TYPE_CHECKING
 
 from gpiozero import DigitalInputDevice
+
+from baccarat_core.records import record
+
+if TYPE_CHECKING:
+    from dataclasses import KW_ONLY
 
 Clock = Callable[[], float]
 
@@ -107,7 +112,7 @@ class HoldTimer:
                     self._cond.notify_all()
 
 
-@dataclass(eq=False, repr=False)
+@record(frozen=False, eq=False, repr=False)
 class BettingArea:
     """One betting area: ``on_press()`` after a short press, ``on_hold()`` at the
     moment the hold time passes (its release then adds nothing).
@@ -160,7 +165,7 @@ class BettingArea:
             self.on_press()
 
 
-@dataclass(eq=False, repr=False)
+@record(frozen=False, eq=False, repr=False)
 class DebouncedButton:
     """A button or sensor that calls ``on_press()`` once per real press.
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from baccarat_core.records import record
 from firmware.config.findings import Finding
 from firmware.config.sections import Key, PinUse, Section
 from firmware.errors import ConfigError
 
 if TYPE_CHECKING:
+    from dataclasses import KW_ONLY
+
     from gpiozero.pins import Factory
 
     from firmware.config.model import Config
@@ -43,7 +45,7 @@ class Running:
         self._stop()
 
 
-@dataclass(eq=False, repr=False)
+@record(frozen=False, eq=False, repr=False)
 class Prop:
     """What a service gets at its start: the prop to listen to and command, and its neighbours.
 
@@ -65,11 +67,13 @@ class Prop:
     simulate: bool = False
     pin_factory: Factory | None = None
     pin_driver: Any = None
-    #: The started services' values, by name (:attr:`Running.value`).
-    running: dict[str, Any] = field(init=False, default_factory=dict)
-    #: The third parties' hook runners, by service name (:mod:`firmware.plugin.hooks`).
-    plugins: dict[str, HookRunner] = field(init=False, default_factory=dict)
-    _console: list[ExtensionFactory] | None = field(init=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        #: The started services' values, by name (:attr:`Running.value`).
+        self.running: dict[str, Any] = {}
+        #: The third parties' hook runners, by service name (:mod:`firmware.plugin.hooks`).
+        self.plugins: dict[str, HookRunner] = {}
+        self._console: list[ExtensionFactory] | None = []
 
     def extend_console(self, factory: ExtensionFactory) -> bool:
         """Add to the web console: ``factory(host)`` makes a :class:`~firmware.web.extension.ConsoleExtension`

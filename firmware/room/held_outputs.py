@@ -29,13 +29,16 @@ import math
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from baccarat_core.numbers import show_value
+from baccarat_core.records import record
 
 from ..config import Config
+
+if TYPE_CHECKING:
+    from dataclasses import KW_ONLY
 
 log = logging.getLogger("baccarat.state")
 
@@ -137,7 +140,7 @@ def held_outputs(saved: object, config: Config, path: Path, now: float) -> dict[
     return held
 
 
-@dataclass(eq=False, repr=False)
+@record(frozen=False, eq=False, repr=False)
 class Checkpoints:
     """The state keeper's outputs: while one with a cut-off is on, the last document saved is
     handed to ``hand`` again every :data:`CHECKPOINT_SECONDS` (timed by ``schedule``) with the
