@@ -11,11 +11,11 @@ import time
 from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future
-from dataclasses import KW_ONLY, dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from baccarat_core.inputs import Input
+from baccarat_core.records import record
 from firmware.devices.wiring import INPUT_NAMES
 from firmware.errors import PropError
 from firmware.selftest.parts import (
@@ -39,13 +39,15 @@ from firmware.selftest.parts import (
 )
 
 if TYPE_CHECKING:
+    from dataclasses import KW_ONLY
+
     from firmware.game.daemon import Daemon
     from firmware.selftest.parts import Outputs
 
 log = logging.getLogger("baccarat.selftest")
 
 
-@dataclass(eq=False, repr=False)
+@record(frozen=False, eq=False, repr=False)
 class SelfTest:
     """One run of the test: a :class:`~firmware.game.daemon.Mode` (see the module's docstring)."""
 

@@ -13,9 +13,9 @@ import termios
 import threading
 import tty
 from collections.abc import Sequence
-from dataclasses import KW_ONLY, dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
+from baccarat_core.records import record
 from firmware.game.daemon import Daemon
 
 from ..devices.wiring import ROLES
@@ -25,6 +25,9 @@ from .keys import KEY_MAP_LINES, action_for, press_length
 from .pins import PinDriver
 from .screenlog import RecentLog
 from .textview import MIN_SIZE, Snapshot, take_snapshot, terminal_is_utf8, text_lines, too_small_lines
+
+if TYPE_CHECKING:
+    from dataclasses import KW_ONLY
 
 #: Log lines the braille view shows at least.
 BRAILLE_LOG_LINES = 3
@@ -114,7 +117,7 @@ def _terminal_size(fd: int) -> tuple[int, int]:
     return size.columns, size.lines
 
 
-@dataclass(eq=False, repr=False)
+@record(frozen=False, eq=False, repr=False)
 class _Screen:
     """Chooses the view for the terminal's size and draws it when something changed."""
 

@@ -16,12 +16,16 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import KW_ONLY, dataclass
+from typing import TYPE_CHECKING
 
 from baccarat_core import events as ev
+from baccarat_core.records import record
 
 from .cues import FLIP_AFTER, CuePlanner
 from .players import Player
+
+if TYPE_CHECKING:
+    from dataclasses import KW_ONLY
 
 log = logging.getLogger("baccarat.sound")
 
@@ -29,7 +33,7 @@ log = logging.getLogger("baccarat.sound")
 MAX_PENDING = 64
 
 
-@dataclass(eq=False, repr=False)
+@record(frozen=False, eq=False, repr=False)
 class SoundListener:
     """Schedules the cues of the daemon's events and plays them on ``player`` off the game thread."""
 

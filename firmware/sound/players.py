@@ -20,14 +20,17 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import KW_ONLY, InitVar, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+from baccarat_core.records import record
 
 from . import synth
 from .cues import BUZZER_SEQUENCES, CUES, PRIORITY, Tone
 
 if TYPE_CHECKING:
+    from dataclasses import KW_ONLY
+
     import pygame
     from gpiozero import TonalBuzzer
 
@@ -119,7 +122,7 @@ class Players:
                 log.exception("closing %r failed", player)
 
 
-@dataclass(eq=False, repr=False)
+@record(frozen=False, eq=False, repr=False)
 class AlsaPlayer:
     """Plays the cues' WAV files on an ALSA device with ``aplay`` (alsa-utils, on Raspberry Pi OS).
 
@@ -135,16 +138,16 @@ class AlsaPlayer:
     """
 
     device: str = "default"
-    volume: InitVar[float] = 1.0
+    volume: float = 1.0
     _: KW_ONLY
-    wav_dir: InitVar[Path] = WAV_DIR
+    wav_dir: Path = WAV_DIR
     aplay: str = "aplay"
     retry_seconds: float = 30.0
     stale_seconds: float = 0.5
     clock: Callable[[], float] = time.monotonic
 
-    def __post_init__(self, volume: float, wav_dir: Path) -> None:
-        self._clips = load_clips(wav_dir, volume)
+    def __post_init__(self) -> None:
+        self._clips = load_clips(self.wav_dir, self.volume)
         self._seconds = {cue: _clip_seconds(data) for cue, data in self._clips.items()}
         self._once = _Once(f"sound device {self.device!r}")
         self._off_until = float("-inf")

@@ -35,13 +35,16 @@ import asyncio
 import errno
 import logging
 from collections import OrderedDict
-from dataclasses import KW_ONLY, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from baccarat_core.records import record
 from firmware.system.noise import Noise
 from firmware.system.redact import scrub_urls
 
 from .throttle import address_key
+
+if TYPE_CHECKING:
+    from dataclasses import KW_ONLY
 
 log = logging.getLogger("baccarat.web")
 
@@ -122,7 +125,7 @@ def http_logger(episodes: Noise) -> logging.Logger:
     return logger
 
 
-@dataclass(eq=False, repr=False)
+@record(frozen=False, eq=False, repr=False)
 class ConnectionGuard:
     """Counts the server's connections and closes the ones that cost without asking anything.
 

@@ -32,7 +32,12 @@ import time
 from array import array
 from collections import OrderedDict, deque
 from collections.abc import Callable
-from dataclasses import InitVar, dataclass
+from typing import TYPE_CHECKING
+
+from baccarat_core.records import record
+
+if TYPE_CHECKING:
+    from dataclasses import KW_ONLY
 
 #: The longest origin kept for counting (a real one is a scheme, a host and a port).
 MAX_ORIGIN = 200
@@ -101,7 +106,7 @@ class Crowd:
         return max(0.0, (self.level(key, now) - (self.attempts - 1)) / self.rate)
 
 
-@dataclass(eq=False, repr=False, kw_only=True)
+@record(frozen=False, eq=False, repr=False)
 class Throttle:
     """At most ``attempts`` wrong secrets per guesser (an address, or an address and a page's
     origin) in ``window`` seconds.
@@ -120,15 +125,16 @@ class Throttle:
     True
     """
 
+    _: KW_ONLY
     attempts: int = 10
     window: float = 300.0
     max_addresses: int = 1024
     max_origins: int = 4
-    crowd_cells: InitVar[int] = 4096
+    crowd_cells: int = 4096
     clock: Callable[[], float] = time.monotonic
 
-    def __post_init__(self, crowd_cells: int) -> None:
-        self.crowd = Crowd(self.attempts, self.window, crowd_cells)
+    def __post_init__(self) -> None:
+        self.crowd = Crowd(self.attempts, self.window, self.crowd_cells)
         self._failures: dict[str, deque[float]] = {}
         self._origins: dict[str, int] = {}  # address key -> how many of its origins have a count
         self._good: OrderedDict[str, None] = OrderedDict()

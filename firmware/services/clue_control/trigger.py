@@ -29,14 +29,18 @@ import logging
 import socket
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import KW_ONLY, dataclass, field
+from typing import TYPE_CHECKING
 
 from pymodbus.client import AsyncModbusTcpClient
 from pymodbus.exceptions import ModbusException
 
+from baccarat_core.records import field, record
 from firmware.plugin import Noise
 
 from .protocol import ENABLED, MODBUS_PORT, SOLVED, UNIT_ID, Coils, Key, last_octet, output_key, route_address
+
+if TYPE_CHECKING:
+    from dataclasses import KW_ONLY
 
 log = logging.getLogger("baccarat.clue_control")
 
@@ -53,7 +57,7 @@ class ControllerDown(Exception):
     """Clue Control cannot be reached or did not answer (the text says how)."""
 
 
-@dataclass(eq=False, repr=False)
+@record(frozen=False, eq=False, repr=False)
 class Trigger:
     """Writes the prop's state to Clue Control's coils; :meth:`start` and every call on one event loop.
 

@@ -25,13 +25,16 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
+
+from baccarat_core.records import field, record
 
 from . import protocol as p
 from .roles import PropEvent
 
 if TYPE_CHECKING:
+    from dataclasses import KW_ONLY
+
     import can
 
     from firmware.plugin import Noise
@@ -65,7 +68,7 @@ def open_bus(interface: str, channel: str, options: dict[str, Any]) -> can.BusAB
     return can.Bus(interface=interface, channel=channel, **options)
 
 
-@dataclass(eq=False, repr=False)
+@record(frozen=False, eq=False, repr=False)
 class Link:
     """The bus's thread: see the module's text. ``node`` is this prop's address on the bus."""
 

@@ -19,11 +19,15 @@ It follows the protocol as OBUS's module library (``lib/obus_module.cpp``) does:
 
 from __future__ import annotations
 
-from dataclasses import KW_ONLY, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from baccarat_core.records import record
 
 from . import protocol as p
 from .roles import MAX_MODULES, SILENT_SECONDS, Game, Note, PropEvent, Send, Tally, log, log_note, read_info
+
+if TYPE_CHECKING:
+    from dataclasses import KW_ONLY
 
 #: The module's phases.
 IDLE, WAITING, REGISTERED, PLAYING, OVER = "idle", "waiting", "registered", "playing", "over"
@@ -41,7 +45,7 @@ RESYNC = ("strike", "reset", "enabled", "time_added")
 _ENDS = {p.SOLVED: "solved", p.TIMEOUT: "timer", p.STRIKEOUT: "strikes"}
 
 
-@dataclass(eq=False, repr=False)
+@record(frozen=False, eq=False, repr=False)
 class ModuleRole:
     """The module's state machine: see the module's text. ``count`` is ``left`` or ``solved``."""
 
