@@ -14,7 +14,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from baccarat_core import BaccaratModule
 from baccarat_core import events as ev
@@ -24,6 +24,9 @@ from baccarat_core.rounds import AREAS
 from .bomb import bomb_record
 from .lines import MAX_ENTRIES, VERSION, utc_stamp
 from .store import Store
+
+if TYPE_CHECKING:
+    from dataclasses import KW_ONLY
 
 log = logging.getLogger("baccarat.history")
 
@@ -78,22 +81,18 @@ def new_id(at: float) -> str:
     return f"{utc_stamp(at)}-{os.urandom(3).hex()}"
 
 
+@record(frozen=False, eq=False, repr=False)
 class Recorder:
     """A game's lines to a :class:`~.store.Store`, from the events of the game (game thread; the
     keeper holds the lock around every call)."""
 
-    def __init__(
-        self,
-        store: Store,
-        *,
-        bomb: dict[str, Any] | None = None,
-        clock: Callable[[], float] = time.time,
-        rounds_per_write: int = ROUNDS_PER_WRITE,
-    ) -> None:
-        self.store = store
-        self.bomb = bomb
-        self.clock = clock
-        self.rounds_per_write = rounds_per_write
+    store: Store
+    _: KW_ONLY
+    bomb: dict[str, Any] | None = None
+    clock: Callable[[], float] = time.time
+    rounds_per_write: int = ROUNDS_PER_WRITE
+
+    def __post_init__(self) -> None:
         #: How the daemon paces a deal (``original`` or ``quick``), recorded for the replay.
         self.pacing: str | None = None
         self._lock = threading.Lock()
