@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from baccarat_core.bomb import draw_serial
+from baccarat_core.records import field, record
 from baccarat_core.timer import BombRules, Countdown, rate_after
 
 from . import protocol as p
@@ -48,6 +49,9 @@ from .roles import (
 )
 from .serial import to_obus
 
+if TYPE_CHECKING:
+    from dataclasses import KW_ONLY
+
 #: The controller's phases.
 IDLE, INFO, REGISTERING, PLAYING, OVER = "idle", "info", "registering", "playing", "over"
 #: Draws of a random serial, at most, for one that fits OBUS's seven characters (2 in 3 do).
@@ -55,36 +59,28 @@ MAX_DRAWS = 50
 _KINDS = {"solved": p.SOLVED, "timer": p.TIMEOUT, "strikes": p.STRIKEOUT}
 
 
+@record(frozen=False, eq=False, repr=False)
 class ControllerRole:
     """The controller's state machine: see the module's text. ``serial`` gives the prop's serial
     number now; ``count`` is how byte 7 is written (``left`` or ``solved``)."""
 
-    def __init__(
-        self,
-        send: Send,
-        game: Game,
-        rules: BombRules,
-        *,
-        serial: Any,
-        count: str = "left",
-        rng: random.Random | None = None,
-        note: Note = log_note,
-        drawn: Callable[[], bool] = lambda: False,
-    ) -> None:
-        if rules.timer_seconds is None:
+    send: Send
+    game: Game
+    rules: BombRules
+    _: KW_ONLY
+    serial: Any
+    count: str = "left"
+    rng: random.Random = field(default_factory=random.Random)
+    note: Note = log_note
+    #: True while the prop's edgework was drawn at random (its serial may be drawn again to fit).
+    drawn: Callable[[], bool] = lambda: False
+
+    def __post_init__(self) -> None:
+        if self.rules.timer_seconds is None:
             raise ValueError("an OBUS controller needs [bomb] timer_seconds")
-        self.send = send
-        self.game = game
-        self.note = note
-        #: True while the prop's edgework was drawn at random (its serial may be drawn again to fit).
-        self.drawn = drawn
-        self.rules = rules
-        self.serial = serial
-        self.count = count
-        self.rng = rng if rng is not None else random.Random()
         self.phase = IDLE  # until the bus is open and the rounds begin
         self.modules: dict[p.Node, Tally] = {}
-        self.clock = Countdown(rules.timer_seconds)
+        self.clock = Countdown(self.rules.timer_seconds)
         self.prop_strikes = 0
         self.prop_solved = False
         self.info_until = 0.0
