@@ -325,7 +325,13 @@ def _twins_with_keyword_only_fields():
 def test_keyword_only_fields_are_taken_and_refused_as_dataclasses_does():
     for cls in _twins_with_keyword_only_fields():
         button = cls(17, on_press=print, high=True)
-        assert (button.pin, button.on_press, button.debounce, button.high, button._presses) == (17, print, 0.02, True, 0)
+        assert (button.pin, button.on_press, button.debounce, button.high, button._presses) == (
+            17,
+            print,
+            0.02,
+            True,
+            0,
+        )
         assert cls(pin=4, on_press=None).pin == 4
         assert cls.__match_args__ == ("pin",)
         with pytest.raises(TypeError, match="positional"):
