@@ -25,7 +25,7 @@ INDEX: dict[str, dict[str, Any]] = {
     "firmware.services.erm:Erm": {
         "name": "erm",
         "table": "web",
-        "always": False,
+        "always": True,
         "order": 46,
         "after": [],
         "commands": False,

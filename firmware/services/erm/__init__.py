@@ -3,9 +3,9 @@ token-gated endpoints on the web console's port, ``/status``, ``/enable_status``
 ``/trigger`` ... ``/output/<name>/<state>`` (:mod:`.endpoints`).
 
 The token stays ``[web] controller_token``, where it always was. The endpoints are served while
-the console is (they are a :class:`~firmware.plugin.ConsoleExtension`) and the file has ``[web]``
-(without that section there is no token: a start without it does not load them); without a token
-they answer ``403`` and say which key to set. Docs: ``docs/integrate/escape-room-master.md``.
+the console is (they are a :class:`~firmware.plugin.ConsoleExtension`, made when the console is:
+a start without the console loads only this module); without a token, a file with no ``[web]``
+included, they answer ``403`` and say which key to set. Docs: ``docs/integrate/escape-room-master.md``.
 """
 
 from __future__ import annotations
@@ -74,6 +74,7 @@ class Erm(Service):
     title = "Escape Room Master"
     keys = ERM_KEYS
     error = ErmConfigError
+    always = True
     order = 46  # before the console (50), which takes the extensions when it is made
     docs = "integrate/escape-room-master.md"
     reader = erm_settings
