@@ -19,6 +19,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from tests import headless
 from tests import test_simulator_terminal as terminal
 from tests.conftest import ROOT
 from tests.mosquitto import Broker, free_port
@@ -111,36 +112,13 @@ def _solve_then_stop(broker: Broker, stop) -> dict[str, str]:
 
 def test_headless_over_a_pipe_serves_the_console_and_stops_cleanly_on_sigterm(config, broker):
     path, port = config
-    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "run", "--simulate", "--config", str(path)],  # --view auto
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(process.stderr), daemon=True)
-    reader.start()
-    try:
-        deadline = time.monotonic() + 30
-        while not any("web console at" in line for line in lines):
-            assert process.poll() is None, "".join(lines)
-            assert time.monotonic() < deadline, "".join(lines)
-            time.sleep(0.1)
+    with headless.simulator(path) as (process, lines):  # --view auto
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as page:
             assert b"<title>Baccarat prop</title>" in page.read()
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/play", timeout=10) as page:
             assert page.status == 200
         after = _solve_then_stop(broker, lambda: process.send_signal(signal.SIGTERM))
         assert process.wait(30) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(10)
-    reader.join(10)
     text = "".join(lines)
     assert "the headless view" in text and "signal SIGTERM received" in text, text
     assert "Traceback" not in text, text
