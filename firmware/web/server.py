@@ -54,6 +54,7 @@ from .extension import ExtensionFactory, make_extensions
 from .guard import ACCEPT_BACKLOG, BODY_SECONDS, IDLE_SECONDS, ConnectionGuard, http_logger
 from .health import GameHealth
 from .language import PageTexts
+from .listening import ListeningSite
 from .live import LiveHub, View, event_stream
 from .players import PlayerPages
 from .replies import MAX_BODY, SECURITY_HEADERS, json_body
@@ -204,7 +205,7 @@ class WebService:
         await self._runner.setup()
         assert self._runner.server is not None
         self.guard.install(self._runner.server, loop)
-        site = web.TCPSite(
+        site = ListeningSite(
             self._runner, self.settings.bind, self.settings.port, reuse_address=True, backlog=ACCEPT_BACKLOG
         )
         await site.start()
