@@ -20,7 +20,7 @@ what it needs from here, and nothing else of the prop's (the prop's own services
 - a quiet log for hostile input: :class:`Noise`; a URL fit for a log line: :func:`redact_url`,
   :func:`scrub_urls`;
 - the services' one asyncio event loop: :func:`event_loop` (started by the first that asks),
-  :func:`release_event_loop` when done;
+  :func:`release_event_loop` when done; :func:`stop_accepting` before closing a server on it;
 - what it adds to the web console (routes on its port, work on its loop): :class:`ConsoleExtension`,
   handed over with :meth:`Prop.extend_console`;
 - for the test suite of a plugin: :mod:`firmware.plugin.testing` (a pytest plugin, on by
@@ -118,6 +118,7 @@ if TYPE_CHECKING:
     from firmware.services.probe import tcp_reachable
     from firmware.system.aloop import acquire as event_loop
     from firmware.system.aloop import release as release_event_loop
+    from firmware.system.aloop import stop_accepting
     from firmware.system.netaddr import reachable_urls
     from firmware.system.noise import QUIET_SECONDS, Noise
     from firmware.system.redact import redact_url, scrub_urls
@@ -220,6 +221,7 @@ __all__ = [
     "speaks_tls",
     "start_on_mqtt",
     "state_path",
+    "stop_accepting",
     "tcp_reachable",
     "text_reply",
     "topic_level_problem",
@@ -282,6 +284,7 @@ _LAZY: dict[str, str | tuple[str, str]] = {
     # the services' one asyncio loop (firmware.system.aloop): event_loop() to use it, release after
     "event_loop": ("firmware.system.aloop", "acquire"),
     "release_event_loop": ("firmware.system.aloop", "release"),
+    "stop_accepting": "firmware.system.aloop",
     "address_key": "firmware.web.throttle",
     "same_secret": "firmware.web.auth",
     "json_reply": "firmware.web.replies",

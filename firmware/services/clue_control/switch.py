@@ -40,7 +40,7 @@ from typing import Any
 from pymodbus.constants import ExcCodes
 from pymodbus.pdu import DecodePDU, ExceptionResponse, ModbusPDU
 
-from firmware.plugin import Noise
+from firmware.plugin import Noise, stop_accepting
 
 from .protocol import COMMAND_REGISTER, MODBUS_PORT, Command, commands_for
 from .session import Busy, Session, _address
@@ -159,8 +159,9 @@ class Switch:
         return [tuple(sock.getsockname()[:2]) for sock in self._server.sockets]
 
     async def close(self) -> None:
-        """Stop listening and close every connection."""
+        """Stop listening and close every connection (those just accepted too)."""
         if self._server is not None:
+            await stop_accepting(self._server)
             self._server.close()
             self._waiting.clear()
             for session in list(self._sessions):
