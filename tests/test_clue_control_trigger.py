@@ -3,7 +3,9 @@
 Clue Control's computer is pymodbus's own server (tests/clue_control_peer.py), on loopback,
 so the prop's number is 1 (127.0.0.1's last octet) unless ``coil_base`` says otherwise. The
 waits between retries go through an injected ``sleep`` that the test releases: no test
-waits for the wall clock.
+waits for the wall clock. A trigger waits up to PATIENCE for the answers of a Clue Control that
+is up (the default 2 s is a margin a busy machine can miss: a late answer is written again), and
+a test stops Clue Control only once the trigger has its answers (``settled``).
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ class Gate:
 def test_each_change_writes_its_coil_under_the_prop_s_octet() -> None:
     async def main():
         clue = await FakeClueControl().start()
-        trigger = Trigger("127.0.0.1", clue.port)
+        trigger = Trigger("127.0.0.1", clue.port, timeout=PATIENCE)
         trigger.set_solved(False)
         trigger.set_enabled(True)
         trigger.set_output(0, False)
@@ -78,7 +80,7 @@ def test_each_change_writes_its_coil_under_the_prop_s_octet() -> None:
 def test_coil_base_replaces_the_octet() -> None:
     async def main():
         clue = await FakeClueControl().start()
-        trigger = Trigger("127.0.0.1", clue.port, coil_base=123)
+        trigger = Trigger("127.0.0.1", clue.port, coil_base=123, timeout=PATIENCE)
         trigger.set_solved(True)
         trigger.set_enabled(True)
         trigger.set_output(1, True)
@@ -97,7 +99,7 @@ def test_a_controller_that_is_down_costs_a_retry_with_backoff_and_gets_every_cha
 
     async def main():
         gate = Gate()
-        trigger = Trigger("127.0.0.1", port, sleep=gate, first_retry=0.5, longest_retry=4)
+        trigger = Trigger("127.0.0.1", port, sleep=gate, first_retry=0.5, longest_retry=4, timeout=PATIENCE)
         trigger.set_solved(False)
         trigger.set_enabled(True)
         trigger.set_output(0, False)
@@ -156,6 +158,7 @@ def test_a_solve_and_a_reset_while_clue_control_is_down_reach_it_in_order() -> N
         trigger.set_solved(True)  # and the next game solved too
         trigger.set_solved(False)
         clue = await FakeClueControl(port).start()
+        trigger.timeout = PATIENCE  # the new connection's answers: a busy machine may be slow
         gate.release()
         writes = await clue.wait_writes(4)
         await asyncio.wait_for(trigger.settled(), PATIENCE)
@@ -174,7 +177,7 @@ def test_past_the_queue_the_oldest_changes_are_dropped_with_one_line(caplog) -> 
 
     async def main():
         gate = Gate()
-        trigger = Trigger("127.0.0.1", port, sleep=gate, max_edges=4)
+        trigger = Trigger("127.0.0.1", port, sleep=gate, max_edges=4, timeout=PATIENCE)
         trigger.set_enabled(True)
         trigger.start()
         await gate.next_wait()  # refused: Clue Control is down
@@ -220,11 +223,13 @@ def test_a_controller_that_goes_away_and_returns_gets_what_changed_meanwhile() -
         trigger.set_solved(False)
         trigger.start()
         await clue.wait_writes(1)
+        await asyncio.wait_for(trigger.settled(), PATIENCE)  # the write answered, not only seen
         await clue.stop()  # Clue Control closes
         trigger.set_solved(True)
-        await gate.next_wait()
+        await gate.next_wait()  # the write on the dead connection waited its 2 s for an answer
         trigger.set_enabled(True)
         clue = await FakeClueControl(port).start()
+        trigger.timeout = PATIENCE  # the new connection's answers: a busy machine may be slow
         gate.release()
         writes = await clue.wait_writes(2)
         await trigger.close()
@@ -237,7 +242,7 @@ def test_a_controller_that_goes_away_and_returns_gets_what_changed_meanwhile() -
 def test_a_refused_coil_is_logged_once_and_not_tried_again(caplog) -> None:
     async def main():
         clue = await FakeClueControl(coils=64).start()  # no coil 110 there
-        trigger = Trigger("127.0.0.1", clue.port)
+        trigger = Trigger("127.0.0.1", clue.port, timeout=PATIENCE)
         trigger.set_output(0, True)
         trigger.set_solved(True)
         trigger.start()
@@ -269,10 +274,12 @@ def test_a_new_address_moves_the_coils_and_writes_them_all_again() -> None:
         trigger.set_enabled(True)
         trigger.start()
         await clue.wait_writes(2)
+        await asyncio.wait_for(trigger.settled(), PATIENCE)  # the writes answered, not only seen
         await clue.stop()  # the link drops; the prop comes back with another address
         trigger.set_solved(False)
         await gate.next_wait()
         clue = await FakeClueControl(port).start()
+        trigger.timeout = PATIENCE  # the new connection's answers: a busy machine may be slow
         gate.release()
         writes = await clue.wait_writes(2)
         await trigger.close()
