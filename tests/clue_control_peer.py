@@ -14,6 +14,8 @@ import socket
 from pymodbus.server import ModbusTcpServer
 from pymodbus.simulator import DataType, SimData, SimDevice
 
+from firmware.plugin import stop_accepting
+
 logging.getLogger("pymodbus").setLevel(logging.CRITICAL)
 
 #: The coils the fake Clue Control has (0 to COILS - 1); a write past them is answered with exception 2.
@@ -57,7 +59,11 @@ class FakeClueControl:
         return self
 
     async def stop(self) -> None:
+        """Stop as the prop's own servers do: the accepts under way finish first (CPython issue
+        109564; a prop reconnecting as the peer stopped left a half-made transport on 3.13)."""
         if self._server is not None:
+            if isinstance(self._server.transport, asyncio.Server):
+                await stop_accepting(self._server.transport)
             await self._server.shutdown()
             self._server = None
 
